@@ -1,0 +1,105 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"time"
+)
+
+// EngineKind selects an engine.
+type EngineKind string
+
+// Engines.
+const (
+	// Serial is the reference engine: one event queue, strictly in key order.
+	Serial EngineKind = "serial"
+	// Parallel is the conservative window-synchronized engine on protoactor-go.
+	Parallel EngineKind = "parallel"
+)
+
+// ParseEngine parses "serial" or "parallel".
+func ParseEngine(s string) (EngineKind, error) {
+	switch EngineKind(s) {
+	case Serial, Parallel:
+		return EngineKind(s), nil
+	}
+	return "", configErrorf("unknown engine %q (want serial or parallel)", s)
+}
+
+// Options configures a run. The zero value runs the parallel engine with automatic
+// partitioning over GOMAXPROCS workers, seed 0, until no events remain.
+type Options struct {
+	// Seed is the root of every actor's random stream.
+	Seed uint64
+	// End bounds the run: events at or after End are not delivered. 0 means no bound.
+	End Time
+	// Engine is Serial or Parallel (default).
+	Engine EngineKind
+	// Workers is the number of goroutines executing partitions (parallel engine);
+	// default runtime.GOMAXPROCS(0). Results do not depend on it.
+	Workers int
+	// Partitioner groups actors into partitions (parallel engine); default Auto.
+	// Results do not depend on it.
+	Partitioner Partitioner
+	// Tracer, if set, returns the tracing hook of each partition (0-based index).
+	Tracer func(partition int) Tracer
+	// Progress, if set, is called about every ProgressEvery (default 1 s) of wall time
+	// with a snapshot of the run, from one goroutine at a time.
+	Progress      func(Progress)
+	ProgressEvery time.Duration
+}
+
+func (o *Options) setDefaults() error {
+	if o.End == 0 {
+		o.End = MaxTime
+	}
+	if o.End < 0 {
+		return configErrorf("end time %s is negative", o.End)
+	}
+	if o.Engine == "" {
+		o.Engine = Parallel
+	}
+	if _, err := ParseEngine(string(o.Engine)); err != nil {
+		return err
+	}
+	if o.Workers == 0 {
+		o.Workers = runtime.GOMAXPROCS(0)
+	}
+	if o.Workers < 0 {
+		return configErrorf("workers must be >= 1 (got %d)", o.Workers)
+	}
+	if o.Partitioner == nil {
+		o.Partitioner = Auto{}
+	}
+	if o.ProgressEvery <= 0 {
+		o.ProgressEvery = time.Second
+	}
+	return nil
+}
+
+// Run executes the model until no event remains before opts.End, then returns the run
+// report. A failure inside the simulation is returned as a *SimError; a model or option
+// problem matches ErrConfig; cancelling ctx stops the run with ErrInterrupted.
+func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
+	if err := opts.setDefaults(); err != nil {
+		return nil, err
+	}
+	if m.used {
+		return nil, configErrorf("model already ran: build a new graph for every run")
+	}
+	m.used = true
+	if m.NumActors() == 0 {
+		return nil, configErrorf("model has no actors")
+	}
+	if opts.Engine == Serial {
+		return runSerial(ctx, m, &opts)
+	}
+	return runParallel(ctx, m, &opts)
+}
+
+// String renders a one-line summary of the report.
+func (r *Report) String() string {
+	return fmt.Sprintf("%s engine, %d partitions on %d workers: %d events, sim %s in %s wall (%.3g events/s), digest %s",
+		r.Engine, r.Partitions, r.Workers, r.Events, r.SimTime, r.Wall.Round(time.Millisecond), r.EventsPerSec, r.Digest)
+}

@@ -1,0 +1,344 @@
+package actors
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type note string
+
+func (n note) String() string { return string(n) }
+
+// delivery is what a recorder saw.
+type delivery struct {
+	At   Time
+	Port Port
+	Msg  string
+}
+
+// recorder records its deliveries and runs an optional script at Start.
+type recorder struct {
+	ports []string
+	start func(ctx Context)
+	recv  func(ctx Context, m Msg)
+	got   []delivery
+}
+
+func (r *recorder) Ports() []string { return r.ports }
+func (r *recorder) Start(ctx Context) {
+	if r.start != nil {
+		r.start(ctx)
+	}
+}
+func (r *recorder) Receive(ctx Context, m Msg) {
+	r.got = append(r.got, delivery{ctx.Now(), ctx.Port(), m.String()})
+	if r.recv != nil {
+		r.recv(ctx, m)
+	}
+}
+
+// engines lists the engine configurations every behavioural test runs under.
+func engines() map[string]Options {
+	return map[string]Options{
+		"serial":          {Engine: Serial},
+		"parallel/auto/1": {Workers: 1},
+		"parallel/auto/2": {Workers: 2},
+		"parallel/block":  {Workers: 2, Partitioner: Block{}},
+		"parallel/node":   {Workers: 3, Partitioner: Node{}},
+	}
+}
+
+func forEachEngine(t *testing.T, f func(t *testing.T, opts Options)) {
+	for name, opts := range engines() {
+		t.Run(name, func(t *testing.T) { f(t, opts) })
+	}
+}
+
+func mustRun(t *testing.T, g *Graph, opts Options) *Report {
+	t.Helper()
+	m, err := g.Build()
+	require.NoError(t, err)
+	rep, err := Run(context.Background(), m, opts)
+	require.NoError(t, err)
+	return rep
+}
+
+// Delivery time is send time + link latency + extra delay; the receiver learns the
+// port; SendSelf and SendTo arrive on the pseudo-ports.
+func TestDeliveryTimesAndPorts(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		a := &recorder{ports: []string{"out"}, start: func(ctx Context) {
+			ctx.Send(0, note("link"), 5*Nanosecond)
+			ctx.SendSelf(note("timer"), 7*Nanosecond)
+			ctx.SendTo(1, note("direct"), 0)
+		}}
+		b := &recorder{ports: []string{"in"}}
+		ra, rb := g.Add("a", a), g.Add("b", b)
+		g.Link(ra.Port("out"), rb.Port("in"), 10*Nanosecond)
+		g.SetDirectLatency(3 * Nanosecond)
+		rep := mustRun(t, g, opts)
+		assert.Equal(t, []delivery{{Time(7 * Nanosecond), SelfPort, "timer"}}, a.got)
+		assert.Equal(t, []delivery{{Time(3 * Nanosecond), NoPort, "direct"}, {Time(15 * Nanosecond), 0, "link"}}, b.got)
+		assert.Equal(t, uint64(3), rep.Events)
+		assert.Equal(t, Time(15*Nanosecond), rep.SimTime)
+	})
+}
+
+// Same-time events are ordered by (time, destination, source, per-source sequence),
+// whatever the order in which they were sent.
+func TestSameTimeOrderIsByKey(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		sink := &recorder{ports: []string{"in"}}
+		rs := g.Add("z.sink", sink)
+		for i, name := range []string{"c.src", "a.src", "b.src"} {
+			delay := Duration(2-i) * Nanosecond // c sends latest in the model's own logic
+			src := &recorder{ports: []string{"out"}, start: func(ctx Context) {
+				ctx.SendSelf(note("go"), delay)
+			}, recv: func(ctx Context, _ Msg) {
+				at := Time(10 * Nanosecond).Sub(ctx.Now())
+				ctx.Send(0, note(ctx.Name()+"#0"), at-4*Nanosecond)
+				ctx.Send(0, note(ctx.Name()+"#1"), at-4*Nanosecond)
+			}}
+			g.Link(g.Add(name, src).Port("out"), rs.Port("in"), 4*Nanosecond)
+		}
+		mustRun(t, g, opts)
+		var order []string
+		for _, d := range sink.got {
+			require.Equal(t, Time(10*Nanosecond), d.At)
+			order = append(order, d.Msg)
+		}
+		assert.Equal(t, []string{"a.src#0", "a.src#1", "b.src#0", "b.src#1", "c.src#0", "c.src#1"}, order)
+	})
+}
+
+func TestEndBoundsTheRun(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		tick := &recorder{start: func(ctx Context) { ctx.SendSelf(note("tick"), Nanosecond) },
+			recv: func(ctx Context, m Msg) { ctx.SendSelf(m, Nanosecond) }}
+		g.Add("clock", tick)
+		opts.End = Time(10 * Nanosecond)
+		rep := mustRun(t, g, opts)
+		assert.Len(t, tick.got, 9) // 1ns .. 9ns; the event at 10ns is not delivered
+		assert.Equal(t, uint64(9), rep.Events)
+		assert.Equal(t, Time(10*Nanosecond), rep.SimTime)
+	})
+}
+
+func runErr(t *testing.T, g *Graph, opts Options) error {
+	t.Helper()
+	m, err := g.Build()
+	require.NoError(t, err)
+	_, err = Run(context.Background(), m, opts)
+	require.Error(t, err)
+	return err
+}
+
+// A Fatalf ends the run with an error naming actor and simulated time, the same under
+// every engine; when several actors fail, the first failure in key order wins.
+func TestFatalfNamesActorAndTime(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		for i, at := range []Duration{9, 5, 5, 7} {
+			g.Add(Indexed("node", i)+".ppc", &recorder{
+				start: func(ctx Context) { ctx.SendSelf(note("x"), at*Nanosecond) },
+				recv:  func(ctx Context, _ Msg) { ctx.Fatalf("heartbeat stopped (%d)", i) },
+			})
+		}
+		err := runErr(t, g, opts)
+		var se *SimError
+		require.ErrorAs(t, err, &se)
+		assert.Equal(t, "node[1].ppc", se.Actor)
+		assert.Equal(t, Time(5*Nanosecond), se.Time)
+		assert.Equal(t, "node[1].ppc at t=5ns: heartbeat stopped (1)", err.Error())
+		assert.Empty(t, se.Stack)
+	})
+}
+
+func TestPanicBecomesSimError(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		g.Add("bad", &recorder{start: func(ctx Context) { ctx.SendSelf(note("x"), 2*Nanosecond) },
+			recv: func(Context, Msg) { panic("index out of range") }})
+		var se *SimError
+		require.ErrorAs(t, runErr(t, g, opts), &se)
+		assert.Equal(t, "bad at t=2ns: panic: index out of range", se.Error())
+		assert.Contains(t, se.Stack, "engine_test.go")
+	})
+}
+
+func TestKernelRuleViolationsFailTheRun(t *testing.T) {
+	cases := map[string]struct {
+		ports []string
+		start func(ctx Context)
+		want  string
+	}{
+		"send on unconnected port": {[]string{"wrap"}, func(ctx Context) { ctx.Send(0, note("x"), 0) },
+			"a at t=0s: send on port wrap, which has no outgoing link"},
+		"send on undeclared port": {nil, func(ctx Context) { ctx.Send(3, note("x"), 0) },
+			"send on port (invalid), which has no outgoing link"},
+		"negative delay": {nil, func(ctx Context) { ctx.SendSelf(note("x"), -1) }, "negative delay -1ps sending x"},
+		"direct sends disabled": {nil, func(ctx Context) { ctx.SendTo(0, note("x"), 0) },
+			"SendTo used but the graph did not enable direct sends"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			forEachEngine(t, func(t *testing.T, opts Options) {
+				g := NewGraph()
+				r := g.Add("a", &recorder{ports: c.ports, start: c.start})
+				for _, p := range c.ports {
+					g.Unconnected(r.Port(p))
+				}
+				var se *SimError
+				require.ErrorAs(t, runErr(t, g, opts), &se)
+				assert.Contains(t, se.Error(), c.want)
+			})
+		})
+	}
+}
+
+// The engine refuses to deliver an event into an actor's past.
+func TestCausalityViolationIsDetected(t *testing.T) {
+	g := NewGraph()
+	g.Add("a", &recorder{})
+	m, err := g.Build()
+	require.NoError(t, err)
+	r := &runner{m: m, st: newActorStates(m, 1)}
+	r.st[0].clock = Time(10 * Nanosecond)
+	e := event{eventKey: makeKey(Time(5*Nanosecond), 0, 0, 0), msg: note("late")}
+	se := r.protect(func() { r.deliver(&e) })
+	require.NotNil(t, se)
+	assert.Contains(t, se.Error(), "a at t=5ns: kernel: causality violation")
+}
+
+func TestZeroLatencyAcrossPartitionsIsAConfigError(t *testing.T) {
+	g := NewGraph()
+	a, b := g.Add("a", ported("x")), g.Add("b", ported("y"))
+	g.Connect(a.Port("x"), b.Port("y"), 0)
+	err := runErr(t, g, Options{Partitioner: Block{}, Workers: 2})
+	assert.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "link a.x -> b.y has zero latency but crosses partitions")
+
+	// The same graph runs when the link stays inside a partition.
+	g = NewGraph()
+	a, b = g.Add("n.a", ported("x")), g.Add("n.b", ported("y"))
+	g.Connect(a.Port("x"), b.Port("y"), 0)
+	mustRun(t, g, Options{Partitioner: Node{}, Workers: 2})
+}
+
+func TestZeroDirectLatencyWithPartitionsIsAConfigError(t *testing.T) {
+	g := NewGraph()
+	g.Add("a", &nop{})
+	g.Add("b", &nop{})
+	g.SetDirectLatency(0)
+	err := runErr(t, g, Options{Workers: 2})
+	assert.ErrorIs(t, err, ErrConfig)
+	assert.Contains(t, err.Error(), "lookahead must be > 0")
+}
+
+func TestModelRunsOnce(t *testing.T) {
+	g := NewGraph()
+	g.Add("a", &nop{})
+	m, err := g.Build()
+	require.NoError(t, err)
+	_, err = Run(context.Background(), m, Options{})
+	require.NoError(t, err)
+	_, err = Run(context.Background(), m, Options{})
+	assert.ErrorIs(t, err, ErrConfig)
+}
+
+func TestBadOptions(t *testing.T) {
+	for name, opts := range map[string]Options{
+		"engine":  {Engine: "quantum"},
+		"workers": {Workers: -1},
+		"end":     {End: -5},
+	} {
+		t.Run(name, func(t *testing.T) {
+			g := NewGraph()
+			g.Add("a", &nop{})
+			assert.ErrorIs(t, runErr(t, g, opts), ErrConfig)
+		})
+	}
+	_, err := ParsePartitioner("slabby")
+	assert.ErrorContains(t, err, `unknown partitioning "slabby"`)
+}
+
+func TestCancelledRunIsInterrupted(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		for i := range 4 {
+			g.Add(Indexed("n", i), &recorder{start: func(ctx Context) { ctx.SendSelf(note("t"), Nanosecond) },
+				recv: func(ctx Context, m Msg) { ctx.SendSelf(m, Nanosecond) }})
+		}
+		g.SetDirectLatency(Nanosecond)
+		m, err := g.Build()
+		require.NoError(t, err)
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err = Run(ctx, m, opts)
+		assert.ErrorIs(t, err, ErrInterrupted)
+	})
+}
+
+type spanLog struct{ spans *[]string }
+
+func (s spanLog) Span(sp Span) {
+	*s.spans = append(*s.spans, fmt.Sprintf("%s %s %s-%s", sp.Name, sp.Attrs[0].Str, sp.Start, sp.End))
+}
+
+// The tracing hook is nil when off and per-partition when on.
+func TestTracerHook(t *testing.T) {
+	build := func(seen *[]bool) *Graph {
+		g := NewGraph()
+		g.Add("a", &recorder{start: func(ctx Context) {
+			*seen = append(*seen, ctx.Tracer() != nil)
+			if tr := ctx.Tracer(); tr != nil {
+				tr.Span(Span{Trace: 1, Name: "a/start", Actor: ctx.Self(), Start: 0, End: 2, Attrs: []Attr{StrAttr("k", "v")}})
+			}
+		}})
+		return g
+	}
+	var seen []bool
+	mustRun(t, build(&seen), Options{})
+	assert.Equal(t, []bool{false}, seen)
+	var spans []string
+	var parts []int
+	mustRun(t, build(&seen), Options{Tracer: func(p int) Tracer { parts = append(parts, p); return spanLog{&spans} }})
+	assert.Equal(t, []bool{false, true}, seen)
+	assert.Equal(t, []int{0}, parts)
+	assert.Equal(t, []string{"a/start v 0s-2ps"}, spans)
+}
+
+func TestReportAccounting(t *testing.T) {
+	g := NewGraph()
+	for i := range 8 {
+		g.Add(Indexed("n", i), &recorder{start: func(ctx Context) { ctx.SendTo(ActorID((i+1)%8), note("hop"), 0) },
+			recv: func(ctx Context, m Msg) {
+				if ctx.Now() < Time(100*Nanosecond) {
+					ctx.SendTo((ctx.Self()+1)%8, m, Duration(ctx.Self())*Picosecond)
+				}
+			}})
+	}
+	g.SetDirectLatency(4 * Nanosecond)
+	rep := mustRun(t, g, Options{Workers: 2})
+	assert.Equal(t, 2, rep.Partitions)
+	assert.Equal(t, 4*Nanosecond, rep.Lookahead)
+	assert.Positive(t, rep.Windows)
+	assert.GreaterOrEqual(t, rep.MeanWindow, Duration(0))
+	assert.LessOrEqual(t, rep.MeanWindow, 4*Nanosecond)
+	var sum uint64
+	for _, p := range rep.Parts {
+		sum += p.Events
+		assert.Equal(t, 4, p.Actors)
+	}
+	assert.Equal(t, rep.Events, sum)
+	assert.Len(t, rep.Digest, 16)
+	assert.True(t, strings.HasPrefix(rep.String(), "parallel engine, 2 partitions on 2 workers"))
+}

@@ -1,0 +1,126 @@
+package actors
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// nop is an actor that ignores everything; ported gives it ports.
+type nop struct{ ports []string }
+
+func (n *nop) Receive(Context, Msg) {}
+func (n *nop) Ports() []string    { return n.ports }
+
+func ported(names ...string) *nop { return &nop{ports: names} }
+
+func TestValidName(t *testing.T) {
+	for _, ok := range []string{"a", "node[1,2,3].ppc", "router[0,0,0].port[3]", "lp[10]", "x_y-z.w2", "_a"} {
+		assert.NoError(t, ValidName(ok), ok)
+	}
+	for _, bad := range []string{"", ".", "a.", ".a", "1a", "a[", "a[]", "a[1", "a[-1]", "a[01]", "a[1,]", "a b", "a[1]x", "ä"} {
+		err := ValidName(bad)
+		if assert.Error(t, err, bad) {
+			assert.ErrorIs(t, err, ErrConfig)
+		}
+	}
+	assert.Equal(t, "node[1,2,3]", Indexed("node", 1, 2, 3))
+	assert.Equal(t, "node[1,2,3]", TopSegment("node[1,2,3].ppc.core"))
+}
+
+// Ids follow name order, not construction order.
+func TestIDsFromSortedNames(t *testing.T) {
+	g := NewGraph()
+	g.Add("c", &nop{})
+	g.Add("a", &nop{})
+	g.Add("b[2]", &nop{})
+	g.Add("b[10]", &nop{})
+	m, err := g.Build()
+	require.NoError(t, err)
+	var names []string
+	for id := range m.NumActors() {
+		names = append(names, m.Name(ActorID(id)))
+	}
+	assert.Equal(t, []string{"a", "b[10]", "b[2]", "c"}, names)
+	id, ok := m.ID("b[2]")
+	assert.True(t, ok)
+	assert.Equal(t, ActorID(2), id)
+	_, ok = m.ID("zz")
+	assert.False(t, ok)
+}
+
+func TestBuildRejectsBadGraphs(t *testing.T) {
+	cases := map[string]struct {
+		build func(g *Graph)
+		want  []string
+	}{
+		"duplicate name": {func(g *Graph) {
+			g.Add("node[1].ppc", &nop{})
+			g.Add("node[1].ppc", &nop{})
+		}, []string{`duplicate actor name "node[1].ppc"`}},
+		"invalid name": {func(g *Graph) { g.Add("node[x]", &nop{}) }, []string{`invalid actor name "node[x]"`}},
+		"dangling port": {func(g *Graph) {
+			a := g.Add("a", ported("tx", "rx"))
+			g.Link(a.Port("tx"), a.Port("tx"), 1)
+		}, []string{"port a.rx is not connected"}},
+		"unknown port": {func(g *Graph) {
+			a := g.Add("a", ported("tx"))
+			g.Link(a.Port("tx"), a.Port("nope"), 1)
+		}, []string{`actor "a" has no port "nope" (ports: tx)`}},
+		"negative latency": {func(g *Graph) {
+			a, b := g.Add("a", ported("x")), g.Add("b", ported("y"))
+			g.Connect(a.Port("x"), b.Port("y"), -5*Nanosecond)
+		}, []string{"link a.x -> b.y has negative latency -5ns", "link b.y -> a.x has negative latency -5ns"}},
+		"two outgoing links": {func(g *Graph) {
+			a, b := g.Add("a", ported("x")), g.Add("b", ported("y"))
+			g.Link(a.Port("x"), b.Port("y"), 1)
+			g.Link(a.Port("x"), a.Port("x"), 1)
+			g.Link(b.Port("y"), a.Port("x"), 1)
+		}, []string{"port a.x already has an outgoing link (to b.y)"}},
+		"negative direct latency": {func(g *Graph) {
+			g.Add("a", &nop{})
+			g.SetDirectLatency(-1)
+		}, []string{"direct-send latency -1ps is negative"}},
+		"nil actor": {func(g *Graph) { g.Add("a", nil) }, []string{`actor "a" is nil`}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			g := NewGraph()
+			c.build(g)
+			_, err := g.Build()
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrConfig)
+			for _, w := range c.want {
+				assert.Contains(t, err.Error(), w)
+			}
+		})
+	}
+}
+
+func TestUnconnectedPortIsAllowed(t *testing.T) {
+	g := NewGraph()
+	a := g.Add("a", ported("wrap"))
+	g.Unconnected(a.Port("wrap"))
+	m, err := g.Build()
+	require.NoError(t, err)
+	_, ok := m.route(0, 0)
+	assert.False(t, ok)
+	assert.Equal(t, []string{"wrap"}, m.Ports(0))
+}
+
+func TestLinksSortedForPartitioners(t *testing.T) {
+	g := NewGraph()
+	b := g.Add("b", ported("p", "q"))
+	a := g.Add("a", ported("p"))
+	g.Link(b.Port("q"), a.Port("p"), 3)
+	g.Link(a.Port("p"), b.Port("p"), 2)
+	g.Link(b.Port("p"), b.Port("q"), 1)
+	m, err := g.Build()
+	require.NoError(t, err)
+	assert.Equal(t, []Link{
+		{From: 0, FromPort: 0, To: 1, ToPort: 0, Latency: 2},
+		{From: 1, FromPort: 0, To: 1, ToPort: 1, Latency: 1},
+		{From: 1, FromPort: 1, To: 0, ToPort: 0, Latency: 3},
+	}, m.Links())
+}

@@ -1,0 +1,238 @@
+package actors
+
+import (
+	"slices"
+)
+
+// Partitioner groups the actors of a model into partitions, the units the parallel
+// engine synchronizes. The choice affects speed only, never results.
+type Partitioner interface {
+	// Name is the strategy name shown in reports ("block", "node", "auto", ...).
+	Name() string
+	// Partition returns the partition of every actor, indexed by actor id, as dense
+	// indices 0..P-1. workers is the run's worker count, a hint for balancing.
+	Partition(m *Model, workers int) ([]int32, error)
+}
+
+// ParsePartitioner returns the built-in partitioner called name: "block", "node"
+// (grouped by TopSegment) or "auto".
+func ParsePartitioner(name string) (Partitioner, error) {
+	switch name {
+	case "block":
+		return Block{}, nil
+	case "node":
+		return Node{}, nil
+	case "auto":
+		return Auto{}, nil
+	}
+	return nil, configErrorf("unknown partitioning %q (want block, node or auto)", name)
+}
+
+// Block puts every actor in its own partition: one protoactor actor, and so one
+// schedulable unit, per hardware block.
+type Block struct{}
+
+// Name implements Partitioner.
+func (Block) Name() string { return "block" }
+
+// Partition implements Partitioner.
+func (Block) Partition(m *Model, _ int) ([]int32, error) {
+	of := make([]int32, m.NumActors())
+	for i := range of {
+		of[i] = int32(i)
+	}
+	return of, nil
+}
+
+// Node groups actors by a key computed from their names; actors with equal keys share a
+// partition. The default key is TopSegment, so "node[1,2,3].ppc" and "node[1,2,3].ht"
+// land together. Partitions are numbered in key order.
+type Node struct {
+	Group func(name string) string
+}
+
+// Name implements Partitioner.
+func (Node) Name() string { return "node" }
+
+// Partition implements Partitioner.
+func (n Node) Partition(m *Model, _ int) ([]int32, error) {
+	group := n.Group
+	if group == nil {
+		group = TopSegment
+	}
+	keys := make([]string, m.NumActors())
+	for i := range keys {
+		keys[i] = group(m.names[i])
+	}
+	uniq := slices.Clone(keys)
+	slices.Sort(uniq)
+	uniq = slices.Compact(uniq)
+	of := make([]int32, len(keys))
+	for i, k := range keys {
+		j, _ := slices.BinarySearch(uniq, k)
+		of[i] = int32(j)
+	}
+	return of, nil
+}
+
+// Auto balances actors over the workers while keeping the lookahead large: it merges
+// actors joined by low-latency links into components, cutting only links at or above a
+// latency threshold, and chooses the highest threshold whose components still split
+// into Workers partitions within 10% of perfect balance. Components are laid out in id
+// (name) order, so partitions are contiguous ranges of names and keep hierarchy local.
+type Auto struct{}
+
+// Name implements Partitioner.
+func (Auto) Name() string { return "auto" }
+
+// Partition implements Partitioner.
+func (Auto) Partition(m *Model, workers int) ([]int32, error) {
+	n := m.NumActors()
+	w := min(workers, n)
+	if w <= 1 {
+		return make([]int32, n), nil
+	}
+	var best []int32
+	for _, cut := range cutCandidates(m.links) {
+		comp := components(n, m.links, cut)
+		of, worst := chunk(comp, w)
+		best = of
+		if worst*10 <= 11*((n+w-1)/w) {
+			break
+		}
+	}
+	if best == nil { // no links: every actor is its own component
+		best, _ = chunk(components(n, nil, 0), w)
+	}
+	return best, nil
+}
+
+// cutCandidates lists the thresholds worth trying, highest first: each distinct
+// positive latency (links at or above it are cut, links below it merged).
+func cutCandidates(links []Link) []Duration {
+	var lats []Duration
+	for _, l := range links {
+		if l.Latency > 0 && l.From != l.To {
+			lats = append(lats, l.Latency)
+		}
+	}
+	slices.Sort(lats)
+	lats = slices.Compact(lats)
+	slices.Reverse(lats)
+	return lats
+}
+
+// components labels every actor with the smallest id of its component, where links
+// with latency below cut (and zero-latency links) join actors.
+func components(n int, links []Link, cut Duration) []int32 {
+	parent := make([]int32, n)
+	for i := range parent {
+		parent[i] = int32(i)
+	}
+	var find func(int32) int32
+	find = func(x int32) int32 {
+		for parent[x] != x {
+			parent[x] = parent[parent[x]]
+			x = parent[x]
+		}
+		return x
+	}
+	for _, l := range links {
+		if l.Latency < cut || l.Latency == 0 {
+			a, b := find(int32(l.From)), find(int32(l.To))
+			if a != b {
+				parent[max(a, b)] = min(a, b)
+			}
+		}
+	}
+	for i := range parent {
+		parent[i] = find(int32(i))
+	}
+	return parent
+}
+
+// chunk assigns components to w partitions as contiguous runs in order of their
+// smallest id, each component to the partition containing its midpoint in the
+// cumulative actor count, and returns the assignment and the largest partition size.
+func chunk(root []int32, w int) ([]int32, int) {
+	n := len(root)
+	size := make([]int, n)
+	for _, r := range root {
+		size[r]++
+	}
+	partOf := make([]int32, n) // by component root
+	load := make([]int, w)
+	cum := 0
+	for r := 0; r < n; r++ { // roots are component minima, so this is min-id order
+		if size[r] == 0 {
+			continue
+		}
+		mid := cum + size[r]/2
+		p := min(w-1, mid*w/n)
+		partOf[r] = int32(p)
+		load[p] += size[r]
+		cum += size[r]
+	}
+	of := make([]int32, n)
+	for i, r := range root {
+		of[i] = partOf[r]
+	}
+	return compactPartitions(of), slices.Max(load)
+}
+
+// compactPartitions renumbers partition indices densely, in order of first use.
+func compactPartitions(of []int32) []int32 {
+	remap := map[int32]int32{}
+	for i, p := range of {
+		q, ok := remap[p]
+		if !ok {
+			q = int32(len(remap))
+			remap[p] = q
+		}
+		of[i] = q
+	}
+	return of
+}
+
+// cutInfo describes how a partitioning cuts the model.
+type cutInfo struct {
+	parts     int
+	lookahead Duration // min latency over links and direct sends crossing partitions
+	cut       int      // links crossing partitions
+}
+
+// checkPartitioning validates an assignment and derives its lookahead. A zero-latency
+// link between partitions is a configuration error: the conservative engine could
+// never advance past it.
+func checkPartitioning(m *Model, of []int32, strategy string) (cutInfo, error) {
+	info := cutInfo{lookahead: Duration(MaxTime)}
+	if len(of) != m.NumActors() {
+		return info, configErrorf("partitioning %s: assigned %d of %d actors", strategy, len(of), m.NumActors())
+	}
+	for i, p := range of {
+		if p < 0 || int(p) >= len(of) {
+			return info, configErrorf("partitioning %s: actor %s has invalid partition %d", strategy, m.names[i], p)
+		}
+		info.parts = max(info.parts, int(p)+1)
+	}
+	for _, l := range m.links {
+		if of[l.From] == of[l.To] {
+			continue
+		}
+		info.cut++
+		if l.Latency <= 0 {
+			return info, configErrorf("partitioning %s: link %s.%s -> %s.%s has zero latency but crosses partitions; "+
+				"zero-latency links must stay inside one partition (choose another partitioning or give the link a latency)",
+				strategy, m.names[l.From], m.PortName(l.From, l.FromPort), m.names[l.To], m.PortName(l.To, l.ToPort))
+		}
+		info.lookahead = min(info.lookahead, l.Latency)
+	}
+	if m.direct >= 0 && info.parts > 1 {
+		if m.direct <= 0 {
+			return info, configErrorf("partitioning %s: direct sends have zero latency but the model has %d partitions; "+
+				"the lookahead must be > 0 for the parallel engine with more than one partition", strategy, info.parts)
+		}
+		info.lookahead = min(info.lookahead, m.direct)
+	}
+	return info, nil
+}

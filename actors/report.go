@@ -1,0 +1,107 @@
+package actors
+
+import (
+	"fmt"
+	"time"
+)
+
+// Report describes a finished run: what was simulated, how fast, and how the parallel
+// engine spent its time. Everything except the wall-clock figures is deterministic.
+type Report struct {
+	Engine       EngineKind
+	Workers      int    // dispatcher goroutines (1 for the serial engine)
+	Partitioning string // partitioner name
+	Partitions   int
+
+	Events  uint64 // events delivered
+	SimTime Time   // simulated time covered: End if events remained, else the last event time
+	End     Time   // the run's end bound (MaxTime if none)
+	Digest  string // hex digest of the delivered-event stream, equal across engines
+
+	Wall         time.Duration // wall time of the event loop (excludes model build)
+	EventsPerSec float64       // Events / Wall
+	SimPerWall   float64       // simulated seconds per wall second
+
+	Windows    uint64   // synchronization windows (parallel engine)
+	Lookahead  Duration // static lookahead: min latency of links crossing partitions
+	MeanWindow Duration // mean width of the windows actually executed (after skip-ahead)
+	CutLinks   int      // links crossing partitions
+
+	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere)
+
+	Parts []PartitionStats
+}
+
+// PartitionStats is the share of one partition in a run.
+type PartitionStats struct {
+	Name        string // first actor of the partition, for orientation
+	Actors      int
+	Events      uint64
+	Activations uint64        // windows in which the partition ran
+	Busy        time.Duration // wall time spent executing windows
+	Wait        time.Duration // wall time not executing: blocked on the barrier or idle
+}
+
+// finish computes the digest and the derived rates.
+func (r *Report) finish(st []actorState) {
+	h := mix64(uint64(len(st)))
+	for i := range st {
+		h = mix64(h ^ st[i].digest)
+		h = mix64(h ^ st[i].events)
+	}
+	r.Digest = fmt.Sprintf("%016x", h)
+	r.PeakRSS = peakRSS()
+	if s := r.Wall.Seconds(); s > 0 {
+		r.EventsPerSec = float64(r.Events) / s
+		r.SimPerWall = r.SimTime.Seconds() / s
+	}
+	for i := range r.Parts {
+		r.Parts[i].Wait = max(0, r.Wall-r.Parts[i].Busy)
+	}
+}
+
+// simTimeCovered is how far the run got: to End when events remained, otherwise to the
+// last delivery.
+func simTimeCovered(st []actorState, pending bool, end Time) Time {
+	if pending && end != MaxTime {
+		return end
+	}
+	var last Time
+	for i := range st {
+		last = max(last, st[i].clock)
+	}
+	return last
+}
+
+// Progress is a snapshot of a running simulation, for progress lines and bars.
+type Progress struct {
+	Now    Time          // simulated time reached
+	End    Time          // end bound, MaxTime if none
+	Events uint64        // events delivered so far
+	Wall   time.Duration // wall time since the event loop started
+}
+
+// progressTicker calls Options.Progress at most once per Options.ProgressEvery.
+type progressTicker struct {
+	fn    func(Progress)
+	every time.Duration
+	start time.Time
+	last  time.Time
+	end   Time
+}
+
+func newProgressTicker(opts *Options, start time.Time) *progressTicker {
+	return &progressTicker{fn: opts.Progress, every: opts.ProgressEvery, start: start, last: start, end: opts.End}
+}
+
+func (p *progressTicker) tick(now Time, events uint64) {
+	if p.fn == nil {
+		return
+	}
+	t := time.Now()
+	if t.Sub(p.last) < p.every {
+		return
+	}
+	p.last = t
+	p.fn(Progress{Now: now, End: p.end, Events: events, Wall: t.Sub(p.start)})
+}

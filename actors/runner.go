@@ -1,0 +1,132 @@
+package actors
+
+import (
+	"fmt"
+	"runtime/debug"
+)
+
+// actorState is the engine's per-actor bookkeeping. A slice of these, indexed by actor
+// id, is shared by all partitions of a run; each partition touches only its own actors.
+type actorState struct {
+	clock  Time   // time of the last delivery: no event may be delivered before it
+	seq    uint64 // next per-source sequence number
+	digest uint64 // running digest of the events delivered to this actor
+	events uint64 // events delivered to this actor
+	rand   Rand
+}
+
+func newActorStates(m *Model, seed uint64) []actorState {
+	st := make([]actorState, m.NumActors())
+	for i := range st {
+		st[i].rand = NewRand(seed, m.names[i])
+	}
+	return st
+}
+
+// sink receives the events a runner's actors send.
+type sink interface {
+	enqueue(e event)
+}
+
+// runner executes actors and is the Context they see. Both engines embed it: the
+// serial engine with one sink for everything, the parallel engine with one runner per
+// partition whose sink routes events to the local heap or to other partitions.
+type runner struct {
+	m      *Model
+	st     []actorState
+	sink   sink
+	tracer Tracer
+
+	now  Time
+	cur  ActorID
+	port Port
+	key  eventKey // key of the event being handled, to order failures
+}
+
+var _ Context = (*runner)(nil)
+
+// deliver hands e to its destination actor.
+func (r *runner) deliver(e *event) {
+	d := e.dst()
+	s := &r.st[d]
+	r.now, r.cur, r.port, r.key = e.at, d, e.port, e.eventKey
+	if e.at < s.clock {
+		r.Fatalf("kernel: causality violation: event from %s at %s delivered after the actor's clock reached %s",
+			r.m.names[e.src()], e.at, s.clock)
+	}
+	s.clock = e.at
+	s.digest = digestEvent(s.digest, e)
+	s.events++
+	r.m.actors[d].Receive(r, e.msg)
+}
+
+// start calls the Start method of actor id, if it has one, at time zero.
+func (r *runner) start(id ActorID) {
+	r.now, r.cur, r.port = 0, id, NoPort
+	r.key = eventKey{at: -1, ds: uint64(id)<<32 | uint64(id)}
+	if s, ok := r.m.actors[id].(Starter); ok {
+		s.Start(r)
+	}
+}
+
+// protect runs f and turns a Fatalf or a panic inside an actor into a SimError.
+func (r *runner) protect(f func()) (err *SimError) {
+	defer func() {
+		p := recover()
+		if p == nil {
+			return
+		}
+		err = &SimError{Actor: r.m.names[r.cur], Time: r.now, key: r.key}
+		if f, ok := p.(fatal); ok {
+			err.Msg = f.msg
+		} else {
+			err.Msg = fmt.Sprintf("panic: %v", p)
+			err.Stack = string(debug.Stack())
+		}
+	}()
+	f()
+	return nil
+}
+
+func (r *runner) Now() Time      { return r.now }
+func (r *runner) Self() ActorID  { return r.cur }
+func (r *runner) Name() string   { return r.m.names[r.cur] }
+func (r *runner) Port() Port     { return r.port }
+func (r *runner) Rand() *Rand    { return &r.st[r.cur].rand }
+func (r *runner) Tracer() Tracer { return r.tracer }
+
+func (r *runner) Fatalf(format string, args ...any) {
+	panic(fatal{msg: fmt.Sprintf(format, args...)})
+}
+
+func (r *runner) Send(p Port, m Msg, extraDelay Duration) {
+	l, ok := r.m.route(r.cur, p)
+	if !ok {
+		r.Fatalf("send on port %s, which has no outgoing link", r.m.PortName(r.cur, p))
+	}
+	r.send(l.dst, l.dstPort, m, l.latency, extraDelay)
+}
+
+func (r *runner) SendTo(dst ActorID, m Msg, extraDelay Duration) {
+	if r.m.direct < 0 {
+		r.Fatalf("SendTo used but the graph did not enable direct sends (Graph.SetDirectLatency)")
+	}
+	if int(dst) >= len(r.m.names) {
+		r.Fatalf("SendTo to unknown actor id %d", dst)
+	}
+	r.send(dst, NoPort, m, r.m.direct, extraDelay)
+}
+
+func (r *runner) SendSelf(m Msg, delay Duration) {
+	r.send(r.cur, SelfPort, m, 0, delay)
+}
+
+func (r *runner) send(dst ActorID, port Port, m Msg, latency, extra Duration) {
+	if extra < 0 {
+		r.Fatalf("negative delay %s sending %s", extra, m)
+	}
+	s := &r.st[r.cur]
+	key := makeKey(r.now.Add(latency).Add(extra), dst, r.cur, s.seq)
+	s.seq++
+	r.sink.enqueue(event{eventKey: key, port: port, msg: m})
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seastar-sim/seastar/actors"
+)
+
+// result is what a simulation command prints: SPEC section 8's JSON object, also
+// rendered as a table or as tidy CSV.
+type result struct {
+	Command    string            `json:"command"`
+	Seed       uint64            `json:"seed"`
+	Params     map[string]string `json:"params"`
+	Digest     string            `json:"digest"`
+	Events     uint64            `json:"events"`
+	SimTimeS   float64           `json:"sim_time_s"`
+	WallS      float64           `json:"wall_s"`
+	EventsPerS float64           `json:"events_per_s"`
+	Run        runInfo           `json:"run"`
+	Rows       []row             `json:"rows"`
+}
+
+// runInfo is the engine part of the run report.
+type runInfo struct {
+	Engine       string  `json:"engine"`
+	Workers      int     `json:"workers"`
+	Partitioning string  `json:"partitioning"`
+	Partitions   int     `json:"partitions"`
+	Windows      uint64  `json:"windows"`
+	LookaheadS   float64 `json:"lookahead_s"`
+	MeanWindowS  float64 `json:"mean_window_s"`
+	CutLinks     int     `json:"cut_links"`
+	SimPerWall   float64 `json:"sim_s_per_wall_s"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+}
+
+// row is one output row: field name to value, printed in insertion order.
+type row struct {
+	keys []string
+	vals map[string]any
+}
+
+func (r *row) set(k string, v any) {
+	if r.vals == nil {
+		r.vals = map[string]any{}
+	}
+	if _, ok := r.vals[k]; !ok {
+		r.keys = append(r.keys, k)
+	}
+	r.vals[k] = v
+}
+
+// MarshalJSON keeps the row's field order.
+func (r row) MarshalJSON() ([]byte, error) {
+	buf := []byte{'{'}
+	for i, k := range r.keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		kb, _ := json.Marshal(k)
+		vb, err := json.Marshal(r.vals[k])
+		if err != nil {
+			return nil, err
+		}
+		buf = append(append(append(buf, kb...), ':'), vb...)
+	}
+	return append(buf, '}'), nil
+}
+
+func newResult(command string, c *common, rep *actors.Report) *result {
+	r := &result{Command: command, Seed: c.seed, Params: map[string]string{
+		"engine": string(rep.Engine), "workers": strconv.Itoa(rep.Workers), "partition": rep.Partitioning},
+		Digest: rep.Digest, Events: rep.Events, SimTimeS: rep.SimTime.Seconds(), WallS: rep.Wall.Seconds(),
+		EventsPerS: rep.EventsPerSec,
+		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
+			Partitions: rep.Partitions, Windows: rep.Windows, MeanWindowS: rep.MeanWindow.Seconds(),
+			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS}}
+	if rep.Lookahead != actors.Duration(actors.MaxTime) {
+		r.Run.LookaheadS = rep.Lookahead.Seconds()
+	}
+	for _, p := range rep.Parts {
+		var pr row
+		pr.set("partition", p.Name)
+		pr.set("actors", p.Actors)
+		pr.set("events", p.Events)
+		pr.set("windows", p.Activations)
+		pr.set("busy_s", p.Busy.Seconds())
+		pr.set("wait_s", p.Wait.Seconds())
+		r.Rows = append(r.Rows, pr)
+	}
+	return r
+}
+
+func writeResult(w io.Writer, format string, r *result) error {
+	switch format {
+	case "json":
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(r)
+	case "csv":
+		return writeCSV(w, r)
+	}
+	return writeTable(w, r)
+}
+
+// writeCSV prints tidy rows: row, field, value; row "run" holds the summary.
+func writeCSV(w io.Writer, r *result) error {
+	cw := csv.NewWriter(w)
+	rec := func(rowName, k string, v any) { _ = cw.Write([]string{rowName, k, fmt.Sprint(v)}) }
+	rec("row", "field", "value")
+	rec("run", "command", r.Command)
+	rec("run", "seed", r.Seed)
+	for _, k := range sortedKeys(r.Params) {
+		rec("run", "param."+k, r.Params[k])
+	}
+	rec("run", "digest", r.Digest)
+	rec("run", "events", r.Events)
+	rec("run", "sim_time_s", r.SimTimeS)
+	rec("run", "wall_s", r.WallS)
+	rec("run", "events_per_s", r.EventsPerS)
+	rec("run", "windows", r.Run.Windows)
+	for i, rw := range r.Rows {
+		for _, k := range rw.keys {
+			rec(strconv.Itoa(i), k, rw.vals[k])
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeTable(w io.Writer, r *result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "%s\n", r.Command)
+	for _, k := range sortedKeys(r.Params) {
+		fmt.Fprintf(tw, "  %s\t%s\n", k, r.Params[k])
+	}
+	fmt.Fprintf(tw, "events\t%d\n", r.Events)
+	fmt.Fprintf(tw, "simulated time\t%s\n", actors.Time(r.SimTimeS*float64(actors.Second)+0.5))
+	fmt.Fprintf(tw, "wall time\t%s\n", time.Duration(r.WallS*float64(time.Second)).Round(time.Microsecond))
+	fmt.Fprintf(tw, "events/s\t%.4g\n", r.EventsPerS)
+	fmt.Fprintf(tw, "simulated s per wall s\t%.4g\n", r.Run.SimPerWall)
+	fmt.Fprintf(tw, "partitions\t%d (%s) on %d workers, %d cut links\n", r.Run.Partitions, r.Run.Partitioning, r.Run.Workers, r.Run.CutLinks)
+	if r.Run.LookaheadS > 0 {
+		fmt.Fprintf(tw, "windows\t%d, lookahead %s, mean width %s\n", r.Run.Windows,
+			actors.Duration(r.Run.LookaheadS*float64(actors.Second)+0.5), actors.Duration(r.Run.MeanWindowS*float64(actors.Second)+0.5))
+	}
+	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(tw, "digest\t%s\n", r.Digest)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return writeRows(w, r.Rows)
+}
+
+// writeRows prints rows as an aligned table; long lists are cut with a note.
+func writeRows(w io.Writer, rows []row) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	const maxRows = 16
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw)
+	for _, k := range rows[0].keys {
+		fmt.Fprintf(tw, "%s\t", k)
+	}
+	fmt.Fprintln(tw)
+	for i, r := range rows {
+		if i == maxRows {
+			fmt.Fprintf(tw, "... %d more rows (use --format csv or json)\t\n", len(rows)-maxRows)
+			break
+		}
+		for _, k := range r.keys {
+			switch v := r.vals[k].(type) {
+			case float64:
+				fmt.Fprintf(tw, "%.4g\t", v)
+			default:
+				fmt.Fprintf(tw, "%v\t", v)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/actors/phold"
+	"github.com/spf13/cobra"
+)
+
+func newPholdCmd(c *common) *cobra.Command {
+	p := phold.DefaultParams()
+	cmd := &cobra.Command{
+		Use:   "phold",
+		Short: "PHOLD, the standard parallel discrete-event benchmark (ROSS-compatible parameters)",
+		Long: `PHOLD measures the simulation kernel alone. Each LP starts with --start-events events;
+every event schedules one new event at now + lookahead + Exp(mean), to a uniformly random
+LP with probability --remote, else to its own LP. Time values take units (ps, ns, us, ms, s).
+
+The digest identifies the delivered-event stream: it is the same for every engine,
+worker count and partitioning.`,
+		Example: `  run phold
+  run phold --lps 1024 --remote 0.25 --mean 1ns --lookahead 1ns --end 10us --workers 2
+  run phold --engine serial --format json
+  run phold --partition block --workers 2 --quiet`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			opts, err := c.options()
+			if err != nil {
+				return err
+			}
+			if err := p.Validate(); err != nil {
+				return usage(err)
+			}
+			m, err := phold.Build(p)
+			if err != nil {
+				return usage(err)
+			}
+			opts.End = p.End
+			if !c.quiet {
+				opts.Progress = progressPrinter(cmd.ErrOrStderr(), "phold")
+			}
+			stopProfile, err := c.profile()
+			if err != nil {
+				return err
+			}
+			rep, err := actors.Run(cmd.Context(), m, opts)
+			stopProfile()
+			if errors.Is(err, actors.ErrConfig) && p.Lookahead == 0 {
+				err = fmt.Errorf("--lookahead %s: %w", p.Lookahead, err)
+			}
+			if err != nil {
+				return err
+			}
+			return writeResult(cmd.OutOrStdout(), c.format, pholdResult(c, p, rep))
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&p.LPs, "lps", p.LPs, "number of logical processes")
+	f.Var(newTextValue(&p.Remote, "prob"), "remote", "probability that an event goes to a random LP")
+	f.Var(newTextValue(&p.Mean, "duration"), "mean", "mean of the exponential delay added to the lookahead")
+	f.Var(newTextValue(&p.Lookahead, "duration"), "lookahead", "minimum event delay; the lookahead between partitions")
+	f.Var(newTextValue(&p.End, "time"), "end", "simulated end time")
+	f.IntVar(&p.StartEvents, "start-events", p.StartEvents, "events per LP at time zero")
+	f.Var(newTextValue(&p.FailAt, "time"), "fail-at", "fault injection for testing error handling: lp[0] calls Fatalf at its first event at or after this time (0 = off)")
+	return cmd
+}
+
+func pholdResult(c *common, p phold.Params, rep *actors.Report) *result {
+	r := newResult("phold", c, rep)
+	r.Params["lps"] = fmt.Sprint(p.LPs)
+	r.Params["remote"] = p.Remote.String()
+	r.Params["mean"] = p.Mean.String()
+	r.Params["lookahead"] = p.Lookahead.String()
+	r.Params["end"] = p.End.String()
+	r.Params["start_events"] = fmt.Sprint(p.StartEvents)
+	return r
+}
+
+// progressPrinter reports progress on w: a self-overwriting line on a terminal, plain
+// lines otherwise.
+func progressPrinter(w io.Writer, what string) func(actors.Progress) {
+	tty := isTerminal(w)
+	return func(p actors.Progress) {
+		line := fmt.Sprintf("%s: t=%s", what, p.Now)
+		if p.End != actors.MaxTime && p.End > 0 {
+			line += fmt.Sprintf(" of %s (%.0f%%)", p.End, 100*float64(p.Now)/float64(p.End))
+		}
+		line += fmt.Sprintf(", %d events, %.3g events/s", p.Events, float64(p.Events)/p.Wall.Seconds())
+		if tty {
+			fmt.Fprintf(w, "\r\033[K%s", line)
+		} else {
+			fmt.Fprintln(w, line)
+		}
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

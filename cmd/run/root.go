@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/pprof"
+	"runtime"
+	"strings"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/spf13/cobra"
+)
+
+// common holds the flags every simulation command shares (SPEC section 8).
+type common struct {
+	seed      uint64
+	workers   int
+	partition string
+	engine    string
+	format    string
+	quiet     bool
+	cpuprof   string
+}
+
+func (c *common) register(cmd *cobra.Command) {
+	f := cmd.PersistentFlags()
+	f.Uint64Var(&c.seed, "seed", 1, "root seed of every random stream")
+	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines of the parallel engine (results do not depend on it)")
+	f.StringVar(&c.partition, "partition", "auto", "partitioning: block, node or auto (results do not depend on it)")
+	f.StringVar(&c.engine, "engine", "parallel", "engine: serial (reference) or parallel")
+	f.StringVar(&c.format, "format", "table", "output format: table, csv or json")
+	f.BoolVar(&c.quiet, "quiet", false, "no progress output on stderr")
+	f.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
+}
+
+// options turns the common flags into engine options.
+func (c *common) options() (actors.Options, error) {
+	eng, err := actors.ParseEngine(c.engine)
+	if err != nil {
+		return actors.Options{}, usage(fmt.Errorf("--engine: %w", err))
+	}
+	part, err := actors.ParsePartitioner(c.partition)
+	if err != nil {
+		return actors.Options{}, usage(fmt.Errorf("--partition: %w", err))
+	}
+	if c.workers < 1 {
+		return actors.Options{}, usage(fmt.Errorf("--workers must be >= 1 (got %d)", c.workers))
+	}
+	switch c.format {
+	case "table", "csv", "json":
+	default:
+		return actors.Options{}, usage(fmt.Errorf("--format: unknown format %q (want table, csv or json)", c.format))
+	}
+	return actors.Options{Seed: c.seed, Engine: eng, Workers: c.workers, Partitioner: part}, nil
+}
+
+// execute runs the command line args and returns the exit status. Errors are printed
+// on stderr; nothing is printed on stdout unless the command succeeds.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot(stdout, stderr)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err != nil {
+		fmt.Fprintf(stderr, "run: %v\n", err)
+		if exitCode(err) == exitUsage && !strings.Contains(err.Error(), "--help") {
+			fmt.Fprintln(stderr, "run: see 'run --help' or 'run COMMAND --help'")
+		}
+	}
+	return exitCode(err)
+}
+
+func newRoot(stdout, stderr io.Writer) *cobra.Command {
+	var c common
+	root := &cobra.Command{
+		Use:   "run",
+		Short: "SeaStar network interface simulator",
+		Long: `run simulates Cray SeaStar network interfaces (Red Storm / Cray XT3 and XT5) on a
+conservative parallel discrete-event kernel.
+
+Commands available in this build: phold (the kernel benchmark). The default scenario
+(PortalPerf over generic-mode Portals 3.3) arrives with the Portals model.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return usage(errors.New("the default scenario (PortalPerf put latency and bandwidth over Portals 3.3) " +
+				"needs the Portals model, which this build does not have yet; available: run phold"))
+		},
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
+	c.register(root)
+	root.AddCommand(newPholdCmd(&c))
+	return root
+}
+
+// profile starts the CPU profile requested by --cpuprofile; call the result to stop it.
+func (c *common) profile() (stop func(), err error) {
+	if c.cpuprof == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(c.cpuprof)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--cpuprofile: %w", err))
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
