@@ -11,7 +11,7 @@ import (
 type nop struct{ ports []string }
 
 func (n *nop) Receive(Context, Msg) {}
-func (n *nop) Ports() []string    { return n.ports }
+func (n *nop) Ports() []string      { return n.ports }
 
 func ported(names ...string) *nop { return &nop{ports: names} }
 

@@ -49,15 +49,15 @@ type batch struct {
 // partition executes the actors it owns.
 type partition struct {
 	runner
-	id     int32
-	owner  []int32 // partition of every actor (shared, read-only)
-	parts  []*partition
-	actors []ActorID
-	heap   eventHeap
+	id       int32
+	owner    []int32 // partition of every actor (shared, read-only)
+	parts    []*partition
+	actors   []ActorID
+	heap     eventHeap
 	winStart Time
 	winEnd   Time // current window end, exclusive
-	inbox  [2]atomic.Pointer[batch]
-	out    outbox
+	inbox    [2]atomic.Pointer[batch]
+	out      outbox
 
 	startMsg windowStart
 	doneMsg  windowDone

@@ -13,7 +13,7 @@ import (
 // so any change in delivery order changes the digest through Fingerprint.
 type tok struct{ v uint64 }
 
-func (t tok) String() string       { return fmt.Sprintf("tok(%x)", t.v) }
+func (t tok) String() string      { return fmt.Sprintf("tok(%x)", t.v) }
 func (t tok) Fingerprint() uint64 { return t.v }
 
 // randActor sends a random number of messages over random ports, to itself and
@@ -28,7 +28,7 @@ type randActor struct {
 	n      int // actors in the model
 }
 
-func (a *randActor) Ports() []string { return a.ports }
+func (a *randActor) Ports() []string   { return a.ports }
 func (a *randActor) Start(ctx Context) { a.act(ctx) }
 
 func (a *randActor) Receive(ctx Context, m Msg) {

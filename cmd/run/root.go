@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
