@@ -1,6 +1,8 @@
 package actors
 
 import (
+	"os"
+	"strconv"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -24,7 +26,7 @@ type workerPool struct {
 var _ actor.Dispatcher = (*workerPool)(nil)
 
 // poolSpin is how many times an idle worker yields and re-polls before parking.
-const poolSpin = 2000
+var poolSpin = spinFromEnv()
 
 // newWorkerPool starts workers goroutines. capacity bounds the tasks outstanding at once:
 // a mailbox is scheduled at most once at a time, so the number of actors suffices.
@@ -96,4 +98,11 @@ func (p *workerPool) stop() {
 			return
 		}
 	}
+}
+
+func spinFromEnv() int {
+	if v, err := strconv.Atoi(os.Getenv("SPIN")); err == nil {
+		return v
+	}
+	return 2000
 }

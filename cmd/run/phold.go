@@ -41,7 +41,9 @@ worker count and partitioning.`,
 			}
 			opts.End = p.End
 			if !c.quiet {
-				opts.Progress = progressPrinter(cmd.ErrOrStderr(), "phold")
+				var done func()
+				opts.Progress, done = progressPrinter(cmd.ErrOrStderr(), "phold")
+				defer done()
 			}
 			stopProfile, err := c.profile()
 			if err != nil {
@@ -53,9 +55,9 @@ worker count and partitioning.`,
 				err = fmt.Errorf("--lookahead %s: %w", p.Lookahead, err)
 			}
 			if err != nil {
-				return err
+				return failed(err)
 			}
-			return writeResult(cmd.OutOrStdout(), c.format, pholdResult(c, p, rep))
+			return failed(writeResult(cmd.OutOrStdout(), c.format, pholdResult(c, p, rep)))
 		},
 	}
 	f := cmd.Flags()
@@ -81,10 +83,17 @@ func pholdResult(c *common, p phold.Params, rep *actors.Report) *result {
 }
 
 // progressPrinter reports progress on w: a self-overwriting line on a terminal, plain
-// lines otherwise.
-func progressPrinter(w io.Writer, what string) func(actors.Progress) {
+// lines otherwise. Call done when the run ends, to clear a terminal line.
+func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), done func()) {
 	tty := isTerminal(w)
+	printed := false
+	done = func() {
+		if tty && printed {
+			fmt.Fprint(w, "\r\033[K")
+		}
+	}
 	return func(p actors.Progress) {
+		printed = true
 		line := fmt.Sprintf("%s: t=%s", what, p.Now)
 		if p.End != actors.MaxTime && p.End > 0 {
 			line += fmt.Sprintf(" of %s (%.0f%%)", p.End, 100*float64(p.Now)/float64(p.End))
@@ -95,7 +104,7 @@ func progressPrinter(w io.Writer, what string) func(actors.Progress) {
 		} else {
 			fmt.Fprintln(w, line)
 		}
-	}
+	}, done
 }
 
 func isTerminal(w io.Writer) bool {

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// invoke runs the CLI in-process and returns exit status, stdout and stderr.
+func invoke(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := execute(context.Background(), args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+var smallPhold = []string{"phold", "--lps", "64", "--end", "1us", "--quiet"}
+
+func pholdJSON(t *testing.T, extra ...string) map[string]any {
+	t.Helper()
+	code, out, errs := invoke(t, append(append(append([]string{}, smallPhold...), "--format", "json"), extra...)...)
+	require.Equal(t, 0, code, errs)
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	return v
+}
+
+// The JSON object follows SPEC section 8.
+func TestPholdJSON(t *testing.T) {
+	v := pholdJSON(t, "--seed", "3")
+	for _, k := range []string{"command", "seed", "params", "digest", "events", "sim_time_s", "wall_s", "events_per_s", "rows"} {
+		assert.Contains(t, v, k)
+	}
+	assert.Equal(t, "phold", v["command"])
+	assert.Equal(t, 3.0, v["seed"])
+	params := v["params"].(map[string]any)
+	assert.Equal(t, "64", params["lps"])
+	assert.Equal(t, "1ns", params["mean"])
+	assert.Equal(t, "0.25", params["remote"])
+	assert.Equal(t, 1e-6, v["sim_time_s"])
+	assert.Positive(t, v["events"])
+	assert.NotEmpty(t, v["rows"])
+}
+
+// Same digest for every engine, worker count and partitioning.
+func TestPholdDigestAcrossEngines(t *testing.T) {
+	ref := pholdJSON(t, "--engine", "serial")
+	for _, args := range [][]string{
+		{"--workers", "1"}, {"--workers", "2"}, {"--workers", "4", "--partition", "block"}, {"--workers", "2", "--partition", "node"},
+	} {
+		v := pholdJSON(t, args...)
+		assert.Equal(t, ref["digest"], v["digest"], args)
+		assert.Equal(t, ref["events"], v["events"], args)
+	}
+	other := pholdJSON(t, "--seed", "2")
+	assert.NotEqual(t, ref["digest"], other["digest"])
+}
+
+func TestPholdTableAndCSV(t *testing.T) {
+	code, out, _ := invoke(t, smallPhold...)
+	require.Equal(t, 0, code)
+	assert.Contains(t, out, "digest")
+	assert.Contains(t, out, "events/s")
+	code, out, _ = invoke(t, append(smallPhold, "--format", "csv")...)
+	require.Equal(t, 0, code)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"row", "field", "value"}, recs[0])
+	assert.Contains(t, recs, []string{"run", "command", "phold"})
+}
+
+// Bad input: exit status 2 and a message naming the offending flag or value.
+func TestBadInputExitsWithUsageError(t *testing.T) {
+	cases := map[string]struct {
+		args []string
+		want []string
+	}{
+		"unknown flag":        {[]string{"phold", "--furlongs", "5"}, []string{"unknown flag: --furlongs"}},
+		"malformed unit":      {[]string{"phold", "--mean", "5 furlongs"}, []string{`"5 furlongs"`, "--mean", "furlongs"}},
+		"zero lookahead":      {[]string{"phold", "--lookahead", "0", "--workers", "2"}, []string{"--lookahead 0s", "lookahead must be > 0"}},
+		"negative lookahead":  {[]string{"phold", "--lookahead", "-1ns"}, []string{"lookahead must be >= 0 (got -1ns)"}},
+		"bad remote":          {[]string{"phold", "--remote", "1.5"}, []string{`"1.5"`, "--remote"}},
+		"bad lps":             {[]string{"phold", "--lps", "0"}, []string{"lps must be >= 1 (got 0)"}},
+		"bad engine":          {[]string{"phold", "--engine", "quantum"}, []string{`--engine: unknown engine "quantum"`}},
+		"bad partition":       {[]string{"phold", "--partition", "slabby"}, []string{`--partition: unknown partitioning "slabby"`}},
+		"bad format":          {[]string{"phold", "--format", "xml"}, []string{`--format: unknown format "xml"`}},
+		"bad workers":         {[]string{"phold", "--workers", "0"}, []string{"--workers must be >= 1 (got 0)"}},
+		"unknown command":     {[]string{"teleport"}, []string{`unknown command "teleport"`}},
+		"stray argument":      {[]string{"phold", "extra"}, []string{`unknown command "extra"`}},
+		"no default scenario": {nil, []string{"default scenario", "run phold"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			code, out, errs := invoke(t, c.args...)
+			assert.Equal(t, exitUsage, code, errs)
+			assert.Empty(t, out)
+			for _, w := range c.want {
+				assert.Contains(t, errs, w)
+			}
+		})
+	}
+}
+
+// An actor calling Fatalf ends the run with status 1 and a message naming the actor and
+// the simulated time, identically under every engine.
+func TestSimulationErrorExitsWithStatus1(t *testing.T) {
+	var msgs []string
+	for _, args := range [][]string{{"--engine", "serial"}, {"--workers", "2"}, {"--partition", "block"}} {
+		code, out, errs := invoke(t, append(append(append([]string{}, smallPhold...), "--fail-at", "100ns"), args...)...)
+		assert.Equal(t, exitSimulation, code)
+		assert.Empty(t, out)
+		assert.Contains(t, errs, "lp[0] at t=")
+		assert.Contains(t, errs, "injected fault (fail_at 100ns)")
+		msgs = append(msgs, errs)
+	}
+	assert.Equal(t, msgs[0], msgs[1])
+	assert.Equal(t, msgs[0], msgs[2])
+}
+
+func TestHelp(t *testing.T) {
+	code, out, _ := invoke(t, "phold", "--help")
+	assert.Equal(t, 0, code)
+	assert.Contains(t, out, "--lookahead")
+	assert.Contains(t, out, "Examples:")
+}
