@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"os"
-	"strconv"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -26,7 +24,7 @@ type workerPool struct {
 var _ actor.Dispatcher = (*workerPool)(nil)
 
 // poolSpin is how many times an idle worker yields and re-polls before parking.
-var poolSpin = spinFromEnv()
+const poolSpin = 2000
 
 // newWorkerPool starts workers goroutines. capacity bounds the tasks outstanding at once:
 // a mailbox is scheduled at most once at a time, so the number of actors suffices.
@@ -98,11 +96,4 @@ func (p *workerPool) stop() {
 			return
 		}
 	}
-}
-
-func spinFromEnv() int {
-	if v, err := strconv.Atoi(os.Getenv("SPIN")); err == nil {
-		return v
-	}
-	return 2000
 }

@@ -42,6 +42,9 @@ type Options struct {
 	// Partitioner groups actors into partitions (parallel engine); default Auto.
 	// Results do not depend on it.
 	Partitioner Partitioner
+	// Sync is the synchronization mode of the parallel engine; default SyncAuto.
+	// Results do not depend on it.
+	Sync SyncMode
 	// Tracer, if set, returns the tracing hook of each partition (0-based index).
 	Tracer func(partition int) Tracer
 	// Progress, if set, is called about every ProgressEvery (default 1 s) of wall time
@@ -68,6 +71,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.Workers < 0 {
 		return configErrorf("workers must be >= 1 (got %d)", o.Workers)
+	}
+	if _, err := ParseSyncMode(string(o.Sync)); err != nil {
+		return err
 	}
 	if o.Partitioner == nil {
 		o.Partitioner = Auto{}
@@ -100,6 +106,6 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 
 // String renders a one-line summary of the report.
 func (r *Report) String() string {
-	return fmt.Sprintf("%s engine, %d partitions on %d workers: %d events, sim %s in %s wall (%.3g events/s), digest %s",
-		r.Engine, r.Partitions, r.Workers, r.Events, r.SimTime, r.Wall.Round(time.Millisecond), r.EventsPerSec, r.Digest)
+	return fmt.Sprintf("%s engine, %d partitions on %d workers (%s): %d events, sim %s in %s wall (%.3g events/s), digest %s",
+		r.Engine, r.Partitions, r.Workers, r.Sync, r.Events, r.SimTime, r.Wall.Round(time.Millisecond), r.EventsPerSec, r.Digest)
 }

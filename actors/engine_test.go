@@ -45,11 +45,13 @@ func (r *recorder) Receive(ctx Context, m Msg) {
 // engines lists the engine configurations every behavioural test runs under.
 func engines() map[string]Options {
 	return map[string]Options{
-		"serial":          {Engine: Serial},
-		"parallel/auto/1": {Workers: 1},
-		"parallel/auto/2": {Workers: 2},
-		"parallel/block":  {Workers: 2, Partitioner: Block{}},
-		"parallel/node":   {Workers: 3, Partitioner: Node{}},
+		"serial":                  {Engine: Serial},
+		"parallel/auto/1":         {Workers: 1},
+		"parallel/auto/2/window":  {Workers: 2, Sync: SyncWindow},
+		"parallel/auto/2/horizon": {Workers: 2, Sync: SyncHorizon},
+		"parallel/block":          {Workers: 2, Partitioner: Block{}},
+		"parallel/node/window":    {Workers: 3, Partitioner: Node{}},
+		"parallel/node/horizon":   {Workers: 8, Partitioner: Node{}, Sync: SyncHorizon},
 	}
 }
 
@@ -256,13 +258,16 @@ func TestModelRunsOnce(t *testing.T) {
 
 func TestBadOptions(t *testing.T) {
 	for name, opts := range map[string]Options{
-		"engine":  {Engine: "quantum"},
-		"workers": {Workers: -1},
-		"end":     {End: -5},
+		"engine":                         {Engine: "quantum"},
+		"workers":                        {Workers: -1},
+		"end":                            {End: -5},
+		"sync":                           {Sync: "telepathy"},
+		"horizon without enough workers": {Workers: 1, Partitioner: Block{}, Sync: SyncHorizon},
 	} {
 		t.Run(name, func(t *testing.T) {
 			g := NewGraph()
 			g.Add("a", &nop{})
+			g.Add("b", &nop{})
 			assert.ErrorIs(t, runErr(t, g, opts), ErrConfig)
 		})
 	}
@@ -327,7 +332,7 @@ func TestReportAccounting(t *testing.T) {
 			}})
 	}
 	g.SetDirectLatency(4 * Nanosecond)
-	rep := mustRun(t, g, Options{Workers: 2})
+	rep := mustRun(t, g, Options{Workers: 2, Sync: SyncWindow})
 	assert.Equal(t, 2, rep.Partitions)
 	assert.Equal(t, 4*Nanosecond, rep.Lookahead)
 	assert.Positive(t, rep.Windows)
@@ -340,5 +345,5 @@ func TestReportAccounting(t *testing.T) {
 	}
 	assert.Equal(t, rep.Events, sum)
 	assert.Len(t, rep.Digest, 16)
-	assert.True(t, strings.HasPrefix(rep.String(), "parallel engine, 2 partitions on 2 workers"))
+	assert.True(t, strings.HasPrefix(rep.String(), "parallel engine, 2 partitions on 2 workers (window)"), rep.String())
 }

@@ -52,52 +52,56 @@ func (h *eventHeap) minTime() Time {
 }
 
 func (h *eventHeap) push(e event) {
-	h.ev = append(h.ev, e)
-	i := len(h.ev) - 1
-	for i > 0 {
+	h.ev = append(h.ev, event{})
+	ev := h.ev
+	i := len(ev) - 1
+	for i > 0 { // move the hole up instead of swapping: one copy per level
 		p := (i - 1) / 4
-		if !h.ev[i].less(h.ev[p].eventKey) {
+		if !e.less(ev[p].eventKey) {
 			break
 		}
-		h.ev[i], h.ev[p] = h.ev[p], h.ev[i]
+		ev[i] = ev[p]
 		i = p
 	}
+	ev[i] = e
 }
 
 // pop removes the earliest event into *e.
 func (h *eventHeap) pop(e *event) {
-	n := len(h.ev) - 1
-	*e = h.ev[0]
-	h.ev[0] = h.ev[n]
-	h.ev[n] = event{}
-	h.ev = h.ev[:n]
-	h.down(0)
+	ev := h.ev
+	n := len(ev) - 1
+	*e = ev[0]
+	last := ev[n]
+	ev[n] = event{}
+	h.ev = ev[:n]
+	if n > 0 {
+		h.siftDown(last)
+	}
 }
 
-func (h *eventHeap) down(i int) {
+// siftDown places x, which replaces the root, by moving the hole down.
+func (h *eventHeap) siftDown(x event) {
 	ev := h.ev
 	n := len(ev)
+	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
-			return
+			break
 		}
 		m := c
-		end := c + 4
-		if end > n {
-			end = n
-		}
-		for j := c + 1; j < end; j++ {
+		for j, end := c+1, min(c+4, n); j < end; j++ {
 			if ev[j].less(ev[m].eventKey) {
 				m = j
 			}
 		}
-		if !ev[m].less(ev[i].eventKey) {
-			return
+		if !ev[m].less(x.eventKey) {
+			break
 		}
-		ev[i], ev[m] = ev[m], ev[i]
+		ev[i] = ev[m]
 		i = m
 	}
+	ev[i] = x
 }
 
 // digestEvent folds one delivery into an actor's running digest.

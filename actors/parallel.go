@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -14,170 +15,111 @@ import (
 // The conservative parallel engine.
 //
 // Actors are grouped into partitions. Each partition is a protoactor-go actor that owns
-// an event heap and calls its actors directly. A coordinator actor runs windows
-// [T, T+L): T is the earliest pending event anywhere (skip-ahead), L the lookahead, the
-// minimum latency of any link crossing partitions. No event sent in a window can reach
-// another partition before T+L, so partitions execute a window independently. Events
-// for other partitions are batched and handed over once per window; partitions report
-// back and the coordinator starts the next window when all have: a barrier.
+// an event heap and calls its actors directly; partitions run on a protoactor dispatcher
+// with exactly Options.Workers goroutines. The lookahead between two partitions is the
+// minimum latency of the links from one to the other (and of direct sends). Events for
+// other partitions are batched and handed over through lock-free inboxes. A coordinator
+// actor runs windows [T, T+W): T is the earliest pending event anywhere (skip-ahead);
+// the partitions with work execute the window and the last one to finish notifies the
+// coordinator: a barrier per window. Two synchronization modes give identical results:
 //
-// Batches travel through a lock-free stack per destination and per window parity. A
-// batch written in window w is drained by its destination at the start of window w+1
-// (the coordinator activates every partition with pending input) and reused by its
-// source in window w+2; the protoactor messages of the barrier order these accesses.
+//   - window (the baseline): W is the global lookahead L, the minimum latency of any
+//     link crossing partitions. No event sent inside a window can reach another
+//     partition before T+L, so partitions execute a window independently.
+//   - horizon (per-neighbour horizons): W is horizonEpoch lookaheads, and inside such an
+//     epoch partitions synchronize asynchronously through published clocks (see
+//     horizon.go). A partition that finishes a stretch early runs on as far as its
+//     neighbours' progress allows, which absorbs load imbalance and jitter and removes
+//     most barriers. Partitions wait by polling, so this mode needs a worker per
+//     partition.
+//
+// Either way each partition delivers its events in key order and only once every event
+// with a smaller time has reached it, which is what makes results independent of
+// partitioning, workers and mode.
 
-// windowStart tells a partition to run one window. One per partition, reused.
-type windowStart struct {
-	w          uint64
-	start, end Time
+// SyncMode selects how the parallel engine synchronizes partitions.
+type SyncMode string
+
+// Synchronization modes.
+const (
+	// SyncAuto picks SyncHorizon when every partition can have its own worker and the
+	// workers do not outnumber the CPUs, SyncWindow otherwise.
+	SyncAuto SyncMode = ""
+	// SyncWindow is barrier-synchronized windows with skip-ahead.
+	SyncWindow SyncMode = "window"
+	// SyncHorizon is epochs of asynchronous per-neighbour horizons.
+	SyncHorizon SyncMode = "horizon"
+)
+
+// ParseSyncMode parses "auto", "window" or "horizon".
+func ParseSyncMode(s string) (SyncMode, error) {
+	switch s {
+	case "auto", "":
+		return SyncAuto, nil
+	case string(SyncWindow), string(SyncHorizon):
+		return SyncMode(s), nil
+	}
+	return "", configErrorf("unknown synchronization %q (want auto, window or horizon)", s)
 }
 
-// windowDone is a partition's report at the end of a window. One per partition, reused.
-type windowDone struct {
-	p      int32
-	next   Time // earliest event left in the partition's heap
-	minOut Time // earliest event sent to other partitions in this window
-	err    *SimError
-}
+// prun is the state of one parallel run shared by its partitions and coordinator.
+type prun struct {
+	m         *Model
+	st        []actorState
+	owner     []int32 // partition of every actor
+	parts     []*partition
+	end       Time
+	lookahead Duration
+	mode      SyncMode
 
-// batch is a run of events for one destination partition.
-type batch struct {
-	ev   []event
-	next *batch
+	remaining atomic.Int32 // partitions still running the current window
+	coord     *actor.PID
+	abort     atomic.Bool // the run was cancelled
+	finished  chan error
 }
 
 // partition executes the actors it owns.
 type partition struct {
 	runner
-	id       int32
-	owner    []int32 // partition of every actor (shared, read-only)
-	parts    []*partition
-	actors   []ActorID
-	heap     eventHeap
-	winStart Time
-	winEnd   Time // current window end, exclusive
-	inbox    [2]atomic.Pointer[batch]
-	out      outbox
+	r      *prun
+	id     int32
+	actors []ActorID
+	heap   eventHeap
+	inbox  stack // batches sent to this partition
+	free   stack // this partition's batches, drained by their destinations
+	out    outbox
+	floor  Time // events for other partitions must not be earlier (lookahead check)
 
-	startMsg windowStart
-	doneMsg  windowDone
+	winStart, winEnd Time
+	startMsg         windowStart
+	done             windowDone
+	// horizon mode
+	clock *atomic.Int64 // published promise, in the run's clock array
+	in    []inEdge      // partitions that can send here, with their lookahead
 
 	events      uint64
-	activations uint64
+	progEvents  atomic.Uint64 // events, published for progress reports
+	progNow     atomic.Int64  // simulated time reached, published for progress reports
+	activations uint64        // windows or epochs executed
 	busy        time.Duration
 }
 
-// outbox collects the events a partition sends to other partitions during a window.
-type outbox struct {
-	pool    [2][]*batch // batches per window parity
-	used    int
-	parity  int
-	dense   []*batch         // by destination, when partitions are few
-	sparse  map[int32]*batch // by destination, otherwise
-	touched []int32
-	minTime Time
-}
-
-// denseOutboxMax is the partition count up to which an outbox indexes destinations by
-// a slice (P pointers per partition) rather than a map.
-const denseOutboxMax = 64
-
-func (o *outbox) init(parts int) {
-	if parts <= denseOutboxMax {
-		o.dense = make([]*batch, parts)
-	} else {
-		o.sparse = map[int32]*batch{}
-	}
-}
-
-// begin starts a window; batches of this parity were drained two windows ago.
-func (o *outbox) begin(parity int) {
-	o.parity, o.used, o.minTime = parity, 0, MaxTime
-	o.touched = o.touched[:0]
-}
-
-func (o *outbox) add(dst int32, e event) {
-	var b *batch
-	if o.dense != nil {
-		b = o.dense[dst]
-	} else {
-		b = o.sparse[dst]
-	}
-	if b == nil {
-		b = o.fresh()
-		if o.dense != nil {
-			o.dense[dst] = b
-		} else {
-			o.sparse[dst] = b
-		}
-		o.touched = append(o.touched, dst)
-	}
-	b.ev = append(b.ev, e)
-	o.minTime = min(o.minTime, e.at)
-}
-
-func (o *outbox) fresh() *batch {
-	pool := &o.pool[o.parity]
-	if o.used == len(*pool) {
-		*pool = append(*pool, &batch{})
-	}
-	b := (*pool)[o.used]
-	o.used++
-	clear(b.ev)
-	b.ev, b.next = b.ev[:0], nil
-	return b
-}
-
-// publish hands every batch of the window to its destination.
-func (o *outbox) publish(parts []*partition) {
-	for _, dst := range o.touched {
-		var b *batch
-		if o.dense != nil {
-			b, o.dense[dst] = o.dense[dst], nil
-		} else {
-			b = o.sparse[dst]
-			delete(o.sparse, dst)
-		}
-		in := &parts[dst].inbox[o.parity]
-		for {
-			b.next = in.Load()
-			if in.CompareAndSwap(b.next, b) {
-				break
-			}
-		}
-	}
+type inEdge struct {
+	from      int32
+	lookahead Duration
 }
 
 func (p *partition) enqueue(e event) {
-	dp := p.owner[e.dst()]
+	dp := p.r.owner[e.dst()]
 	if dp == p.id {
 		p.heap.push(e)
 		return
 	}
-	if e.at < p.winEnd {
-		p.Fatalf("kernel: lookahead violated: event for %s at %s is inside the current window (ends %s)",
-			p.m.names[e.dst()], e.at, p.winEnd)
+	if e.at < p.floor {
+		p.Fatalf("kernel: lookahead violated: event for %s at %s, but other partitions may already be at %s",
+			p.m.names[e.dst()], e.at, p.floor)
 	}
 	p.out.add(dp, e)
-}
-
-// runWindow executes one window and fills p.doneMsg.
-func (p *partition) runWindow(w *windowStart) {
-	t0 := time.Now()
-	p.activations++
-	parity := int(w.w & 1)
-	p.winStart, p.winEnd = w.start, w.end
-	p.out.begin(parity)
-	var err *SimError
-	if w.w == 0 {
-		err = p.protect(p.startActors)
-	} else {
-		p.drain(1 - parity)
-		err = p.protect(p.execute)
-	}
-	p.out.publish(p.parts)
-	p.doneMsg = windowDone{p: p.id, next: p.heap.minTime(), minOut: p.out.minTime, err: err}
-	p.busy += time.Since(t0)
 }
 
 func (p *partition) startActors() {
@@ -186,134 +128,38 @@ func (p *partition) startActors() {
 	}
 }
 
-// drain moves the events other partitions sent last window into the heap.
-func (p *partition) drain(parity int) {
-	for b := p.inbox[parity].Swap(nil); b != nil; b = b.next {
+// drain moves the events other partitions sent into the heap and returns the batches.
+func (p *partition) drain() {
+	for b := p.inbox.takeAll(); b != nil; {
+		next := b.next
 		for i := range b.ev {
+			if b.ev[i].at < p.winStart {
+				p.cur = b.ev[i].dst()
+				p.Fatalf("kernel: event from another partition at %s arrived after %s", b.ev[i].at, p.winStart)
+			}
 			p.heap.push(b.ev[i])
 		}
+		b.owner.free.push(b)
+		b = next
 	}
 }
 
-// execute delivers every local event before the window end, in key order.
-func (p *partition) execute() {
-	var e event
-	for len(p.heap.ev) > 0 && p.heap.ev[0].at < p.winEnd {
-		p.heap.pop(&e)
-		if e.at < p.winStart {
-			p.cur = e.dst()
-			p.Fatalf("kernel: event at %s is before the window start %s", e.at, p.winStart)
-		}
-		p.events++
-		p.deliver(&e)
-	}
+// publishProgress makes the partition's counters visible to progress reports.
+func (p *partition) publishProgress(now Time) {
+	p.progEvents.Store(p.events)
+	p.progNow.Store(int64(now))
 }
 
 // partitionActor is the protoactor face of a partition.
-type partitionActor struct {
-	p     *partition
-	coord *actor.PID
-}
+type partitionActor struct{ p *partition }
 
 func (a *partitionActor) Receive(c actor.Context) {
 	if w, ok := c.Message().(*windowStart); ok {
 		a.p.runWindow(w)
-		c.Send(a.coord, &a.p.doneMsg)
-	}
-}
-
-// coordinator runs the window barrier.
-type coordinator struct {
-	ctx       context.Context
-	parts     []*partition
-	pids      []*actor.PID
-	next      []Time
-	lookahead Duration
-	end       Time
-
-	w           uint64
-	outstanding int
-	minOut      Time
-	err         *SimError
-	finished    chan error
-
-	windows  uint64
-	widthSum float64 // seconds
-	progress *progressTicker
-}
-
-type runBegin struct{}
-
-func (c *coordinator) Receive(ac actor.Context) {
-	switch m := ac.Message().(type) {
-	case runBegin:
-		c.minOut = MaxTime
-		for i := range c.parts {
-			c.activate(ac, i, 0, 0)
-		}
-	case *windowDone:
-		c.onDone(ac, m)
-	}
-}
-
-func (c *coordinator) activate(ac actor.Context, i int, start, end Time) {
-	s := &c.parts[i].startMsg
-	s.w, s.start, s.end = c.w, start, end
-	c.outstanding++
-	ac.Send(c.pids[i], s)
-}
-
-func (c *coordinator) onDone(ac actor.Context, d *windowDone) {
-	c.next[d.p] = d.next
-	c.minOut = min(c.minOut, d.minOut)
-	if d.err != nil && (c.err == nil || d.err.key.less(c.err.key)) {
-		c.err = d.err
-	}
-	if c.outstanding--; c.outstanding > 0 {
-		return
-	}
-	if c.err != nil {
-		c.finished <- c.err
-		return
-	}
-	t := c.minOut
-	for _, n := range c.next {
-		t = min(t, n)
-	}
-	if t >= c.end {
-		c.finished <- nil
-		return
-	}
-	if err := c.ctx.Err(); err != nil {
-		c.finished <- fmt.Errorf("parallel engine at t=%s: %w (%v)", t, ErrInterrupted, err)
-		return
-	}
-	c.progress.tick(t, c.eventsSoFar())
-	c.nextWindow(ac, t)
-}
-
-func (c *coordinator) nextWindow(ac actor.Context, t Time) {
-	end := min(t.Add(c.lookahead), c.end)
-	prev := int(c.w & 1)
-	c.w++
-	c.windows++
-	c.widthSum += end.Sub(t).Seconds()
-	c.minOut = MaxTime
-	for i, p := range c.parts {
-		if c.next[i] < end || p.inbox[prev].Load() != nil {
-			c.activate(ac, i, t, end)
+		if a.p.r.remaining.Add(-1) == 0 {
+			c.Send(a.p.r.coord, windowsDone{})
 		}
 	}
-}
-
-// eventsSoFar sums partition counters; only called between windows, when no
-// partition is running.
-func (c *coordinator) eventsSoFar() uint64 {
-	var n uint64
-	for _, p := range c.parts {
-		n += p.events
-	}
-	return n
 }
 
 func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) {
@@ -330,26 +176,33 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	for _, p := range of {
 		info.parts = max(info.parts, int(p)+1)
 	}
-	st := newActorStates(m, opts.Seed)
-	parts := newPartitions(m, st, of, info.parts, opts)
+	mode, err := chooseSync(opts, info.parts)
+	if err != nil {
+		return nil, err
+	}
+	r := &prun{m: m, st: newActorStates(m, opts.Seed), owner: of, end: opts.End, lookahead: info.lookahead,
+		mode: mode, finished: make(chan error, 1)}
+	r.parts = newPartitions(r, info.parts, opts)
+	if mode == SyncHorizon {
+		wireHorizons(r)
+	}
 
-	pool := newWorkerPool(opts.Workers, len(parts)+8)
+	pool := newWorkerPool(opts.Workers, len(r.parts)+8)
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	wall := time.Now()
-	c := &coordinator{ctx: ctx, parts: parts, next: make([]Time, len(parts)), lookahead: info.lookahead,
-		end: opts.End, finished: make(chan error, 1), progress: newProgressTicker(opts, wall)}
-	coordPID := sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool)))
-	c.pids = make([]*actor.PID, len(parts))
-	for i, p := range parts {
-		pa := &partitionActor{p: p, coord: coordPID}
+	c := &coordinator{r: r, next: make([]Time, len(r.parts))}
+	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool)))
+	c.pids = make([]*actor.PID, len(r.parts))
+	for i, p := range r.parts {
+		pa := &partitionActor{p: p}
 		c.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool)))
 	}
-	sys.Root.Send(coordPID, runBegin{})
-	runErr := <-c.finished
+	wall := time.Now()
+	sys.Root.Send(r.coord, runBegin{})
+	runErr := r.wait(ctx, opts, wall)
 	elapsed := time.Since(wall)
-	for _, pid := range append(c.pids, coordPID) {
+	for _, pid := range append(c.pids, r.coord) {
 		sys.Root.Stop(pid)
 	}
 	pool.stop()
@@ -357,37 +210,98 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	if runErr != nil {
 		return nil, runErr
 	}
-	rep := &Report{Engine: Parallel, Workers: opts.Workers, Partitioning: opts.Partitioner.Name(),
-		Partitions: len(parts), End: opts.End, Wall: elapsed, Windows: c.windows, Lookahead: info.lookahead,
-		CutLinks: info.cut}
-	pending := false
-	for _, p := range parts {
-		rep.Events += p.events
-		pending = pending || p.heap.len() > 0
-		rep.Parts = append(rep.Parts, PartitionStats{Name: m.names[p.actors[0]], Actors: len(p.actors),
-			Events: p.events, Activations: p.activations, Busy: p.busy})
-	}
-	if c.windows > 0 {
-		rep.MeanWindow = Duration(c.widthSum / float64(c.windows) * float64(Second))
-	}
-	rep.SimTime = simTimeCovered(st, pending, opts.End)
-	rep.finish(st)
-	return rep, nil
+	return r.report(opts, info, c, elapsed), nil
 }
 
-func newPartitions(m *Model, st []actorState, of []int32, n int, opts *Options) []*partition {
+// chooseSync resolves the synchronization mode for a run with parts partitions.
+func chooseSync(opts *Options, parts int) (SyncMode, error) {
+	fits := parts <= opts.Workers
+	switch opts.Sync {
+	case SyncWindow:
+		return SyncWindow, nil
+	case SyncHorizon:
+		if !fits {
+			return "", configErrorf("synchronization horizon needs a worker per partition: %d partitions, %d workers "+
+				"(use more workers, fewer partitions, or window synchronization)", parts, opts.Workers)
+		}
+		return SyncHorizon, nil
+	}
+	if parts > 1 && fits && opts.Workers <= runtime.GOMAXPROCS(0) {
+		return SyncHorizon, nil
+	}
+	return SyncWindow, nil
+}
+
+func newPartitions(r *prun, n int, opts *Options) []*partition {
 	parts := make([]*partition, n)
 	for i := range parts {
-		p := &partition{id: int32(i), owner: of, parts: parts}
-		p.runner = runner{m: m, st: st, sink: p}
+		p := &partition{r: r, id: int32(i)}
+		p.runner = runner{m: r.m, st: r.st, sink: p}
 		if opts.Tracer != nil {
 			p.tracer = opts.Tracer(i)
 		}
-		p.out.init(n)
+		p.out.init(p, n)
 		parts[i] = p
 	}
-	for id, pi := range of {
+	for id, pi := range r.owner {
 		parts[pi].actors = append(parts[pi].actors, ActorID(id))
 	}
 	return parts
+}
+
+// wait blocks until the run ends, reporting progress and passing on cancellation.
+func (r *prun) wait(ctx context.Context, opts *Options, start time.Time) error {
+	var tick <-chan time.Time
+	if opts.Progress != nil {
+		t := time.NewTicker(opts.ProgressEvery)
+		defer t.Stop()
+		tick = t.C
+	}
+	done := ctx.Done()
+	for {
+		select {
+		case err := <-r.finished:
+			if r.abort.Load() {
+				return fmt.Errorf("parallel engine at t=%s: %w (%v)", r.progressNow(), ErrInterrupted, ctx.Err())
+			}
+			return err
+		case <-tick:
+			var events uint64
+			for _, p := range r.parts {
+				events += p.progEvents.Load()
+			}
+			opts.Progress(Progress{Now: r.progressNow(), End: r.end, Events: events, Wall: time.Since(start)})
+		case <-done:
+			r.abort.Store(true)
+			done = nil
+		}
+	}
+}
+
+// progressNow is the earliest simulated time any partition reported.
+func (r *prun) progressNow() Time {
+	now := MaxTime
+	for _, p := range r.parts {
+		now = min(now, Time(p.progNow.Load()))
+	}
+	return now
+}
+
+func (r *prun) report(opts *Options, info cutInfo, c *coordinator, wall time.Duration) *Report {
+	rep := &Report{Engine: Parallel, Workers: opts.Workers, Partitioning: opts.Partitioner.Name(), Sync: r.mode,
+		Partitions: len(r.parts), End: r.end, Wall: wall, Lookahead: info.lookahead, CutLinks: info.cut}
+	pending := false
+	for _, p := range r.parts {
+		rep.Events += p.events
+		pending = pending || p.heap.len() > 0
+		rep.Parts = append(rep.Parts, PartitionStats{Name: r.m.names[p.actors[0]], Actors: len(p.actors),
+			Events: p.events, Activations: p.activations, Busy: p.busy})
+	}
+	rep.Windows = c.windows
+	if c.windows > 0 {
+		rep.MeanWindow = Duration(c.widthSum / float64(c.windows) * float64(Second))
+	}
+	rep.SimTime = simTimeCovered(r.st, pending, r.end)
+	rep.finish(r.st)
+	return rep
 }

@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -151,15 +152,18 @@ func TestParallelMatchesSerialOnRandomGraphs(t *testing.T) {
 		require.NoError(t, err)
 		for _, part := range []Partitioner{Block{}, Node{}, Auto{}} {
 			for _, w := range []int{1, 2, 4, 8} {
-				got, err := rm.run(t, Options{Workers: w, Partitioner: part})
-				if rm.zeroLinks && part.Name() == "block" && err != nil {
-					require.ErrorIs(t, err, ErrConfig)
-					require.Contains(t, err.Error(), "zero latency")
-					continue
+				for _, sync := range []SyncMode{SyncWindow, SyncHorizon} {
+					got, err := rm.run(t, Options{Workers: w, Partitioner: part, Sync: sync})
+					if err != nil && errors.Is(err, ErrConfig) {
+						// Expected refusals: zero-latency links across block partitions,
+						// horizon mode with fewer workers than partitions.
+						require.True(t, (rm.zeroLinks && part.Name() == "block") || sync == SyncHorizon, err.Error())
+						continue
+					}
+					require.NoError(t, err, "seed %d %s workers %d %s", s, part.Name(), w, sync)
+					require.Equal(t, ref, got, "seed %d: parallel (%s, %d workers, %s) differs from serial; reproduce with "+
+						"go test ./actors -run TestParallelMatchesSerialOnRandomGraphs (randomModel{seed: %d})", s, part.Name(), w, sync, s)
 				}
-				require.NoError(t, err, "seed %d %s workers %d", s, part.Name(), w)
-				require.Equal(t, ref, got, "seed %d: parallel (%s, %d workers) differs from serial; reproduce with "+
-					"go test ./actors -run TestParallelMatchesSerialOnRandomGraphs (randomModel{seed: %d})", s, part.Name(), w, s)
 			}
 		}
 	}

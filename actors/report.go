@@ -12,6 +12,7 @@ type Report struct {
 	Workers      int    // dispatcher goroutines (1 for the serial engine)
 	Partitioning string // partitioner name
 	Partitions   int
+	Sync         SyncMode // synchronization mode of the parallel engine
 
 	Events  uint64 // events delivered
 	SimTime Time   // simulated time covered: End if events remained, else the last event time
@@ -22,9 +23,9 @@ type Report struct {
 	EventsPerSec float64       // Events / Wall
 	SimPerWall   float64       // simulated seconds per wall second
 
-	Windows    uint64   // synchronization windows (parallel engine)
+	Windows    uint64   // synchronization barriers: windows (window mode) or epochs (horizon mode)
 	Lookahead  Duration // static lookahead: min latency of links crossing partitions
-	MeanWindow Duration // mean width of the windows actually executed (after skip-ahead)
+	MeanWindow Duration // mean width of the windows or epochs executed (after skip-ahead)
 	CutLinks   int      // links crossing partitions
 
 	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere)
@@ -37,7 +38,7 @@ type PartitionStats struct {
 	Name        string // first actor of the partition, for orientation
 	Actors      int
 	Events      uint64
-	Activations uint64        // windows in which the partition ran
+	Activations uint64        // windows or epochs the partition ran
 	Busy        time.Duration // wall time spent executing windows
 	Wait        time.Duration // wall time not executing: blocked on the barrier or idle
 }

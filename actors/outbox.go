@@ -1,0 +1,104 @@
+package actors
+
+import "sync/atomic"
+
+// batch is a run of events from one partition to another. Batches travel through a
+// lock-free stack per destination (its inbox) and, once drained, back to their source
+// through the source's free stack, so steady-state exchange allocates nothing.
+type batch struct {
+	ev    []event
+	next  *batch
+	owner *partition
+}
+
+// stack is a lock-free LIFO of batches with many pushers and one consumer, which takes
+// the whole stack at once (so the ABA problem of single-node pops cannot arise).
+type stack struct{ head atomic.Pointer[batch] }
+
+func (s *stack) push(b *batch) {
+	for {
+		h := s.head.Load()
+		b.next = h
+		if s.head.CompareAndSwap(h, b) {
+			return
+		}
+	}
+}
+
+func (s *stack) takeAll() *batch { return s.head.Swap(nil) }
+func (s *stack) empty() bool     { return s.head.Load() == nil }
+
+// outbox collects the events a partition sends to other partitions until flushed.
+type outbox struct {
+	owner   *partition
+	dense   []*batch         // open batch by destination, when partitions are few
+	sparse  map[int32]*batch // open batch by destination, otherwise
+	touched []int32          // destinations with an open batch
+	spare   *batch           // free batches taken back from the free stack
+	minTime Time             // earliest event added at or after the owner's window end
+}
+
+// denseOutboxMax is the partition count up to which an outbox indexes destinations by
+// a slice (P pointers per partition) rather than a map.
+const denseOutboxMax = 64
+
+func (o *outbox) init(owner *partition, parts int) {
+	o.owner, o.minTime = owner, MaxTime
+	if parts <= denseOutboxMax {
+		o.dense = make([]*batch, parts)
+	} else {
+		o.sparse = map[int32]*batch{}
+	}
+}
+
+func (o *outbox) add(dst int32, e event) {
+	var b *batch
+	if o.dense != nil {
+		b = o.dense[dst]
+	} else {
+		b = o.sparse[dst]
+	}
+	if b == nil {
+		b = o.fresh()
+		if o.dense != nil {
+			o.dense[dst] = b
+		} else {
+			o.sparse[dst] = b
+		}
+		o.touched = append(o.touched, dst)
+	}
+	b.ev = append(b.ev, e)
+	if e.at >= o.owner.winEnd { // earlier ones are delivered within the window (horizon mode)
+		o.minTime = min(o.minTime, e.at)
+	}
+}
+
+// fresh returns an empty batch, recycled when the free stack has one.
+func (o *outbox) fresh() *batch {
+	if o.spare == nil {
+		o.spare = o.owner.free.takeAll()
+	}
+	b := o.spare
+	if b == nil {
+		return &batch{owner: o.owner}
+	}
+	o.spare = b.next
+	clear(b.ev)
+	b.ev, b.next = b.ev[:0], nil
+	return b
+}
+
+// flush hands every open batch to its destination's inbox.
+func (o *outbox) flush(parts []*partition) {
+	for _, dst := range o.touched {
+		var b *batch
+		if o.dense != nil {
+			b, o.dense[dst] = o.dense[dst], nil
+		} else {
+			b = o.sparse[dst]
+			delete(o.sparse, dst)
+		}
+		parts[dst].inbox.push(b)
+	}
+	o.touched = o.touched[:0]
+}
