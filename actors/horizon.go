@@ -1,8 +1,6 @@
 package actors
 
 import (
-	"os"
-	"strconv"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -33,12 +31,12 @@ import (
 // horizonEpoch is the width of a horizon-mode epoch in lookaheads: long enough to
 // absorb load imbalance between partitions, short enough that idle partitions reach
 // the epoch end in a few polling rounds.
-var horizonEpoch = Duration(envInt("HEPOCH", 64))
+const horizonEpoch = 64
 
 // horizonChunk is how many events a partition delivers between two clock
 // publications: small enough that neighbours follow closely, large enough that the
 // flush and the atomic store stay cheap.
-var horizonChunk = envInt("HCHUNK", 32)
+const horizonChunk = 32
 
 // paddedClock keeps each partition's clock on its own cache line.
 type paddedClock struct {
@@ -139,11 +137,4 @@ func (p *partition) executeHorizon(limit, safe Time) {
 	}
 	p.out.flush(p.r.parts)
 	p.setClock(min(p.heap.minTime(), safe))
-}
-
-func envInt(k string, d int) int {
-	if v, err := strconv.Atoi(os.Getenv(k)); err == nil {
-		return v
-	}
-	return d
 }

@@ -7,6 +7,7 @@ import "sync/atomic"
 // through the source's free stack, so steady-state exchange allocates nothing.
 type batch struct {
 	ev    []event
+	minAt Time // earliest event in ev
 	next  *batch
 	owner *partition
 }
@@ -26,7 +27,6 @@ func (s *stack) push(b *batch) {
 }
 
 func (s *stack) takeAll() *batch { return s.head.Swap(nil) }
-func (s *stack) empty() bool     { return s.head.Load() == nil }
 
 // outbox collects the events a partition sends to other partitions until flushed.
 type outbox struct {
@@ -35,7 +35,6 @@ type outbox struct {
 	sparse  map[int32]*batch // open batch by destination, otherwise
 	touched []int32          // destinations with an open batch
 	spare   *batch           // free batches taken back from the free stack
-	minTime Time             // earliest event added at or after the owner's window end
 }
 
 // denseOutboxMax is the partition count up to which an outbox indexes destinations by
@@ -43,7 +42,7 @@ type outbox struct {
 const denseOutboxMax = 64
 
 func (o *outbox) init(owner *partition, parts int) {
-	o.owner, o.minTime = owner, MaxTime
+	o.owner = owner
 	if parts <= denseOutboxMax {
 		o.dense = make([]*batch, parts)
 	} else {
@@ -68,9 +67,7 @@ func (o *outbox) add(dst int32, e event) {
 		o.touched = append(o.touched, dst)
 	}
 	b.ev = append(b.ev, e)
-	if e.at >= o.owner.winEnd { // earlier ones are delivered within the window (horizon mode)
-		o.minTime = min(o.minTime, e.at)
-	}
+	b.minAt = min(b.minAt, e.at)
 }
 
 // fresh returns an empty batch, recycled when the free stack has one.
@@ -80,11 +77,11 @@ func (o *outbox) fresh() *batch {
 	}
 	b := o.spare
 	if b == nil {
-		return &batch{owner: o.owner}
+		return &batch{owner: o.owner, minAt: MaxTime}
 	}
 	o.spare = b.next
 	clear(b.ev)
-	b.ev, b.next = b.ev[:0], nil
+	b.ev, b.next, b.minAt = b.ev[:0], nil, MaxTime
 	return b
 }
 
@@ -98,7 +95,21 @@ func (o *outbox) flush(parts []*partition) {
 			b = o.sparse[dst]
 			delete(o.sparse, dst)
 		}
-		parts[dst].inbox.push(b)
+		parts[dst].receive(b)
 	}
 	o.touched = o.touched[:0]
+}
+
+// receive adds batch b to the partition's inbox. The batch is pushed before the inbox
+// minimum is lowered, and drain resets the minimum before taking the batches, so a
+// batch is never in the inbox without being counted (at worst it is counted after it
+// was drained, which only costs a spurious activation).
+func (p *partition) receive(b *batch) {
+	p.inbox.push(b)
+	for {
+		cur := p.inMin.Load()
+		if int64(b.minAt) >= cur || p.inMin.CompareAndSwap(cur, int64(b.minAt)) {
+			return
+		}
+	}
 }

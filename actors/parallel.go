@@ -85,8 +85,9 @@ type partition struct {
 	id     int32
 	actors []ActorID
 	heap   eventHeap
-	inbox  stack // batches sent to this partition
-	free   stack // this partition's batches, drained by their destinations
+	inbox  stack        // batches sent to this partition
+	inMin  atomic.Int64 // earliest event in the inbox (a lower bound)
+	free   stack        // this partition's batches, drained by their destinations
 	out    outbox
 	floor  Time // events for other partitions must not be earlier (lookahead check)
 
@@ -130,6 +131,7 @@ func (p *partition) startActors() {
 
 // drain moves the events other partitions sent into the heap and returns the batches.
 func (p *partition) drain() {
+	p.inMin.Store(int64(MaxTime))
 	for b := p.inbox.takeAll(); b != nil; {
 		next := b.next
 		for i := range b.ev {
@@ -236,6 +238,7 @@ func newPartitions(r *prun, n int, opts *Options) []*partition {
 	parts := make([]*partition, n)
 	for i := range parts {
 		p := &partition{r: r, id: int32(i)}
+		p.inMin.Store(int64(MaxTime))
 		p.runner = runner{m: r.m, st: r.st, sink: p}
 		if opts.Tracer != nil {
 			p.tracer = opts.Tracer(i)

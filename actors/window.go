@@ -23,9 +23,8 @@ type (
 // windowDone is a partition's report at the end of a window, read by the coordinator
 // once the last partition has finished (the atomic countdown orders the accesses).
 type windowDone struct {
-	next   Time // earliest event left in the partition's heap
-	minOut Time // earliest event sent to other partitions in this window
-	err    *SimError
+	next Time // earliest event left in the partition's heap
+	err  *SimError
 }
 
 // runWindow executes one window: the Start calls in window 0, then every local event
@@ -34,7 +33,6 @@ func (p *partition) runWindow(w *windowStart) {
 	t0 := time.Now()
 	p.activations++
 	p.winStart, p.winEnd, p.floor = w.start, w.end, w.end
-	p.out.minTime = MaxTime
 	var err *SimError
 	switch {
 	case w.w == 0:
@@ -45,7 +43,7 @@ func (p *partition) runWindow(w *windowStart) {
 		err = p.protect(p.executeWindow)
 	}
 	p.out.flush(p.r.parts)
-	p.done = windowDone{next: p.heap.minTime(), minOut: p.out.minTime, err: err}
+	p.done = windowDone{next: p.heap.minTime(), err: err}
 	p.publishProgress(w.end)
 	p.busy += time.Since(t0)
 }
@@ -103,18 +101,18 @@ func (c *coordinator) launch(ac actor.Context, start, end Time) {
 
 func (c *coordinator) onWindowsDone(ac actor.Context) {
 	r := c.r
-	t := MaxTime
 	var failure *SimError
 	for _, i := range c.active {
 		d := &r.parts[i].done
 		c.next[i] = d.next
-		t = min(t, d.minOut)
 		if d.err != nil && (failure == nil || d.err.key.less(failure.key)) {
 			failure = d.err
 		}
 	}
-	for _, n := range c.next {
-		t = min(t, n)
+	t := MaxTime
+	for i, p := range r.parts {
+		c.next[i] = min(c.next[i], Time(p.inMin.Load())) // events waiting in inboxes
+		t = min(t, c.next[i])
 	}
 	switch {
 	case failure != nil:
@@ -128,8 +126,8 @@ func (c *coordinator) onWindowsDone(ac actor.Context) {
 	}
 }
 
-// nextWindow starts the window [t, t+lookahead) in every partition with an event in it
-// or with events waiting in its inbox. In horizon mode the window is an epoch of
+// nextWindow starts the window [t, t+lookahead) in every partition with an event in it,
+// in its heap or in its inbox. In horizon mode the window is an epoch of
 // horizonEpoch lookaheads and every partition takes part, its clock starting at t.
 func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 	r := c.r
@@ -145,11 +143,12 @@ func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 	c.windows++
 	c.widthSum += end.Sub(t).Seconds()
 	c.active = c.active[:0]
-	for i, p := range r.parts {
+	for i := range r.parts {
 		if r.mode == SyncHorizon {
+			p := r.parts[i]
 			p.clock.Store(int64(t))
 			c.active = append(c.active, int32(i))
-		} else if c.next[i] < end || !p.inbox.empty() {
+		} else if c.next[i] < end {
 			c.active = append(c.active, int32(i))
 		}
 	}
