@@ -55,8 +55,18 @@ func (p *partition) executeWindow() {
 		p.heap.pop(&e)
 		p.events++
 		p.deliver(&e)
+		if p.events%progressEvents == 0 { // a window can be the whole run
+			p.publishProgress(e.at)
+			if p.r.abort.Load() {
+				return
+			}
+		}
 	}
 }
+
+// progressEvents is how often a long window publishes progress and checks for
+// cancellation.
+const progressEvents = 1 << 14
 
 // coordinator runs the window barrier (window mode) or just starts and collects the
 // partitions (horizon mode).

@@ -52,7 +52,8 @@ func TestPholdJSON(t *testing.T) {
 func TestPholdDigestAcrossEngines(t *testing.T) {
 	ref := pholdJSON(t, "--engine", "serial")
 	for _, args := range [][]string{
-		{"--workers", "1"}, {"--workers", "2"}, {"--workers", "4", "--partition", "block"}, {"--workers", "2", "--partition", "node"},
+		{"--workers", "1"}, {"--workers", "2"}, {"--workers", "2", "--sync", "window"}, {"--workers", "2", "--sync", "horizon"},
+		{"--workers", "4", "--partition", "block"}, {"--workers", "2", "--partition", "node"},
 	} {
 		v := pholdJSON(t, args...)
 		assert.Equal(t, ref["digest"], v["digest"], args)
@@ -81,19 +82,21 @@ func TestBadInputExitsWithUsageError(t *testing.T) {
 		args []string
 		want []string
 	}{
-		"unknown flag":        {[]string{"phold", "--furlongs", "5"}, []string{"unknown flag: --furlongs"}},
-		"malformed unit":      {[]string{"phold", "--mean", "5 furlongs"}, []string{`"5 furlongs"`, "--mean", "furlongs"}},
-		"zero lookahead":      {[]string{"phold", "--lookahead", "0", "--workers", "2"}, []string{"--lookahead 0s", "lookahead must be > 0"}},
-		"negative lookahead":  {[]string{"phold", "--lookahead", "-1ns"}, []string{"lookahead must be >= 0 (got -1ns)"}},
-		"bad remote":          {[]string{"phold", "--remote", "1.5"}, []string{`"1.5"`, "--remote"}},
-		"bad lps":             {[]string{"phold", "--lps", "0"}, []string{"lps must be >= 1 (got 0)"}},
-		"bad engine":          {[]string{"phold", "--engine", "quantum"}, []string{`--engine: unknown engine "quantum"`}},
-		"bad partition":       {[]string{"phold", "--partition", "slabby"}, []string{`--partition: unknown partitioning "slabby"`}},
-		"bad format":          {[]string{"phold", "--format", "xml"}, []string{`--format: unknown format "xml"`}},
-		"bad workers":         {[]string{"phold", "--workers", "0"}, []string{"--workers must be >= 1 (got 0)"}},
-		"unknown command":     {[]string{"teleport"}, []string{`unknown command "teleport"`}},
-		"stray argument":      {[]string{"phold", "extra"}, []string{`unknown command "extra"`}},
-		"no default scenario": {nil, []string{"default scenario", "run phold"}},
+		"unknown flag":            {[]string{"phold", "--furlongs", "5"}, []string{"unknown flag: --furlongs"}},
+		"malformed unit":          {[]string{"phold", "--mean", "5 furlongs"}, []string{`"5 furlongs"`, "--mean", "furlongs"}},
+		"zero lookahead":          {[]string{"phold", "--lookahead", "0", "--workers", "2"}, []string{"--lookahead 0s", "lookahead must be > 0"}},
+		"negative lookahead":      {[]string{"phold", "--lookahead", "-1ns"}, []string{"lookahead must be >= 0 (got -1ns)"}},
+		"bad remote":              {[]string{"phold", "--remote", "1.5"}, []string{`"1.5"`, "--remote"}},
+		"bad lps":                 {[]string{"phold", "--lps", "0"}, []string{"lps must be >= 1 (got 0)"}},
+		"bad engine":              {[]string{"phold", "--engine", "quantum"}, []string{`--engine: unknown engine "quantum"`}},
+		"bad partition":           {[]string{"phold", "--partition", "slabby"}, []string{`--partition: unknown partitioning "slabby"`}},
+		"bad format":              {[]string{"phold", "--format", "xml"}, []string{`--format: unknown format "xml"`}},
+		"bad sync":                {[]string{"phold", "--sync", "telepathy"}, []string{`--sync: unknown synchronization "telepathy"`}},
+		"horizon too few workers": {[]string{"phold", "--partition", "block", "--sync", "horizon"}, []string{"horizon needs a worker per partition"}},
+		"bad workers":             {[]string{"phold", "--workers", "0"}, []string{"--workers must be >= 1 (got 0)"}},
+		"unknown command":         {[]string{"teleport"}, []string{`unknown command "teleport"`}},
+		"stray argument":          {[]string{"phold", "extra"}, []string{`unknown command "extra"`}},
+		"no default scenario":     {nil, []string{"default scenario", "run phold"}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

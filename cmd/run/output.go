@@ -34,6 +34,7 @@ type runInfo struct {
 	Workers      int     `json:"workers"`
 	Partitioning string  `json:"partitioning"`
 	Partitions   int     `json:"partitions"`
+	Sync         string  `json:"sync,omitempty"`
 	Windows      uint64  `json:"windows"`
 	LookaheadS   float64 `json:"lookahead_s"`
 	MeanWindowS  float64 `json:"mean_window_s"`
@@ -77,11 +78,12 @@ func (r row) MarshalJSON() ([]byte, error) {
 
 func newResult(command string, c *common, rep *actors.Report) *result {
 	r := &result{Command: command, Seed: c.seed, Params: map[string]string{
-		"engine": string(rep.Engine), "workers": strconv.Itoa(rep.Workers), "partition": rep.Partitioning},
+		"engine": string(rep.Engine), "workers": strconv.Itoa(rep.Workers), "partition": rep.Partitioning,
+		"sync": string(rep.Sync)},
 		Digest: rep.Digest, Events: rep.Events, SimTimeS: rep.SimTime.Seconds(), WallS: rep.Wall.Seconds(),
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
-			Partitions: rep.Partitions, Windows: rep.Windows, MeanWindowS: rep.MeanWindow.Seconds(),
+			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows, MeanWindowS: rep.MeanWindow.Seconds(),
 			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
@@ -149,7 +151,11 @@ func writeTable(w io.Writer, r *result) error {
 	fmt.Fprintf(tw, "simulated s per wall s\t%.4g\n", r.Run.SimPerWall)
 	fmt.Fprintf(tw, "partitions\t%d (%s) on %d workers, %d cut links\n", r.Run.Partitions, r.Run.Partitioning, r.Run.Workers, r.Run.CutLinks)
 	if r.Run.LookaheadS > 0 {
-		fmt.Fprintf(tw, "windows\t%d, lookahead %s, mean width %s\n", r.Run.Windows,
+		unit := "windows"
+		if r.Run.Sync == string(actors.SyncHorizon) {
+			unit = "horizon epochs"
+		}
+		fmt.Fprintf(tw, "%s\t%d, lookahead %s, mean width %s\n", unit, r.Run.Windows,
 			actors.Duration(r.Run.LookaheadS*float64(actors.Second)+0.5), actors.Duration(r.Run.MeanWindowS*float64(actors.Second)+0.5))
 	}
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))

@@ -20,6 +20,7 @@ type common struct {
 	workers   int
 	partition string
 	engine    string
+	sync      string
 	format    string
 	quiet     bool
 	cpuprof   string
@@ -31,6 +32,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines of the parallel engine (results do not depend on it)")
 	f.StringVar(&c.partition, "partition", "auto", "partitioning: block, node or auto (results do not depend on it)")
 	f.StringVar(&c.engine, "engine", "parallel", "engine: serial (reference) or parallel")
+	f.StringVar(&c.sync, "sync", "auto", "parallel synchronization: window (barrier per lookahead), horizon (per-neighbour clocks, a worker per partition) or auto")
 	f.StringVar(&c.format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&c.quiet, "quiet", false, "no progress output on stderr")
 	f.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
@@ -46,6 +48,10 @@ func (c *common) options() (actors.Options, error) {
 	if err != nil {
 		return actors.Options{}, usage(fmt.Errorf("--partition: %w", err))
 	}
+	sync, err := actors.ParseSyncMode(c.sync)
+	if err != nil {
+		return actors.Options{}, usage(fmt.Errorf("--sync: %w", err))
+	}
 	if c.workers < 1 {
 		return actors.Options{}, usage(fmt.Errorf("--workers must be >= 1 (got %d)", c.workers))
 	}
@@ -54,7 +60,7 @@ func (c *common) options() (actors.Options, error) {
 	default:
 		return actors.Options{}, usage(fmt.Errorf("--format: unknown format %q (want table, csv or json)", c.format))
 	}
-	return actors.Options{Seed: c.seed, Engine: eng, Workers: c.workers, Partitioner: part}, nil
+	return actors.Options{Seed: c.seed, Engine: eng, Workers: c.workers, Partitioner: part, Sync: sync}, nil
 }
 
 // execute runs the command line args and returns the exit status. Errors are printed
