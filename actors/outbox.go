@@ -32,10 +32,15 @@ func (s *stack) takeAll() *batch { return s.head.Swap(nil) }
 type outbox struct {
 	owner   *partition
 	dense   []*batch         // open batch by destination, when partitions are few
-	sparse  map[int32]*batch // open batch by destination, otherwise
+	sparse  map[int32]*batch // open batch by destination when many are open at once
 	touched []int32          // destinations with an open batch
+	open    []*batch         // the open batches, parallel to touched
 	spare   *batch           // free batches taken back from the free stack
 }
+
+// outboxScanMax is how many open batches an outbox with many partitions searches
+// linearly before it indexes them in a map: a partition usually sends to a few.
+const outboxScanMax = 8
 
 // denseOutboxMax is the partition count up to which an outbox indexes destinations by
 // a slice (P pointers per partition) rather than a map.
@@ -51,23 +56,35 @@ func (o *outbox) init(owner *partition, parts int) {
 }
 
 func (o *outbox) add(dst int32, e event) {
-	var b *batch
-	if o.dense != nil {
-		b = o.dense[dst]
-	} else {
-		b = o.sparse[dst]
-	}
+	b := o.lookup(dst)
 	if b == nil {
 		b = o.fresh()
 		if o.dense != nil {
 			o.dense[dst] = b
-		} else {
+		} else if len(o.touched) >= outboxScanMax {
 			o.sparse[dst] = b
 		}
 		o.touched = append(o.touched, dst)
+		o.open = append(o.open, b)
 	}
 	b.ev = append(b.ev, e)
 	b.minAt = min(b.minAt, e.at)
+}
+
+// lookup returns the open batch for dst, nil if there is none.
+func (o *outbox) lookup(dst int32) *batch {
+	if o.dense != nil {
+		return o.dense[dst]
+	}
+	for i, d := range o.touched[:min(len(o.touched), outboxScanMax)] {
+		if d == dst {
+			return o.open[i]
+		}
+	}
+	if len(o.touched) > outboxScanMax {
+		return o.sparse[dst]
+	}
+	return nil
 }
 
 // fresh returns an empty batch, recycled when the free stack has one.
@@ -87,17 +104,16 @@ func (o *outbox) fresh() *batch {
 
 // flush hands every open batch to its destination's inbox.
 func (o *outbox) flush(parts []*partition) {
-	for _, dst := range o.touched {
-		var b *batch
+	for i, dst := range o.touched {
 		if o.dense != nil {
-			b, o.dense[dst] = o.dense[dst], nil
-		} else {
-			b = o.sparse[dst]
+			o.dense[dst] = nil
+		} else if i >= outboxScanMax {
 			delete(o.sparse, dst)
 		}
-		parts[dst].receive(b)
+		parts[dst].receive(o.open[i])
+		o.open[i] = nil
 	}
-	o.touched = o.touched[:0]
+	o.touched, o.open = o.touched[:0], o.open[:0]
 }
 
 // receive adds batch b to the partition's inbox. The batch is pushed before the inbox

@@ -74,7 +74,9 @@ type prun struct {
 
 	remaining atomic.Int32 // partitions still running the current window
 	coord     *actor.PID
-	abort     atomic.Bool // the run was cancelled
+	pids      []*actor.PID // partition actors
+	active    []int32      // partitions running the current window, written by the coordinator
+	abort     atomic.Bool  // the run was cancelled
 	finished  chan error
 }
 
@@ -195,16 +197,16 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	}))
 	c := &coordinator{r: r, next: make([]Time, len(r.parts))}
 	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool)))
-	c.pids = make([]*actor.PID, len(r.parts))
+	r.pids = make([]*actor.PID, len(r.parts))
 	for i, p := range r.parts {
 		pa := &partitionActor{p: p}
-		c.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool)))
+		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool)))
 	}
 	wall := time.Now()
 	sys.Root.Send(r.coord, runBegin{})
 	runErr := r.wait(ctx, opts, wall)
 	elapsed := time.Since(wall)
-	for _, pid := range append(c.pids, r.coord) {
+	for _, pid := range append(r.pids, r.coord) {
 		sys.Root.Stop(pid)
 	}
 	pool.stop()

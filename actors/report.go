@@ -39,7 +39,7 @@ type PartitionStats struct {
 	Actors      int
 	Events      uint64
 	Activations uint64        // windows or epochs the partition ran
-	Busy        time.Duration // wall time spent executing windows
+	Busy        time.Duration // wall time spent executing windows (estimated from a sample above 64 partitions)
 	Wait        time.Duration // wall time not executing: blocked on the barrier or idle
 }
 

@@ -30,8 +30,14 @@ type windowDone struct {
 // runWindow executes one window: the Start calls in window 0, then every local event
 // earlier than the window end, in key order; in horizon mode the window is an epoch.
 func (p *partition) runWindow(w *windowStart) {
-	t0 := time.Now()
 	p.activations++
+	// Reading the clock costs about as much as a small window's work when there are
+	// many partitions, so then only one activation in busySampling is timed.
+	timed := len(p.r.parts) <= busyExactMax || p.activations%busySampling == 0
+	var t0 time.Time
+	if timed {
+		t0 = time.Now()
+	}
 	p.winStart, p.winEnd, p.floor = w.start, w.end, w.end
 	var err *SimError
 	switch {
@@ -45,11 +51,25 @@ func (p *partition) runWindow(w *windowStart) {
 	p.out.flush(p.r.parts)
 	p.done = windowDone{next: p.heap.minTime(), err: err}
 	p.publishProgress(w.end)
-	p.busy += time.Since(t0)
+	switch {
+	case len(p.r.parts) <= busyExactMax:
+		p.busy += time.Since(t0)
+	case timed:
+		p.busy += busySampling * time.Since(t0)
+	}
 }
 
+// Busy time is measured exactly up to busyExactMax partitions and estimated from one
+// activation in busySampling above.
+const (
+	busyExactMax = 64
+	busySampling = 8
+)
+
 func (p *partition) executeWindow() {
-	p.drain()
+	if p.inbox.head.Load() != nil || p.inMin.Load() != int64(MaxTime) {
+		p.drain() // also clears a stale inbox minimum, which would pin the next window
+	}
 	var e event
 	for len(p.heap.ev) > 0 && p.heap.ev[0].at < p.winEnd {
 		p.heap.pop(&e)
@@ -68,13 +88,10 @@ func (p *partition) executeWindow() {
 // cancellation.
 const progressEvents = 1 << 14
 
-// coordinator runs the window barrier (window mode) or just starts and collects the
-// partitions (horizon mode).
+// coordinator runs the window barrier.
 type coordinator struct {
-	r      *prun
-	pids   []*actor.PID
-	next   []Time  // earliest pending event of every partition
-	active []int32 // partitions running the current window
+	r    *prun
+	next []Time // earliest pending event of every partition
 
 	w        uint64
 	windows  uint64
@@ -92,27 +109,28 @@ func (c *coordinator) Receive(ac actor.Context) {
 
 func (c *coordinator) begin(ac actor.Context) {
 	r := c.r
-	c.active = c.active[:0]
+	r.active = r.active[:0]
 	for i := range r.parts {
-		c.active = append(c.active, int32(i))
+		r.active = append(r.active, int32(i))
 	}
 	c.launch(ac, 0, 0)
 }
 
-// launch starts window c.w over [start, end) in the partitions listed in c.active.
+// launch starts window c.w over [start, end) in the partitions listed in r.active.
 func (c *coordinator) launch(ac actor.Context, start, end Time) {
-	c.r.remaining.Store(int32(len(c.active)))
-	for _, i := range c.active {
-		s := &c.r.parts[i].startMsg
+	r := c.r
+	r.remaining.Store(int32(len(r.active)))
+	for _, i := range r.active {
+		s := &r.parts[i].startMsg
 		s.w, s.start, s.end = c.w, start, end
-		ac.Send(c.pids[i], s)
+		ac.Send(r.pids[i], s)
 	}
 }
 
 func (c *coordinator) onWindowsDone(ac actor.Context) {
 	r := c.r
 	var failure *SimError
-	for _, i := range c.active {
+	for _, i := range r.active {
 		d := &r.parts[i].done
 		c.next[i] = d.next
 		if d.err != nil && (failure == nil || d.err.key.less(failure.key)) {
@@ -152,14 +170,13 @@ func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 	c.w++
 	c.windows++
 	c.widthSum += end.Sub(t).Seconds()
-	c.active = c.active[:0]
-	for i := range r.parts {
+	r.active = r.active[:0]
+	for i, p := range r.parts {
 		if r.mode == SyncHorizon {
-			p := r.parts[i]
 			p.clock.Store(int64(t))
-			c.active = append(c.active, int32(i))
+			r.active = append(r.active, int32(i))
 		} else if c.next[i] < end {
-			c.active = append(c.active, int32(i))
+			r.active = append(r.active, int32(i))
 		}
 	}
 	c.launch(ac, t, end)
