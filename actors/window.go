@@ -161,9 +161,9 @@ func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 	r := c.r
 	width := r.lookahead
 	if r.mode == SyncHorizon {
-		width = Duration(Time(0).Add(width * horizonEpoch)) // saturating
-		if width < r.lookahead {
-			width = Duration(MaxTime)
+		width = Duration(MaxTime)
+		if r.lookahead <= width/horizonEpoch {
+			width = r.lookahead * horizonEpoch
 		}
 	}
 	end := min(t.Add(width), r.end)
