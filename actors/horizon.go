@@ -125,7 +125,7 @@ func (p *partition) runEpoch(start, end Time) *SimError {
 func (p *partition) executeHorizon(limit, safe Time) {
 	var e event
 	n := 0
-	for len(p.heap.ev) > 0 && p.heap.ev[0].at < limit {
+	for p.heap.minTime() < limit {
 		p.heap.pop(&e)
 		p.events++
 		p.deliver(&e)

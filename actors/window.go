@@ -71,7 +71,7 @@ func (p *partition) executeWindow() {
 		p.drain() // also clears a stale inbox minimum, which would pin the next window
 	}
 	var e event
-	for len(p.heap.ev) > 0 && p.heap.ev[0].at < p.winEnd {
+	for p.heap.minTime() < p.winEnd {
 		p.heap.pop(&e)
 		p.events++
 		p.deliver(&e)
