@@ -8,73 +8,151 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 )
 
-// workerPool is a protoactor-go Dispatcher that runs mailboxes on a fixed set of worker
-// goroutines: the run's --workers. protoactor's default dispatcher starts a goroutine
-// per mailbox activation; a fixed pool bounds parallelism to the worker count and,
-// because idle workers poll briefly before parking, hands a new window to a partition in
-// well under a microsecond instead of the several microseconds a goroutine wake-up takes.
+// workerPool runs protoactor-go mailboxes on a fixed set of worker goroutines: the
+// run's --workers. protoactor's default dispatcher starts a goroutine per mailbox
+// activation; a fixed pool bounds parallelism to the worker count and, because idle
+// workers poll lock-free queues before parking, hands a new window to a partition in
+// well under a microsecond.
+//
+// Every worker has its own queue and every actor a home worker (Dispatcher(k)): a
+// partition keeps running on the same CPU, so its heap and its actors' state stay in
+// that CPU's cache. With one partition per block, hundreds of partitions run per
+// window; if they wandered between workers their data would follow them across caches
+// on every activation. A worker whose queue is empty steals from the others before it
+// parks, so an uneven share still keeps every worker busy.
 type workerPool struct {
-	tasks   chan func()
-	quit    chan struct{}
-	spin    int
-	stopped atomic.Bool
-	wg      sync.WaitGroup
+	workers  []poolWorker
+	sleeping atomic.Int32 // workers parked or about to park
+	quit     atomic.Bool
+	spin     int
+	stopped  atomic.Bool
+	wg       sync.WaitGroup
 }
 
-var _ actor.Dispatcher = (*workerPool)(nil)
+type poolWorker struct {
+	q      taskQueue
+	wake   chan struct{} // a token wakes the parked worker
+	parked atomic.Bool
+}
 
 // poolSpin is how many times an idle worker yields and re-polls before parking.
 const poolSpin = 2000
 
-// newWorkerPool starts workers goroutines. capacity bounds the tasks outstanding at once:
-// a mailbox is scheduled at most once at a time, so the number of actors suffices.
+// newWorkerPool starts workers goroutines. capacity bounds the tasks outstanding at once
+// on one worker: a mailbox is scheduled at most once at a time, so the number of actors
+// suffices.
 func newWorkerPool(workers, capacity int) *workerPool {
-	p := &workerPool{tasks: make(chan func(), capacity), quit: make(chan struct{})}
+	p := &workerPool{workers: make([]poolWorker, workers)}
 	if workers <= runtime.GOMAXPROCS(0) {
 		p.spin = poolSpin // spinning only helps when every worker can own a CPU
 	}
+	for k := range p.workers {
+		p.workers[k].q.init(capacity)
+		p.workers[k].wake = make(chan struct{}, 1)
+	}
 	p.wg.Add(workers)
-	for range workers {
-		go p.work()
+	for k := range p.workers {
+		go p.work(k)
 	}
 	return p
 }
 
+// Dispatcher returns the protoactor dispatcher of the actors whose home is worker
+// k mod the worker count.
+func (p *workerPool) Dispatcher(k int) actor.Dispatcher {
+	return poolDispatcher{p: p, k: k % len(p.workers)}
+}
+
+type poolDispatcher struct {
+	p *workerPool
+	k int
+}
+
+var _ actor.Dispatcher = poolDispatcher{}
+
 // Schedule implements actor.Dispatcher.
-func (p *workerPool) Schedule(fn func()) {
+func (d poolDispatcher) Schedule(fn func()) { d.p.schedule(d.k, fn) }
+
+// Throughput implements actor.Dispatcher: messages a mailbox handles before yielding.
+func (d poolDispatcher) Throughput() int { return 300 }
+
+func (p *workerPool) schedule(k int, fn func()) {
 	if p.stopped.Load() {
 		go fn() // late system messages during shutdown
 		return
 	}
-	p.tasks <- fn
-}
-
-// Throughput implements actor.Dispatcher: messages a mailbox handles before yielding.
-func (p *workerPool) Throughput() int { return 300 }
-
-func (p *workerPool) work() {
-	defer p.wg.Done()
-	for {
-		if fn := p.poll(); fn != nil {
-			fn()
-			continue
-		}
-		select {
-		case fn := <-p.tasks:
-			fn()
-		case <-p.quit:
-			return
+	for !p.workers[k].q.push(fn) {
+		runtime.Gosched() // cannot happen with the capacity newWorkerPool is given
+	}
+	if p.sleeping.Load() == 0 {
+		return
+	}
+	// Wake the home worker if it is parked, else any parked worker, to steal it.
+	if !p.wakeWorker(k) {
+		for j := range p.workers {
+			if p.wakeWorker(j) {
+				return
+			}
 		}
 	}
 }
 
-// poll looks for a task without parking, yielding between attempts.
-func (p *workerPool) poll() func() {
-	for i := 0; ; i++ {
-		select {
-		case fn := <-p.tasks:
+func (p *workerPool) wakeWorker(k int) bool {
+	w := &p.workers[k]
+	if !w.parked.Load() {
+		return false
+	}
+	select {
+	case w.wake <- struct{}{}:
+	default: // a token is already pending
+	}
+	return true
+}
+
+func (p *workerPool) work(k int) {
+	defer p.wg.Done()
+	w := &p.workers[k]
+	for !p.quit.Load() {
+		if fn := p.poll(k); fn != nil {
+			fn()
+			continue
+		}
+		// Park. Announce it first and look again, so that a task pushed before the
+		// announcement is seen here and one pushed after it sends a wake token.
+		w.parked.Store(true)
+		p.sleeping.Add(1)
+		if fn := p.take(k); fn != nil {
+			w.parked.Store(false)
+			p.sleeping.Add(-1)
+			fn()
+			continue
+		}
+		if !p.quit.Load() {
+			<-w.wake
+		}
+		w.parked.Store(false)
+		p.sleeping.Add(-1)
+	}
+}
+
+// take returns a task of worker k's own queue, else one stolen from another worker.
+func (p *workerPool) take(k int) func() {
+	if fn := p.workers[k].q.pop(); fn != nil {
+		return fn
+	}
+	for i := 1; i < len(p.workers); i++ {
+		if fn := p.workers[(k+i)%len(p.workers)].q.pop(); fn != nil {
 			return fn
-		default:
+		}
+	}
+	return nil
+}
+
+// poll looks for a task without parking, yielding between attempts.
+func (p *workerPool) poll(k int) func() {
+	for i := 0; ; i++ {
+		if fn := p.take(k); fn != nil {
+			return fn
 		}
 		if i >= p.spin {
 			return nil
@@ -86,14 +164,90 @@ func (p *workerPool) poll() func() {
 // stop ends the workers once the actors they serve have stopped.
 func (p *workerPool) stop() {
 	p.stopped.Store(true)
-	close(p.quit)
-	p.wg.Wait()
-	for { // anything scheduled while stopping still runs
+	p.quit.Store(true)
+	for k := range p.workers {
 		select {
-		case fn := <-p.tasks:
-			go fn()
+		case p.workers[k].wake <- struct{}{}:
 		default:
-			return
+		}
+	}
+	p.wg.Wait()
+	for k := range p.workers {
+		for fn := p.workers[k].q.pop(); fn != nil; fn = p.workers[k].q.pop() {
+			go fn() // anything scheduled while stopping still runs
+		}
+	}
+}
+
+// taskQueue is a bounded lock-free multi-producer multi-consumer queue (Vyukov's
+// algorithm): each cell carries a sequence number that tells producers and consumers
+// whose turn it is, so an operation is one compare-and-swap on the shared position.
+type taskQueue struct {
+	cells []taskCell
+	mask  uint64
+	_     [56]byte
+	enq   atomic.Uint64
+	_     [56]byte
+	deq   atomic.Uint64
+	_     [56]byte
+}
+
+type taskCell struct {
+	seq atomic.Uint64
+	fn  func()
+}
+
+func (q *taskQueue) init(capacity int) {
+	n := 2
+	for n < capacity {
+		n *= 2
+	}
+	q.cells = make([]taskCell, n)
+	q.mask = uint64(n - 1)
+	for i := range q.cells {
+		q.cells[i].seq.Store(uint64(i))
+	}
+}
+
+// push appends fn; false if the queue is full.
+func (q *taskQueue) push(fn func()) bool {
+	pos := q.enq.Load()
+	for {
+		c := &q.cells[pos&q.mask]
+		switch d := int64(c.seq.Load()) - int64(pos); {
+		case d == 0:
+			if q.enq.CompareAndSwap(pos, pos+1) {
+				c.fn = fn
+				c.seq.Store(pos + 1)
+				return true
+			}
+			pos = q.enq.Load()
+		case d < 0:
+			return false
+		default:
+			pos = q.enq.Load()
+		}
+	}
+}
+
+// pop removes the oldest task; nil if the queue is empty.
+func (q *taskQueue) pop() func() {
+	pos := q.deq.Load()
+	for {
+		c := &q.cells[pos&q.mask]
+		switch d := int64(c.seq.Load()) - int64(pos+1); {
+		case d == 0:
+			if q.deq.CompareAndSwap(pos, pos+1) {
+				fn := c.fn
+				c.fn = nil
+				c.seq.Store(pos + q.mask + 1)
+				return fn
+			}
+			pos = q.deq.Load()
+		case d < 0:
+			return nil
+		default:
+			pos = q.deq.Load()
 		}
 	}
 }

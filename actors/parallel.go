@@ -196,11 +196,12 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
 	c := &coordinator{r: r, next: make([]Time, len(r.parts))}
-	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool)))
+	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0))))
 	r.pids = make([]*actor.PID, len(r.parts))
 	for i, p := range r.parts {
 		pa := &partitionActor{p: p}
-		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool)))
+		home := i * opts.Workers / len(r.parts) // contiguous ranges; one partition per worker when P <= W
+		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home))))
 	}
 	wall := time.Now()
 	sys.Root.Send(r.coord, runBegin{})
