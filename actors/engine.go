@@ -106,6 +106,10 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 
 // String renders a one-line summary of the report.
 func (r *Report) String() string {
-	return fmt.Sprintf("%s engine, %d partitions on %d workers (%s): %d events, sim %s in %s wall (%.3g events/s), digest %s",
-		r.Engine, r.Partitions, r.Workers, r.Sync, r.Events, r.SimTime, r.Wall.Round(time.Millisecond), r.EventsPerSec, r.Digest)
+	how := fmt.Sprintf("%s engine, %d partitions on %d workers", r.Engine, r.Partitions, r.Workers)
+	if r.Sync != "" {
+		how += " (" + string(r.Sync) + ")"
+	}
+	return fmt.Sprintf("%s: %d events, sim %s in %s wall (%.3g events/s), digest %s",
+		how, r.Events, r.SimTime, r.Wall.Round(time.Millisecond), r.EventsPerSec, r.Digest)
 }
