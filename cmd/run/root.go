@@ -99,7 +99,7 @@ Commands available in this build: phold (the kernel benchmark). The default scen
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c))
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c))
 	return root
 }
 
