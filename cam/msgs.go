@@ -1,0 +1,56 @@
+package cam
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/router"
+)
+
+// SetEntry binds a CAM entry to a source node (from the PPC).
+type SetEntry struct {
+	Entry int
+	Src   router.NodeID
+}
+
+func (m SetEntry) String() string { return fmt.Sprintf("cam.SetEntry(%d node%d)", m.Entry, m.Src) }
+
+// ClearEntry frees a CAM entry (from the PPC).
+type ClearEntry struct{ Entry int }
+
+func (m ClearEntry) String() string { return fmt.Sprintf("cam.ClearEntry(%d)", m.Entry) }
+
+// PushCommand appends an RX command to an entry's queue (from the PPC).
+type PushCommand struct {
+	Entry int
+	Cmd   Command
+}
+
+func (m PushCommand) String() string { return fmt.Sprintf("cam.PushCommand(%d %s)", m.Entry, m.Cmd) }
+
+// Lookup asks for the next command for packets from Src (from the RX DMA engine, for
+// the packet at the head of its FIFO).
+type Lookup struct{ Src router.NodeID }
+
+func (m Lookup) String() string { return fmt.Sprintf("cam.Lookup(node%d)", m.Src) }
+
+// Grant hands the RX DMA engine the command for its head packet's source.
+type Grant struct {
+	Src router.NodeID
+	Cmd Command
+}
+
+func (m Grant) String() string { return fmt.Sprintf("cam.Grant(node%d %s)", m.Src, m.Cmd) }
+
+// Stalled tells the PPC that the RX pipeline waits on Src: Miss if no entry matches it,
+// else its entry's command queue is empty.
+type Stalled struct {
+	Src  router.NodeID
+	Miss bool
+}
+
+func (m Stalled) String() string {
+	if m.Miss {
+		return fmt.Sprintf("cam.Stalled(node%d miss)", m.Src)
+	}
+	return fmt.Sprintf("cam.Stalled(node%d empty)", m.Src)
+}

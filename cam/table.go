@@ -1,0 +1,148 @@
+package cam
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Command is an RX command: what the RX DMA engine does with the next Bytes bytes
+// arriving from the entry's source (Dillow & Atchley 2011, s.II).
+type Command struct {
+	Bytes   int64  // length covered, 1..CommandMax bytes; must be exhausted before the next command
+	Discard bool   // drop the bytes instead of writing them to host memory
+	Addr    uint64 // host address of the DMA (for traces; data contents are not modelled)
+	CRC     bool   // check the message's end-to-end CRC at the end of the length
+	Notify  bool   // tell the PPC when the command retires
+	Tag     uint64 // identifies the command in the retirement notice
+}
+
+func (c Command) String() string {
+	what := fmt.Sprintf("dma@%#x", c.Addr)
+	if c.Discard {
+		what = "discard"
+	}
+	s := fmt.Sprintf("%s %dB", what, c.Bytes)
+	if c.CRC {
+		s += " crc"
+	}
+	if c.Notify {
+		s += fmt.Sprintf(" notify#%d", c.Tag)
+	}
+	return s
+}
+
+// Table is the CAM's state: entries matching source nodes, each with a bounded FIFO of
+// commands. The index from source to entry makes a lookup O(1); semantics are those of
+// a content-addressable memory: at most one valid entry per source.
+type Table struct {
+	depth   int
+	entries []entry
+	index   map[router.NodeID]int
+	free    int // number of invalid entries
+}
+
+type entry struct {
+	valid bool
+	src   router.NodeID
+	q     []Command // ring of depth slots
+	head  int
+	n     int
+}
+
+// NewTable returns an empty CAM with n entries of depth commands each.
+func NewTable(n, depth int) *Table {
+	t := &Table{depth: depth, entries: make([]entry, n), index: make(map[router.NodeID]int, n), free: n}
+	for i := range t.entries {
+		t.entries[i].q = make([]Command, depth)
+	}
+	return t
+}
+
+// Len is the number of entries; Free the number of unbound ones.
+func (t *Table) Len() int  { return len(t.entries) }
+func (t *Table) Free() int { return t.free }
+
+// Set binds entry i to src. The entry must be free and no other entry may match src.
+func (t *Table) Set(i int, src router.NodeID) error {
+	if err := t.check(i); err != nil {
+		return err
+	}
+	e := &t.entries[i]
+	if e.valid {
+		return fmt.Errorf("cam: entry %d already matches node %d", i, e.src)
+	}
+	if j, ok := t.index[src]; ok {
+		return fmt.Errorf("cam: node %d already has entry %d", src, j)
+	}
+	e.valid, e.src, e.head, e.n = true, src, 0, 0
+	t.index[src] = i
+	t.free--
+	return nil
+}
+
+// Clear frees entry i; its command queue must be empty.
+func (t *Table) Clear(i int) error {
+	if err := t.check(i); err != nil {
+		return err
+	}
+	e := &t.entries[i]
+	switch {
+	case !e.valid:
+		return fmt.Errorf("cam: entry %d is not in use", i)
+	case e.n > 0:
+		return fmt.Errorf("cam: entry %d (node %d) still has %d commands", i, e.src, e.n)
+	}
+	e.valid = false
+	delete(t.index, e.src)
+	t.free++
+	return nil
+}
+
+// Push appends c to entry i's queue.
+func (t *Table) Push(i int, c Command) error {
+	if err := t.check(i); err != nil {
+		return err
+	}
+	e := &t.entries[i]
+	switch {
+	case !e.valid:
+		return fmt.Errorf("cam: push to unused entry %d", i)
+	case e.n == t.depth:
+		return fmt.Errorf("cam: entry %d (node %d) command queue full (%d)", i, e.src, t.depth)
+	}
+	e.q[(e.head+e.n)%t.depth] = c
+	e.n++
+	return nil
+}
+
+// Lookup returns the entry matching src.
+func (t *Table) Lookup(src router.NodeID) (int, bool) {
+	i, ok := t.index[src]
+	return i, ok
+}
+
+// Pop removes and returns the first command of entry i, if any.
+func (t *Table) Pop(i int) (Command, bool) {
+	e := &t.entries[i]
+	if !e.valid || e.n == 0 {
+		return Command{}, false
+	}
+	c := e.q[e.head]
+	e.head = (e.head + 1) % t.depth
+	e.n--
+	return c, true
+}
+
+// Queued is the number of commands in entry i's queue.
+func (t *Table) Queued(i int) int { return t.entries[i].n }
+
+// Source returns the node entry i matches and whether it is in use.
+func (t *Table) Source(i int) (router.NodeID, bool) { return t.entries[i].src, t.entries[i].valid }
+
+func (t *Table) check(i int) error {
+	if i < 0 || i >= len(t.entries) {
+		return fmt.Errorf("cam: entry %d out of range 0..%d", i, len(t.entries)-1)
+	}
+	return nil
+}

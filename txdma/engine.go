@@ -1,0 +1,378 @@
+package txdma
+
+import (
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Ports of an Engine.
+const (
+	PortPPC    actors.Port = iota // commands and PIO in; Done and Retired out
+	PortHT                        // reads out, data in; raw-DMA commands from the host in
+	PortRouter                    // packets out to the router's NIC "inject" port, credits in
+)
+
+// Engine is the TX DMA engine actor of one node.
+type Engine struct {
+	p    Params
+	node router.NodeID
+	vcs  func(class uint8) uint8 // injection VC of a traffic class
+	cred []int                   // router input credits per VC
+
+	// command FIFO, addressed by absolute sequence numbers
+	q        []*Command
+	headSeq  uint64 // sequence number of the FIFO head
+	tailSeq  uint64 // next sequence number to push
+	issueSeq uint64 // command whose data is being requested
+	issueOff int64  // bytes of it already requested
+
+	readsOut int
+	readTag  uint64 // next read tag
+	doneTag  uint64 // tag of the next read to complete
+	staged   int64  // staging buffer bytes: requested, or arrived and not injected
+	arrived  int64  // bytes arrived and not yet packetized
+	consumed int64  // bytes of the head Transmit already packetized
+	msg      message
+	cost     actors.Duration // command decode time owed by the next packet
+
+	out     []outPacket // DMA packets ready to inject
+	pioQ    []outPacket // PIO packets ready to inject
+	pioMsgs int
+	midDMA  router.NodeID // destination of a DMA message half injected, if midDMAok
+	midPIO  router.NodeID
+	inDMA   bool
+	inPIO   bool
+	freeAt  actors.Time // the data path takes the next packet from this time on
+	ticking bool
+	stallAt actors.Time // start of a credit stall, if stalled
+	stalled bool
+	retired uint64
+	told    uint64 // retired count last reported to the PPC
+
+	Stats Stats
+}
+
+type message struct {
+	open  bool
+	dst   router.NodeID
+	class uint8
+	data  any
+	seq   int32
+	fill  int64 // payload bytes of the packet being filled
+	dfill int64 // of which host data (the rest is CRC)
+	sent  bool  // a packet of this message has been emitted
+}
+
+type outPacket struct {
+	p      *router.Packet
+	staged int64 // staging bytes released when it leaves
+	notify bool
+	tag    uint64
+}
+
+// Stats counts the engine's work.
+type Stats struct {
+	Packets     int64
+	Bytes       int64 // payload bytes injected, CRC included
+	Messages    int64 // DMA messages ended
+	PIOMessages int64
+	Reads       int64
+	Commands    int64
+	Busy        actors.Duration // data path busy time
+	CreditStall actors.Duration // time a ready packet waited for a router credit
+}
+
+// New returns an engine for node, with the router's initial NIC input credits per VC
+// and the function choosing the injection VC of a traffic class. p must be valid.
+func New(p Params, node router.NodeID, credits []int, vc func(class uint8) uint8) *Engine {
+	return &Engine{p: p, node: node, cred: append([]int(nil), credits...), vcs: vc, q: make([]*Command, p.CommandsMax)}
+}
+
+// Ports implements actors.Ported.
+func (e *Engine) Ports() []string { return []string{"ppc", "ht", "router"} }
+
+// Receive implements actors.Actor.
+func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
+	switch m := m.(type) {
+	case *Command:
+		e.onCommand(ctx, m)
+	case *PIO:
+		e.onPIO(ctx, m)
+	case ht.ReadDone:
+		e.onReadDone(ctx, m)
+	case router.Credit:
+		e.onCredit(ctx, m)
+	case tick:
+		e.ticking = false
+	default:
+		ctx.Fatalf("txdma: unexpected %T", m)
+	}
+	e.step(ctx)
+}
+
+// step advances every stage as far as it can.
+func (e *Engine) step(ctx actors.Context) {
+	e.packetize(ctx)
+	e.issueReads(ctx)
+	e.inject(ctx)
+	e.issueReads(ctx) // injection may have freed staging space
+	if e.retired != e.told {
+		e.told = e.retired
+		ctx.Send(PortPPC, Retired{Total: e.retired}, 0)
+	}
+}
+
+func (e *Engine) onCommand(ctx actors.Context, c *Command) {
+	if e.tailSeq-e.headSeq == uint64(len(e.q)) {
+		ctx.Fatalf("txdma: command FIFO overflow (%d entries): the writer must track free slots (%s)", len(e.q), c)
+	}
+	if c.Kind > EndMessage || (c.Kind == Transmit && c.Bytes < 0) {
+		ctx.Fatalf("txdma: malformed command %s", c)
+	}
+	e.q[e.tailSeq%uint64(len(e.q))] = c
+	e.tailSeq++
+	e.Stats.Commands++
+}
+
+func (e *Engine) onPIO(ctx actors.Context, m *PIO) {
+	switch {
+	case e.pioMsgs == e.p.PIOCommandsMax:
+		ctx.Fatalf("txdma: PIO command FIFO overflow (%d entries)", e.p.PIOCommandsMax)
+	case m.Bytes < 0 || m.Bytes > int64(e.p.PIOBufferBytes):
+		ctx.Fatalf("txdma: PIO message of %dB does not fit the %s PIO buffer", m.Bytes, e.p.PIOBufferBytes)
+	}
+	e.pioMsgs++
+	pp := int64(e.p.PacketPayload)
+	left := m.Bytes
+	for seq := int32(0); seq == 0 || left > 0; seq++ {
+		n := min(left, pp)
+		left -= n
+		last := left == 0
+		p := &router.Packet{Src: e.node, Dst: m.Dst, Class: m.Class, Payload: int32(n), SOM: seq == 0, EOM: last, Seq: seq, Data: m.Data}
+		e.pioQ = append(e.pioQ, outPacket{p: p, notify: last && m.Notify, tag: m.Tag})
+	}
+}
+
+func (e *Engine) onReadDone(ctx actors.Context, r ht.ReadDone) {
+	if e.readsOut == 0 || r.Tag != e.doneTag {
+		ctx.Fatalf("txdma: read #%d completed out of order (expected #%d)", r.Tag, e.doneTag)
+	}
+	e.doneTag++
+	e.readsOut--
+	e.arrived += int64(r.Bytes)
+}
+
+func (e *Engine) onCredit(ctx actors.Context, c router.Credit) {
+	if int(c) >= len(e.cred) {
+		ctx.Fatalf("txdma: credit for unknown VC %d", c)
+	}
+	e.cred[c]++
+}
+
+// head returns the command at the head of the FIFO, nil if empty.
+func (e *Engine) head() *Command {
+	if e.headSeq == e.tailSeq {
+		return nil
+	}
+	return e.q[e.headSeq%uint64(len(e.q))]
+}
+
+func (e *Engine) pop() {
+	e.q[e.headSeq%uint64(len(e.q))] = nil
+	e.headSeq++
+	e.retired++
+	e.consumed = 0
+	if e.issueSeq < e.headSeq {
+		e.issueSeq, e.issueOff = e.headSeq, 0
+	}
+}
+
+// packetize consumes commands in order, turning arrived data into packets.
+func (e *Engine) packetize(ctx actors.Context) {
+	for c := e.head(); c != nil; c = e.head() {
+		if c.Kind != Transmit {
+			e.marker(ctx, c)
+			e.pop()
+			continue
+		}
+		e.msgMustBeOpen(ctx, c)
+		pp := int64(e.p.PacketPayload)
+		for e.consumed < c.Bytes && e.arrived > 0 {
+			take := min(e.arrived, c.Bytes-e.consumed, pp-e.msg.fill)
+			e.arrived -= take
+			e.consumed += take
+			e.msg.fill += take
+			e.msg.dfill += take
+			if e.msg.fill == pp {
+				e.emit(false, false, 0)
+			}
+		}
+		if e.consumed < c.Bytes {
+			return // waiting for data
+		}
+		e.cost += e.p.CommandCost
+		e.pop()
+	}
+}
+
+func (e *Engine) msgMustBeOpen(ctx actors.Context, c *Command) {
+	if !e.msg.open {
+		ctx.Fatalf("txdma: %s without a message (load destination first)", c)
+	}
+}
+
+// marker applies a LoadDest, EndPacket or EndMessage command.
+func (e *Engine) marker(ctx actors.Context, c *Command) {
+	e.cost += e.p.CommandCost
+	switch c.Kind {
+	case LoadDest:
+		if e.msg.open {
+			ctx.Fatalf("txdma: load destination node%d while the message to node%d is not ended", c.Dst, e.msg.dst)
+		}
+		e.msg = message{open: true, dst: c.Dst, class: c.Class, data: c.Data}
+	case EndPacket:
+		e.msgMustBeOpen(ctx, c)
+		e.appendCRC(c.CRC)
+		if e.msg.fill > 0 {
+			e.emit(false, false, 0)
+		}
+	case EndMessage:
+		e.msgMustBeOpen(ctx, c)
+		e.appendCRC(c.CRC)
+		e.emit(true, c.Notify, c.Tag)
+		e.msg.open = false
+		e.Stats.Messages++
+	}
+}
+
+// appendCRC adds the end-to-end CRC to the packet being filled, spilling into a new
+// packet if it does not fit. CRC bytes come from the engine, not from host memory.
+func (e *Engine) appendCRC(crc bool) {
+	if !crc {
+		return
+	}
+	pp, n := int64(e.p.PacketPayload), int64(e.p.CRCBytes)
+	if e.msg.fill+n > pp {
+		spill := e.msg.fill + n - pp
+		e.msg.fill = pp
+		e.emit(false, false, 0)
+		e.msg.fill = spill
+		return
+	}
+	e.msg.fill += n
+}
+
+// emit turns the packet being filled into a packet ready for injection.
+func (e *Engine) emit(eom, notify bool, tag uint64) {
+	m := &e.msg
+	p := &router.Packet{Src: e.node, Dst: m.dst, Class: m.class, Payload: int32(m.fill),
+		SOM: !m.sent, EOM: eom, Seq: m.seq, Data: m.data}
+	e.out = append(e.out, outPacket{p: p, staged: m.dfill, notify: notify, tag: tag}) // CRC bytes were never staged
+	m.seq++
+	m.sent = true
+	m.fill, m.dfill = 0, 0
+}
+
+// issueReads requests host data ahead of the packetizer, within the outstanding-read
+// and staging-buffer limits.
+func (e *Engine) issueReads(ctx actors.Context) {
+	for e.readsOut < e.p.OutstandingReads && e.issueSeq < e.tailSeq {
+		c := e.q[e.issueSeq%uint64(len(e.q))]
+		if c.Kind != Transmit || e.issueOff == c.Bytes {
+			e.issueSeq++
+			e.issueOff = 0
+			continue
+		}
+		n := min(int64(e.p.ReadBytes), c.Bytes-e.issueOff)
+		if e.staged+n > int64(e.p.BufferBytes) {
+			return
+		}
+		ctx.Send(PortHT, ht.Read{Bytes: actors.Bytes(n), Tag: e.readTag}, 0)
+		e.readTag++
+		e.readsOut++
+		e.staged += n
+		e.issueOff += n
+		e.Stats.Reads++
+	}
+}
+
+// next picks the packet to inject: PIO first (short, latency-bound messages), unless
+// it would cut into a DMA message to the same destination, and never a DMA packet that
+// would cut into a PIO message to its destination (the hardware interlock of Dillow &
+// Atchley 2011, s.II).
+func (e *Engine) next() (*[]outPacket, bool) {
+	if len(e.pioQ) > 0 {
+		p := e.pioQ[0].p
+		if !(e.inDMA && e.midDMA == p.Dst) {
+			return &e.pioQ, true
+		}
+	}
+	if len(e.out) > 0 {
+		p := e.out[0].p
+		if !(e.inPIO && e.midPIO == p.Dst) {
+			return &e.out, true
+		}
+	}
+	return nil, false
+}
+
+// inject sends ready packets to the router while the data path is free and credits
+// last; one packet per data-path slot.
+func (e *Engine) inject(ctx actors.Context) {
+	for {
+		q, ok := e.next()
+		if !ok {
+			return
+		}
+		op := (*q)[0]
+		vc := e.vcs(op.p.Class)
+		if e.cred[vc] == 0 {
+			if !e.stalled {
+				e.stalled, e.stallAt = true, ctx.Now()
+			}
+			return
+		}
+		if e.stalled {
+			e.stalled = false
+			e.Stats.CreditStall += ctx.Now().Sub(e.stallAt)
+		}
+		now := ctx.Now()
+		if e.freeAt > now {
+			if !e.ticking {
+				e.ticking = true
+				ctx.SendSelf(tick{}, e.freeAt.Sub(now))
+			}
+			return
+		}
+		*q = (*q)[1:]
+		e.send(ctx, op, vc, q == &e.pioQ)
+	}
+}
+
+func (e *Engine) send(ctx actors.Context, op outPacket, vc uint8, pio bool) {
+	p := op.p
+	dt := e.p.packetTime(actors.Bytes(p.Payload)) + e.cost
+	e.cost = 0
+	e.freeAt = ctx.Now().Add(dt)
+	e.cred[vc]--
+	e.staged -= op.staged
+	p.VC = vc
+	p.Injected = e.freeAt
+	ctx.Send(PortRouter, p, dt)
+	if pio {
+		e.inPIO, e.midPIO = !p.EOM, p.Dst
+		if p.EOM {
+			e.pioMsgs--
+			e.Stats.PIOMessages++
+		}
+	} else {
+		e.inDMA, e.midDMA = !p.EOM, p.Dst
+	}
+	if op.notify {
+		ctx.Send(PortPPC, Done{Tag: op.tag, PIO: pio}, dt)
+	}
+	e.Stats.Packets++
+	e.Stats.Bytes += int64(p.Payload)
+	e.Stats.Busy += dt
+}

@@ -1,0 +1,97 @@
+package txdma
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Kind is a TX command kind.
+type Kind uint8
+
+// Command kinds (Dillow & Atchley 2011, s.II).
+const (
+	// LoadDest resets the engine for a new message to Dst: the next packet carries
+	// Start-Of-Message and the CRC restarts.
+	LoadDest Kind = iota
+	// Transmit DMAs Bytes from host memory at Addr into the message.
+	Transmit
+	// EndPacket ends the current packet, optionally appending a CRC.
+	EndPacket
+	// EndMessage ends the message: its last packet carries End-Of-Message; optional CRC
+	// and notification of the PPC.
+	EndMessage
+)
+
+var kindNames = [...]string{"load-dest", "transmit", "end-packet", "end-message"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) {
+		return kindNames[k]
+	}
+	return fmt.Sprintf("kind%d", uint8(k))
+}
+
+// Command is one entry of the TX command FIFO.
+type Command struct {
+	Kind   Kind
+	Dst    router.NodeID // LoadDest
+	Class  uint8         // LoadDest: traffic class of the message's packets
+	Data   any           // LoadDest: the message descriptor every packet carries (router.Packet.Data)
+	Addr   uint64        // Transmit: host address
+	Bytes  int64         // Transmit: length
+	CRC    bool          // EndPacket, EndMessage: append the end-to-end CRC
+	Notify bool          // EndMessage: send Done to the PPC when the last packet has left
+	Tag    uint64        // EndMessage: echoed in Done
+}
+
+func (c *Command) String() string {
+	switch c.Kind {
+	case LoadDest:
+		return fmt.Sprintf("txdma.Command(load-dest node%d class%d)", c.Dst, c.Class)
+	case Transmit:
+		return fmt.Sprintf("txdma.Command(transmit %dB @%#x)", c.Bytes, c.Addr)
+	}
+	s := fmt.Sprintf("txdma.Command(%s", c.Kind)
+	if c.CRC {
+		s += " crc"
+	}
+	if c.Notify {
+		s += fmt.Sprintf(" notify#%d", c.Tag)
+	}
+	return s + ")"
+}
+
+// PIO is a short message written by the PPC straight into the PIO buffer and sent
+// without DMA (Dillow & Atchley 2011, s.II).
+type PIO struct {
+	Dst    router.NodeID
+	Class  uint8
+	Data   any
+	Bytes  int64 // payload, at most the PIO buffer
+	Notify bool
+	Tag    uint64
+}
+
+func (p *PIO) String() string { return fmt.Sprintf("txdma.PIO(node%d %dB)", p.Dst, p.Bytes) }
+
+// Done tells the PPC that the last packet of a message (DMA or PIO) sent with Notify
+// has left the engine.
+type Done struct {
+	Tag uint64
+	PIO bool
+}
+
+func (d Done) String() string { return fmt.Sprintf("txdma.Done(%d)", d.Tag) }
+
+// Retired reports how many DMA commands have left the command FIFO in total, so that
+// the writer knows how much room there is (the FIFO head pointer of Pedretti & Hudson
+// 2005, s.5.3).
+type Retired struct{ Total uint64 }
+
+func (r Retired) String() string { return fmt.Sprintf("txdma.Retired(%d)", r.Total) }
+
+// tick wakes the engine when its data path is free for the next packet.
+type tick struct{}
+
+func (tick) String() string { return "txdma.tick" }
