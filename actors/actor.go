@@ -28,6 +28,13 @@ type Starter interface {
 	Start(ctx Context)
 }
 
+// Finisher is implemented by actors that hold resources beyond the run (a host's
+// workload coroutines): Finish is called once when the run ends, however it ends, in
+// actor id order, from a single goroutine.
+type Finisher interface {
+	Finish()
+}
+
 // Ported is implemented by actors with ports. Ports returns the port names; the index of
 // a name is the Port value the actor passes to Context.Send and receives from
 // Context.Port. The list must not change after the actor is added to a Graph.

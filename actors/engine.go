@@ -98,10 +98,17 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 	if m.NumActors() == 0 {
 		return nil, configErrorf("model has no actors")
 	}
+	run := runParallel
 	if opts.Engine == Serial {
-		return runSerial(ctx, m, &opts)
+		run = runSerial
 	}
-	return runParallel(ctx, m, &opts)
+	rep, err := run(ctx, m, &opts)
+	for _, a := range m.actors {
+		if f, ok := a.(Finisher); ok {
+			f.Finish()
+		}
+	}
+	return rep, err
 }
 
 // String renders a one-line summary of the report.

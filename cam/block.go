@@ -47,6 +47,12 @@ func (b *Block) Receive(ctx actors.Context, m actors.Msg) {
 	case Lookup:
 		b.onLookup(ctx, m)
 		return
+	case Cancel:
+		if b.wait {
+			b.wait = false
+			b.Stats.StallTime += ctx.Now().Sub(b.since)
+		}
+		return
 	case SetEntry:
 		err = b.t.Set(m.Entry, m.Src)
 		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())

@@ -12,6 +12,7 @@
 //	ClearEntry   ppc     free an entry (its command queue must be empty)
 //	PushCommand  ppc     append an RX command to an entry's queue
 //	Lookup       rxdma   the next command for a source: Grant now, or when it exists
+//	Cancel       rxdma   withdraw the pending Lookup (its packet was discarded)
 //
 // Emitted: Grant (to rxdma), Stalled (to ppc, once per stall: the RX pipeline is
 // waiting for an entry or a command for that source).

@@ -33,6 +33,13 @@ type Lookup struct{ Src router.NodeID }
 
 func (m Lookup) String() string { return fmt.Sprintf("cam.Lookup(node%d)", m.Src) }
 
+// Cancel withdraws the RX DMA engine's outstanding Lookup: the PPC discarded the head
+// packet it was for. A Grant already on its way still counts (its command is the
+// source's next one).
+type Cancel struct{}
+
+func (Cancel) String() string { return "cam.Cancel" }
+
 // Grant hands the RX DMA engine the command for its head packet's source.
 type Grant struct {
 	Src router.NodeID

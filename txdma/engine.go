@@ -17,8 +17,7 @@ const (
 type Engine struct {
 	p    Params
 	node router.NodeID
-	vcs  func(class uint8) uint8 // injection VC of a traffic class
-	cred []int                   // router input credits per VC
+	inj  router.Injector // credits and serialization of the link into the router
 
 	// command FIFO, addressed by absolute sequence numbers
 	q        []*Command
@@ -43,8 +42,10 @@ type Engine struct {
 	midPIO  router.NodeID
 	inDMA   bool
 	inPIO   bool
-	freeAt  actors.Time // the data path takes the next packet from this time on
-	ticking bool
+	proc    *outPacket  // packet in the data path, processed at freeAt
+	procPIO bool
+	freeAt  actors.Time
+	ticking actors.Time // time of the pending tick, 0 if none
 	stallAt actors.Time // start of a credit stall, if stalled
 	stalled bool
 	retired uint64
@@ -83,10 +84,10 @@ type Stats struct {
 	CreditStall actors.Duration // time a ready packet waited for a router credit
 }
 
-// New returns an engine for node, with the router's initial NIC input credits per VC
-// and the function choosing the injection VC of a traffic class. p must be valid.
-func New(p Params, node router.NodeID, credits []int, vc func(class uint8) uint8) *Engine {
-	return &Engine{p: p, node: node, cred: append([]int(nil), credits...), vcs: vc, q: make([]*Command, p.CommandsMax)}
+// New returns an engine for node that injects through inj (router.NewInjector of the
+// network's router parameters). p must be valid.
+func New(p Params, node router.NodeID, inj router.Injector) *Engine {
+	return &Engine{p: p, node: node, inj: inj, q: make([]*Command, p.CommandsMax)}
 }
 
 // Ports implements actors.Ported.
@@ -102,9 +103,11 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 	case ht.ReadDone:
 		e.onReadDone(ctx, m)
 	case router.Credit:
-		e.onCredit(ctx, m)
+		e.inj.Return(ctx, m)
 	case tick:
-		e.ticking = false
+		if ctx.Now() == e.ticking {
+			e.ticking = 0
+		}
 	default:
 		ctx.Fatalf("txdma: unexpected %T", m)
 	}
@@ -161,13 +164,6 @@ func (e *Engine) onReadDone(ctx actors.Context, r ht.ReadDone) {
 	e.doneTag++
 	e.readsOut--
 	e.arrived += int64(r.Bytes)
-}
-
-func (e *Engine) onCredit(ctx actors.Context, c router.Credit) {
-	if int(c) >= len(e.cred) {
-		ctx.Fatalf("txdma: credit for unknown VC %d", c)
-	}
-	e.cred[c]++
 }
 
 // head returns the command at the head of the FIFO, nil if empty.
@@ -297,10 +293,10 @@ func (e *Engine) issueReads(ctx actors.Context) {
 	}
 }
 
-// next picks the packet to inject: PIO first (short, latency-bound messages), unless
-// it would cut into a DMA message to the same destination, and never a DMA packet that
-// would cut into a PIO message to its destination (the hardware interlock of Dillow &
-// Atchley 2011, s.II).
+// next picks the packet for the data path: PIO first (short, latency-bound messages),
+// unless it would cut into a DMA message to the same destination, and never a DMA
+// packet that would cut into a PIO message to its destination (the hardware interlock
+// of Dillow & Atchley 2011, s.II).
 func (e *Engine) next() (*[]outPacket, bool) {
 	if len(e.pioQ) > 0 {
 		p := e.pioQ[0].p
@@ -317,62 +313,81 @@ func (e *Engine) next() (*[]outPacket, bool) {
 	return nil, false
 }
 
-// inject sends ready packets to the router while the data path is free and credits
-// last; one packet per data-path slot.
+// inject runs the two last stages of the pipeline: the data path processes one packet
+// at a time (PacketOverhead plus its bytes at DMABandwidth), and a processed packet
+// enters the router when the injection link is idle and the router has a credit for
+// its VC. While the link carries one packet the data path processes the next.
 func (e *Engine) inject(ctx actors.Context) {
+	now := ctx.Now()
 	for {
+		if e.proc != nil {
+			if now < e.freeAt {
+				e.wakeAt(ctx, e.freeAt)
+				return
+			}
+			class := e.proc.p.Class
+			if e.inj.Credits(e.inj.VC(class)) == 0 {
+				if !e.stalled {
+					e.stalled, e.stallAt = true, now
+				}
+				return // a Credit message resumes
+			}
+			if !e.inj.Ready(now, class) {
+				e.wakeAt(ctx, e.inj.FreeAt())
+				return
+			}
+			if e.stalled {
+				e.stalled = false
+				e.Stats.CreditStall += now.Sub(e.stallAt)
+			}
+			e.send(ctx, *e.proc, e.procPIO)
+			e.proc = nil
+		}
 		q, ok := e.next()
 		if !ok {
 			return
 		}
 		op := (*q)[0]
-		vc := e.vcs(op.p.Class)
-		if e.cred[vc] == 0 {
-			if !e.stalled {
-				e.stalled, e.stallAt = true, ctx.Now()
-			}
-			return
-		}
-		if e.stalled {
-			e.stalled = false
-			e.Stats.CreditStall += ctx.Now().Sub(e.stallAt)
-		}
-		now := ctx.Now()
-		if e.freeAt > now {
-			if !e.ticking {
-				e.ticking = true
-				ctx.SendSelf(tick{}, e.freeAt.Sub(now))
-			}
-			return
-		}
 		*q = (*q)[1:]
-		e.send(ctx, op, vc, q == &e.pioQ)
+		e.proc, e.procPIO = &op, q == &e.pioQ
+		e.mark(op.p, e.procPIO)
+		dt := e.p.packetTime(actors.Bytes(op.p.Payload)) + e.cost
+		e.cost = 0
+		e.freeAt = now.Add(dt)
+		e.Stats.Busy += dt
 	}
 }
 
-func (e *Engine) send(ctx actors.Context, op outPacket, vc uint8, pio bool) {
-	p := op.p
-	dt := e.p.packetTime(actors.Bytes(p.Payload)) + e.cost
-	e.cost = 0
-	e.freeAt = ctx.Now().Add(dt)
-	e.cred[vc]--
-	e.staged -= op.staged
-	p.VC = vc
-	p.Injected = e.freeAt
-	ctx.Send(PortRouter, p, dt)
+// wakeAt schedules a tick at t unless one is already due then.
+func (e *Engine) wakeAt(ctx actors.Context, t actors.Time) {
+	if e.ticking == t {
+		return
+	}
+	e.ticking = t
+	ctx.SendSelf(tick{}, t.Sub(ctx.Now()))
+}
+
+// mark tracks half-sent messages for the PIO/DMA interlock as packets enter the data
+// path.
+func (e *Engine) mark(p *router.Packet, pio bool) {
 	if pio {
 		e.inPIO, e.midPIO = !p.EOM, p.Dst
-		if p.EOM {
-			e.pioMsgs--
-			e.Stats.PIOMessages++
-		}
-	} else {
-		e.inDMA, e.midDMA = !p.EOM, p.Dst
+		return
+	}
+	e.inDMA, e.midDMA = !p.EOM, p.Dst
+}
+
+func (e *Engine) send(ctx actors.Context, op outPacket, pio bool) {
+	p := op.p
+	e.staged -= op.staged
+	e.inj.Inject(ctx, PortRouter, p)
+	if pio && p.EOM {
+		e.pioMsgs--
+		e.Stats.PIOMessages++
 	}
 	if op.notify {
-		ctx.Send(PortPPC, Done{Tag: op.tag, PIO: pio}, dt)
+		ctx.Send(PortPPC, Done{Tag: op.tag, PIO: pio}, 0)
 	}
 	e.Stats.Packets++
 	e.Stats.Bytes += int64(p.Payload)
-	e.Stats.Busy += dt
 }

@@ -1,0 +1,356 @@
+package host
+
+import (
+	"fmt"
+	"iter"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/ht"
+)
+
+// PortHT is the CPU's only port, to the HyperTransport link.
+const PortHT actors.Port = 0
+
+// Addressed is a payload the NIC writes into host memory: it lands at Address, where
+// processes and the interrupt handler find it.
+type Addressed interface {
+	actors.Msg
+	Address() uint64
+}
+
+// IRQHandler is the operating system's interrupt handler, run on core 0.
+type IRQHandler func(k *Kernel, vector int)
+
+// CPU is the host actor of one node: its cores, processes, memory as the NIC wrote it,
+// and the interrupt path.
+type CPU struct {
+	p       Params
+	procs   []*Proc
+	mem     map[uint64]actors.Msg
+	waiters map[uint64][]*Proc
+	reads   map[uint64]*Proc
+	readTag uint64
+	irq     IRQHandler
+	irqFree actors.Time // core 0 is free of interrupt work from this time on
+
+	Stats Stats
+}
+
+// Stats counts the host's activity.
+type Stats struct {
+	Interrupts    int64
+	InterruptTime actors.Duration
+	Notices       int64 // NIC writes that landed at an address
+	MMIOWrites    int64
+	MMIOReads     int64
+}
+
+// resume ends a process's wait.
+type resume struct{ proc int }
+
+func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc) }
+
+// New returns a CPU. p must be valid.
+func New(p Params) *CPU {
+	return &CPU{p: p, mem: map[uint64]actors.Msg{}, waiters: map[uint64][]*Proc{}, reads: map[uint64]*Proc{}}
+}
+
+// Params returns the CPU's parameters.
+func (c *CPU) Params() Params { return c.p }
+
+// Ports implements actors.Ported.
+func (c *CPU) Ports() []string { return []string{"ht"} }
+
+// Spawn adds a process running prog on core (before the run starts). Processes start
+// at time zero in spawn order.
+func (c *CPU) Spawn(name string, core int, prog Program) (*Proc, error) {
+	if core < 0 || core >= c.p.Cores {
+		return nil, fmt.Errorf("host: process %s on core %d, but the host has %d cores", name, core, c.p.Cores)
+	}
+	p := &Proc{cpu: c, ID: len(c.procs), Core: core, Name: name, prog: prog}
+	c.procs = append(c.procs, p)
+	return p, nil
+}
+
+// Procs returns the processes.
+func (c *CPU) Procs() []*Proc { return c.procs }
+
+// HandleInterrupts installs the operating system's interrupt handler.
+func (c *CPU) HandleInterrupts(h IRQHandler) { c.irq = h }
+
+// Memory returns what the NIC (or the kernel) last wrote at addr.
+func (c *CPU) Memory(addr uint64) (actors.Msg, bool) {
+	m, ok := c.mem[addr]
+	return m, ok
+}
+
+// Start implements actors.Starter: every process runs until it first waits.
+func (c *CPU) Start(ctx actors.Context) {
+	for _, p := range c.procs {
+		p.begin()
+		c.activate(ctx, p)
+	}
+}
+
+// Finish implements actors.Finisher: it releases the coroutines of processes that did
+// not return.
+func (c *CPU) Finish() {
+	for _, p := range c.procs {
+		if p.stop != nil {
+			p.stop()
+		}
+	}
+}
+
+// Receive implements actors.Actor.
+func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
+	switch m := m.(type) {
+	case resume:
+		c.activate(ctx, c.procs[m.proc])
+	case ht.ReadDone:
+		c.onReadDone(ctx, m)
+	case ht.Interrupt:
+		c.onInterrupt(ctx, m)
+	case kernelStore:
+		c.store(ctx, m.addr, m.m)
+	case Addressed:
+		c.store(ctx, m.Address(), m)
+		c.Stats.Notices++
+	default:
+		ctx.Fatalf("host: unexpected %T (%s)", m, m)
+	}
+}
+
+// activate runs p's coroutine until it waits again or returns.
+func (c *CPU) activate(ctx actors.Context, p *Proc) {
+	if p.done {
+		return
+	}
+	p.ctx, p.blocked = ctx, false
+	p.now = max(p.now, ctx.Now())
+	if _, ok := p.next(); !ok {
+		p.done = true
+		p.stop = nil
+	}
+	p.ctx = nil
+}
+
+// wake schedules p to run at time at, after any interrupt work on its core.
+func (c *CPU) wake(ctx actors.Context, p *Proc, at actors.Time) {
+	if p.Core == 0 {
+		at = max(at, c.irqFree)
+	}
+	ctx.SendSelf(resume{proc: p.ID}, max(0, at.Sub(ctx.Now())))
+}
+
+// store lands m at addr and wakes the processes waiting for that address; each sees it
+// after a cache miss, the poll that brings the new line in.
+func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
+	c.mem[addr] = m
+	ws := c.waiters[addr]
+	if len(ws) == 0 {
+		return
+	}
+	delete(c.waiters, addr)
+	for _, p := range ws {
+		c.wake(ctx, p, ctx.Now().Add(c.p.CacheMiss))
+	}
+}
+
+func (c *CPU) onReadDone(ctx actors.Context, r ht.ReadDone) {
+	p := c.reads[r.Tag]
+	if p == nil {
+		ctx.Fatalf("host: MMIO read #%d completed twice or never issued", r.Tag)
+	}
+	delete(c.reads, r.Tag)
+	c.wake(ctx, p, ctx.Now())
+}
+
+// onInterrupt runs the interrupt handler on core 0 and charges a process running there
+// for the time it lost.
+func (c *CPU) onInterrupt(ctx actors.Context, i ht.Interrupt) {
+	if c.irq == nil {
+		ctx.Fatalf("host: interrupt %d with no handler installed", i.Vector)
+	}
+	start := max(ctx.Now(), c.irqFree)
+	k := &Kernel{cpu: c, ctx: ctx, now: start.Add(c.p.InterruptCost)}
+	c.irq(k, i.Vector)
+	c.irqFree = k.now
+	c.Stats.Interrupts++
+	c.Stats.InterruptTime += k.now.Sub(start)
+	for _, p := range c.procs {
+		if p.Core == 0 && !p.done && !p.blocked && p.now > ctx.Now() {
+			p.now = p.now.Add(k.now.Sub(start)) // it was running: the interrupt delays it
+		}
+	}
+}
+
+// Program is a workload: straight-line code run by a process.
+type Program func(p *Proc)
+
+// Proc is a process: a coroutine with its own clock, pinned to a core.
+type Proc struct {
+	cpu  *CPU
+	ID   int
+	Core int
+	Name string
+	prog Program
+
+	now     actors.Time    // the process's own clock
+	ctx     actors.Context // valid while the process runs
+	yield   func(struct{}) bool
+	next    func() (struct{}, bool)
+	stop    func()
+	done    bool
+	blocked bool
+	got     actors.Msg // what a wait returned
+}
+
+// stopped unwinds a coroutine that is stopped at the end of a run.
+type stopped struct{}
+
+func (p *Proc) begin() {
+	seq := func(yield func(struct{}) bool) {
+		defer func() {
+			if r := recover(); r != nil {
+				if _, ok := r.(stopped); !ok {
+					panic(r) // a Fatalf or a bug: let the engine report it
+				}
+			}
+		}()
+		p.yield = yield
+		p.prog(p)
+	}
+	p.next, p.stop = iter.Pull(seq)
+}
+
+// wait suspends the process until the CPU resumes it.
+func (p *Proc) wait() {
+	p.blocked = true
+	if !p.yield(struct{}{}) {
+		panic(stopped{})
+	}
+}
+
+// sync lets simulated time catch up with the process's clock before it observes
+// anything.
+func (p *Proc) sync() {
+	if p.now > p.ctx.Now() {
+		p.cpu.wake(p.ctx, p, p.now)
+		p.wait()
+	}
+}
+
+// Now is the process's clock.
+func (p *Proc) Now() actors.Time { return p.now }
+
+// CPU returns the process's host.
+func (p *Proc) CPU() *CPU { return p.cpu }
+
+// Rand is the host's random stream.
+func (p *Proc) Rand() *actors.Rand { return p.ctx.Rand() }
+
+// Fatalf ends the run with an error naming the host and the time.
+func (p *Proc) Fatalf(format string, args ...any) {
+	p.ctx.Fatalf("%s: "+format, append([]any{p.Name}, args...)...)
+}
+
+// Compute spends d of CPU time.
+func (p *Proc) Compute(d actors.Duration) {
+	if d < 0 {
+		p.Fatalf("negative compute time %s", d)
+	}
+	p.now = p.now.Add(d)
+}
+
+// Trap enters the kernel and returns: TrapCost plus work d done inside.
+func (p *Proc) Trap(work actors.Duration) { p.Compute(p.cpu.p.TrapCost + work) }
+
+// Memcpy copies n bytes of memory.
+func (p *Proc) Memcpy(n actors.Bytes) { p.Compute(p.cpu.p.MemcpyBandwidth.TransferTime(n)) }
+
+// MMIOWrite stores bytes into the SeaStar unit to (posted): payload, if not nil, is
+// delivered to it when the store lands. The core is busy for MMIOWriteCost.
+func (p *Proc) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
+	p.ctx.Send(PortHT, &ht.Write{To: to, Bytes: bytes, Payload: payload}, p.now.Sub(p.ctx.Now()))
+	p.now = p.now.Add(p.cpu.p.MMIOWriteCost)
+	p.cpu.Stats.MMIOWrites++
+}
+
+// MMIORead reads bytes of SeaStar SRAM or registers (uncached): a full round trip over
+// HyperTransport, during which the core stalls.
+func (p *Proc) MMIORead(bytes actors.Bytes) {
+	p.sync()
+	c := p.cpu
+	c.readTag++
+	c.reads[c.readTag] = p
+	c.Stats.MMIOReads++
+	p.ctx.Send(PortHT, ht.Read{Bytes: bytes, Tag: c.readTag}, 0)
+	p.wait()
+}
+
+// WaitFor busy-waits until something has been written at addr and returns it. The
+// process sees a new write one cache miss after it lands.
+func (p *Proc) WaitFor(addr uint64) actors.Msg {
+	p.sync()
+	c := p.cpu
+	if m, ok := c.mem[addr]; ok {
+		p.now = p.now.Add(c.p.CacheMiss)
+		return m
+	}
+	c.waiters[addr] = append(c.waiters[addr], p)
+	p.wait()
+	return c.mem[addr]
+}
+
+// Peek returns what is at addr without waiting (one cache miss if something is there).
+func (p *Proc) Peek(addr uint64) (actors.Msg, bool) {
+	p.sync()
+	m, ok := p.cpu.mem[addr]
+	if ok {
+		p.now = p.now.Add(p.cpu.p.CacheMiss)
+	}
+	return m, ok
+}
+
+// Forget clears addr, so that the next WaitFor waits for a new write (the process
+// zeroing a completion slot after consuming it).
+func (p *Proc) Forget(addr uint64) { delete(p.cpu.mem, addr) }
+
+// Kernel is the interrupt handler's view of the host: its own clock on core 0, host
+// memory, and MMIO stores to the NIC.
+type Kernel struct {
+	cpu *CPU
+	ctx actors.Context
+	now actors.Time
+}
+
+// Now is the handler's clock.
+func (k *Kernel) Now() actors.Time { return k.now }
+
+// Charge spends d of handler time.
+func (k *Kernel) Charge(d actors.Duration) { k.now = k.now.Add(d) }
+
+// Memory returns what is at addr.
+func (k *Kernel) Memory(addr uint64) (actors.Msg, bool) { return k.cpu.Memory(addr) }
+
+// Store writes m at addr in host memory at the handler's current time (an event for a
+// process): waiting processes wake a cache miss later.
+func (k *Kernel) Store(addr uint64, m actors.Msg) {
+	k.ctx.SendSelf(kernelStore{addr: addr, m: m}, k.now.Sub(k.ctx.Now()))
+}
+
+// MMIOWrite stores into the SeaStar (posted), like Proc.MMIOWrite.
+func (k *Kernel) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
+	k.ctx.Send(PortHT, &ht.Write{To: to, Bytes: bytes, Payload: payload}, k.now.Sub(k.ctx.Now()))
+	k.now = k.now.Add(k.cpu.p.MMIOWriteCost)
+	k.cpu.Stats.MMIOWrites++
+}
+
+// kernelStore lands a kernel write in host memory at its time.
+type kernelStore struct {
+	addr uint64
+	m    actors.Msg
+}
+
+func (s kernelStore) String() string { return fmt.Sprintf("host.kernelStore(%#x %s)", s.addr, s.m) }

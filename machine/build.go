@@ -1,0 +1,91 @@
+package machine
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/host"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
+)
+
+// Node is a built node: its blocks, for setup (spawning processes) and statistics.
+type Node struct {
+	ID   router.NodeID
+	Name string // node[x,y,z]
+	Host *host.CPU
+	HT   *ht.Link
+	PPC  *ppc.Core
+	TX   *txdma.Engine
+	RX   *rxdma.Engine
+	CAM  *cam.Block
+}
+
+// Machine is a built machine.
+type Machine struct {
+	Params Params
+	Topo   router.Topology
+	Net    *router.Network
+	Nodes  []*Node
+}
+
+// FirmwareFunc returns the firmware that node id's PPC runs.
+type FirmwareFunc func(id router.NodeID) ppc.Firmware
+
+// Build validates p and adds every node of its topology, and the network, to g.
+func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	topo, _ := p.Topology()
+	net, err := router.BuildNetwork(g, topo, p.Router, p.RXDMA.Credits(p.Router.VCs))
+	if err != nil {
+		return nil, err
+	}
+	m := &Machine{Params: p, Topo: topo, Net: net, Nodes: make([]*Node, topo.Nodes())}
+	for id := range m.Nodes {
+		n, err := m.buildNode(g, router.NodeID(id), fw(router.NodeID(id)))
+		if err != nil {
+			return nil, err
+		}
+		m.Nodes[id] = n
+	}
+	return m, nil
+}
+
+// NodeName is the name prefix of node id's blocks: node[x,y,z].
+func NodeName(topo router.Topology, id router.NodeID) string {
+	c := topo.Coord(id)
+	return actors.Indexed("node", c[0], c[1], c[2])
+}
+
+func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) (*Node, error) {
+	p := m.Params
+	core, err := ppc.New(p.PPC, fw)
+	if err != nil {
+		return nil, fmt.Errorf("node %d: %w", id, err)
+	}
+	n := &Node{ID: id, Name: NodeName(m.Topo, id), Host: host.New(p.Host), HT: ht.New(p.HT), PPC: core,
+		TX: txdma.New(p.TXDMA, id, m.Net.Injector()), RX: rxdma.New(p.RXDMA, p.Router.VCs), CAM: cam.NewBlock(p.CAM)}
+	hostR := g.Add(n.Name+".host", n.Host)
+	htR := g.Add(n.Name+".ht", n.HT)
+	ppcR := g.Add(n.Name+".ppc", n.PPC)
+	txR := g.Add(n.Name+".txdma", n.TX)
+	rxR := g.Add(n.Name+".rxdma", n.RX)
+	camR := g.Add(n.Name+".cam", n.CAM)
+	l := p.OnChipLatency
+	g.Connect(hostR.Port("ht"), htR.Port("host"), l)
+	g.Connect(htR.Port("ppc"), ppcR.Port("ht"), l)
+	g.Connect(htR.Port("txdma"), txR.Port("ht"), l)
+	g.Connect(htR.Port("rxdma"), rxR.Port("ht"), l)
+	g.Connect(ppcR.Port("txdma"), txR.Port("ppc"), l)
+	g.Connect(ppcR.Port("rxdma"), rxR.Port("ppc"), l)
+	g.Connect(ppcR.Port("cam"), camR.Port("ppc"), l)
+	g.Connect(camR.Port("rxdma"), rxR.Port("cam"), l)
+	m.Net.LinkNIC(g, id, txR.Port("router"), rxR.Port("router"))
+	return n, nil
+}

@@ -1,0 +1,96 @@
+// Package machine assembles SeaStar nodes and the 3-D torus into a model: the node
+// builder wires the blocks of one node (host CPU, HyperTransport, PPC, TX and RX DMA
+// engines, CAM) to its router, and the machine builder does it for every node of a
+// topology. A machine preset (SPEC 3.1) is only a set of parameter values over the same
+// code.
+package machine
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/host"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
+)
+
+// Params is the configuration of a whole machine: the topology and every block.
+type Params struct {
+	Machine string `param:"machine" enum:"redstorm|xt5" help:"machine preset the other values started from" source:"SPEC 3.1"`
+	Torus   string `param:"torus" help:"topology dimensions XxYxZ" source:"SPEC 3: Red Storm 27x16x24"`
+	Wrap    string `param:"wrap" help:"torus, mesh, or per dimension e.g. torus,torus,mesh" source:"SPEC 3"`
+
+	OnChipLatency actors.Duration `param:"onchip_latency" help:"latency of the on-chip links between a node's blocks" source:"assumed: one 500 MHz cycle"`
+
+	Host   host.Params   `param:"host"`
+	HT     ht.Params     `param:"ht"`
+	PPC    ppc.Params    `param:"ppc"`
+	TXDMA  txdma.Params  `param:"txdma"`
+	RXDMA  rxdma.Params  `param:"rxdma"`
+	CAM    cam.Params    `param:"cam"`
+	Router router.Params `param:"router"`
+}
+
+// Presets lists the machine presets.
+var Presets = []string{"redstorm", "xt5"}
+
+// Preset returns the parameters of a named machine.
+//   - redstorm: Red Storm / XT3 as measured in 2005 (SeaStar 1.2, DMA ~1.1 GB/s per
+//     direction, one 2.0 GHz Opteron core, Catamount, 27x16x24 torus).
+//   - xt5: Cray XT5 as measured in 2010 (Dillow & Atchley 2011 s.V: SeaStar 2+, DMA
+//     ~2.0 GB/s, links slightly above 3 GB/s of payload, two 2.6 GHz six-core Opterons,
+//     Linux).
+func Preset(name string) (Params, error) {
+	p := Params{
+		Machine: "redstorm", Torus: "27x16x24", Wrap: "torus", OnChipLatency: 2 * actors.Nanosecond,
+		Host: host.DefaultParams(), HT: ht.DefaultParams(), PPC: ppc.DefaultParams(), TXDMA: txdma.DefaultParams(),
+		RXDMA: rxdma.DefaultParams(), CAM: cam.DefaultParams(), Router: router.DefaultParams(),
+	}
+	switch name {
+	case "redstorm":
+	case "xt5":
+		p.Machine = "xt5"
+		p.Torus = "4x6x4" // assumed: one cabinet (chester, Dillow & Atchley 2011 s.V)
+		p.TXDMA.DMABandwidth = 2000 * actors.MBPerSecond
+		p.RXDMA.DMABandwidth = 2000 * actors.MBPerSecond
+		p.Router.LinkBandwidth = 3050 * actors.MBPerSecond
+		p.Host.Clock = 2600 * actors.Megahertz
+		p.Host.Cores = 12
+		p.Host.OS = "linux"
+	default:
+		return Params{}, fmt.Errorf("unknown machine preset %q (want redstorm or xt5)", name)
+	}
+	return p, nil
+}
+
+// Default returns the redstorm preset.
+func Default() Params {
+	p, _ := Preset("redstorm")
+	return p
+}
+
+// Topology parses Torus and Wrap.
+func (p Params) Topology() (router.Topology, error) { return router.ParseTopology(p.Torus, p.Wrap) }
+
+// Validate checks every block and the topology.
+func (p Params) Validate() error {
+	if _, err := p.Topology(); err != nil {
+		return err
+	}
+	if p.OnChipLatency <= 0 {
+		return fmt.Errorf("onchip_latency must be > 0 (got %s): blocks may run in different partitions", p.OnChipLatency)
+	}
+	for _, b := range []struct {
+		key string
+		v   interface{ Validate() error }
+	}{{"host", p.Host}, {"ht", p.HT}, {"ppc", p.PPC}, {"txdma", p.TXDMA}, {"rxdma", p.RXDMA}, {"cam", p.CAM}, {"router", p.Router}} {
+		if err := b.v.Validate(); err != nil {
+			return fmt.Errorf("%s.%w", b.key, err)
+		}
+	}
+	return nil
+}

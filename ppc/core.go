@@ -1,0 +1,195 @@
+package ppc
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/seastar-sim/seastar/actors"
+)
+
+// Ports of a Core.
+const (
+	PortHT    actors.Port = iota // host stores into SRAM in; host-memory writes and interrupts out
+	PortTXDMA                    // commands out; Done and Retired in
+	PortRXDMA                    // Discard out; SOM and Done in
+	PortCAM                      // programming out; Stalled in
+)
+
+// Firmware is the program the PPC runs: a pure state machine. Boot allocates its SRAM
+// structures once, at build time; Handle runs the handler for one event to completion,
+// stating its work and issuing its commands through x.
+type Firmware interface {
+	Boot(b *Boot) error
+	Handle(x *Exec, ev actors.Msg)
+}
+
+// Core is the PowerPC actor.
+type Core struct {
+	p    Params
+	fw   Firmware
+	q    []actors.Msg // events waiting for the main loop, in arrival order
+	busy bool         // a dispatch is scheduled or a handler is running
+	free actors.Time  // end of the last handler
+	ring TraceRing
+	sram []Allocation
+
+	Stats Stats
+}
+
+// Stats counts the core's work.
+type Stats struct {
+	Handled   int64           // handlers run
+	Busy      actors.Duration // time spent in handlers
+	QueueWait actors.Duration // time events waited for the core
+	PeakQueue int
+}
+
+// run is the core's timer: the main loop is ready to dispatch the next event.
+type run struct{}
+
+func (run) String() string { return "ppc.run" }
+
+// wake is a firmware timer (Exec.After) delivering Event.
+type wake struct {
+	Event actors.Msg
+}
+
+func (w wake) String() string { return fmt.Sprintf("ppc.wake(%s)", w.Event) }
+
+// queued remembers when an event arrived.
+type queued struct {
+	at actors.Time
+	ev actors.Msg
+}
+
+func (q *queued) String() string { return q.ev.String() }
+
+// New boots fw on a core. The error names the allocations when the firmware's
+// structures do not fit in the SRAM. p must be valid.
+func New(p Params, fw Firmware) (*Core, error) {
+	b := &Boot{p: p}
+	if err := fw.Boot(b); err != nil {
+		return nil, err
+	}
+	if b.err != nil {
+		return nil, b.err
+	}
+	return &Core{p: p, fw: fw, ring: newRing(p.TraceRecords), sram: b.allocs}, nil
+}
+
+// Ports implements actors.Ported.
+func (c *Core) Ports() []string { return []string{"ht", "txdma", "rxdma", "cam"} }
+
+// Firmware returns the firmware the core runs.
+func (c *Core) Firmware() Firmware { return c.fw }
+
+// Trace returns the trace ring.
+func (c *Core) Trace() *TraceRing { return &c.ring }
+
+// SRAM returns the boot-time allocations.
+func (c *Core) SRAM() []Allocation { return c.sram }
+
+// Receive implements actors.Actor.
+func (c *Core) Receive(ctx actors.Context, m actors.Msg) {
+	switch m := m.(type) {
+	case run:
+		c.dispatch(ctx)
+		return
+	case wake:
+		c.enqueue(ctx, m.Event)
+	default:
+		c.enqueue(ctx, m)
+	}
+}
+
+func (c *Core) enqueue(ctx actors.Context, ev actors.Msg) {
+	c.q = append(c.q, &queued{at: ctx.Now(), ev: ev})
+	c.Stats.PeakQueue = max(c.Stats.PeakQueue, len(c.q))
+	if !c.busy {
+		c.busy = true
+		at := max(ctx.Now(), c.free).Add(c.p.Cycles(int64(c.p.PollCycles)))
+		ctx.SendSelf(run{}, at.Sub(ctx.Now()))
+	}
+}
+
+// dispatch runs the handler of the oldest event, then schedules the next dispatch.
+func (c *Core) dispatch(ctx actors.Context) {
+	qe := c.q[0].(*queued)
+	c.q[0] = nil
+	c.q = c.q[1:]
+	c.Stats.QueueWait += ctx.Now().Sub(qe.at)
+	x := &Exec{c: c, ctx: ctx}
+	x.cycles = int64(c.p.DispatchCycles)
+	c.fw.Handle(x, qe.ev)
+	d := x.Elapsed()
+	c.free = ctx.Now().Add(d)
+	c.Stats.Handled++
+	c.Stats.Busy += d
+	if len(c.q) == 0 {
+		c.busy = false
+		return
+	}
+	ctx.SendSelf(run{}, d+c.p.Cycles(int64(c.p.PollCycles)))
+}
+
+// Heartbeat is the main loop's heartbeat counter at time now: one per handler and one
+// per idle pass of the loop (2 x PollCycles), computed when asked rather than ticked.
+func (c *Core) Heartbeat(now actors.Time) int64 {
+	pass := c.p.Cycles(int64(2 * max(1, c.p.PollCycles)))
+	idle := now.Sub(0) - c.Stats.Busy
+	return c.Stats.Handled + int64(idle/pass)
+}
+
+// Boot is the firmware's view of the core at boot: SRAM allocation.
+type Boot struct {
+	p      Params
+	allocs []Allocation
+	used   actors.Bytes
+	err    error
+}
+
+// Allocation is a firmware data structure in SRAM.
+type Allocation struct {
+	Name  string
+	Size  actors.Bytes // of one element
+	Count int
+}
+
+// Total is the allocation's size.
+func (a Allocation) Total() actors.Bytes { return a.Size * actors.Bytes(a.Count) }
+
+// Params returns the core's parameters.
+func (b *Boot) Params() Params { return b.p }
+
+// Free is the SRAM left for data structures: SRAM - image - stack - allocations.
+func (b *Boot) Free() actors.Bytes { return b.p.SRAM - b.p.Image - b.p.Stack - b.used }
+
+// Alloc reserves count structures of size bytes. When the SRAM is exhausted the boot
+// fails with a message listing every allocation (Pedretti & Hudson 2005, s.4.2:
+// M = S*Ssize + sum(Pi*Psize) must fit the 384 KB).
+func (b *Boot) Alloc(name string, size actors.Bytes, count int) {
+	if b.err != nil {
+		return
+	}
+	a := Allocation{Name: name, Size: size, Count: count}
+	b.allocs = append(b.allocs, a)
+	if size < 0 || count < 0 {
+		b.err = fmt.Errorf("ppc: allocation %s of %d x %s is negative", name, count, size)
+		return
+	}
+	if a.Total() > b.Free() {
+		b.err = b.overflow(a)
+		return
+	}
+	b.used += a.Total()
+}
+
+func (b *Boot) overflow(last Allocation) error {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "ppc: firmware structures do not fit in SRAM: %s needs %s but only %s is left "+
+		"(sram %s - image %s - stack %s);", last.Name, last.Total(), b.Free(), b.p.SRAM, b.p.Image, b.p.Stack)
+	for _, a := range b.allocs {
+		fmt.Fprintf(&sb, " %s %d x %s = %s;", a.Name, a.Count, a.Size, a.Total())
+	}
+	return fmt.Errorf("%s", strings.TrimSuffix(sb.String(), ";"))
+}

@@ -1,0 +1,132 @@
+package ppc
+
+import (
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
+)
+
+// Exec is a handler's view of the core: it converts the work the handler states into
+// time with the cost model and issues the handler's commands at the moment of the
+// handler they are issued. Commands to device registers (DMA FIFOs, the CAM) cost the
+// uncached stores of their register writes.
+type Exec struct {
+	c      *Core
+	ctx    actors.Context
+	cycles int64
+	extra  actors.Duration // time that is not whole cycles (trace points)
+}
+
+// Elapsed is the handler time so far.
+func (x *Exec) Elapsed() actors.Duration { return x.c.p.Cycles(x.cycles) + x.extra }
+
+// Now is the simulated time at this point of the handler.
+func (x *Exec) Now() actors.Time { return x.ctx.Now().Add(x.Elapsed()) }
+
+// Params returns the core's parameters.
+func (x *Exec) Params() Params { return x.c.p }
+
+// Rand is the core's random stream.
+func (x *Exec) Rand() *actors.Rand { return x.ctx.Rand() }
+
+// Fatalf panics the node: the run ends with an error naming the PPC and the time.
+func (x *Exec) Fatalf(format string, args ...any) { x.ctx.Fatalf(format, args...) }
+
+// Instr charges n instructions: InstrCycles each with the I-cache on, instructions
+// fetched from SRAM (InstrUncachedCycles) with it off.
+func (x *Exec) Instr(n int) {
+	per := x.c.p.InstrUncachedCycles
+	if x.c.p.ICache {
+		per = x.c.p.InstrCycles
+	}
+	x.cycles += int64(n * per)
+}
+
+// Load charges n loads of cacheable SRAM (firmware-private data, Pedretti & Hudson 2005
+// s.3.2): D-cache hits with the cache on, uncached SRAM reads with it off.
+func (x *Exec) Load(n int) {
+	per := x.c.p.SRAMReadCycles
+	if x.c.p.DCache {
+		per = x.c.p.CachedCycles
+	}
+	x.cycles += int64(n * per)
+}
+
+// Store charges n stores of cacheable SRAM.
+func (x *Exec) Store(n int) {
+	per := x.c.p.SRAMWriteCycles
+	if x.c.p.DCache {
+		per = x.c.p.CachedCycles
+	}
+	x.cycles += int64(n * per)
+}
+
+// LoadUncached charges n loads of uncached SRAM or device registers (mailboxes, data
+// shared with the host, FIFO pointers).
+func (x *Exec) LoadUncached(n int) { x.cycles += int64(n * x.c.p.SRAMReadCycles) }
+
+// StoreUncached charges n stores to uncached SRAM or device registers.
+func (x *Exec) StoreUncached(n int) { x.cycles += int64(n * x.c.p.SRAMWriteCycles) }
+
+// LoadHost charges n loads of host memory through an HT window (about ten SRAM reads
+// each, Pedretti & Hudson 2005 s.2). The firmware avoids them.
+func (x *Exec) LoadHost(n int) { x.cycles += int64(n * x.c.p.HostReadCycles) }
+
+// Trace is a trace point (Pedretti & Hudson 2005 s.3.3): when compiled in, it costs
+// TraceCost and records fn+offset, the time and value in the trace ring; when compiled
+// out it costs nothing.
+func (x *Exec) Trace(fn string, offset uint32, value uint8) {
+	if !x.c.p.TraceEnabled {
+		return
+	}
+	x.extra += x.c.p.TraceCost
+	x.c.ring.add(Record{At: x.Now(), Func: fn, Offset: offset, Value: value})
+}
+
+// TX writes a command into the TX DMA command FIFO (two register stores).
+func (x *Exec) TX(c *txdma.Command) {
+	x.StoreUncached(2)
+	x.ctx.Send(PortTXDMA, c, x.Elapsed())
+}
+
+// PIO writes a short message into the PIO buffer and its command into the PIO FIFO: a
+// store per 8 bytes of payload and two for the command.
+func (x *Exec) PIO(p *txdma.PIO) {
+	x.StoreUncached(2 + int((p.Bytes+7)/8))
+	x.ctx.Send(PortTXDMA, p, x.Elapsed())
+}
+
+// CAM programs the CAM (cam.SetEntry, cam.ClearEntry or cam.PushCommand): two register
+// stores.
+func (x *Exec) CAM(m actors.Msg) {
+	x.StoreUncached(2)
+	x.ctx.Send(PortCAM, m, x.Elapsed())
+}
+
+// Discard tells the RX engine to drop packet p at the FIFO head (one register store).
+func (x *Exec) Discard(p *router.Packet) {
+	x.StoreUncached(1)
+	x.ctx.Send(PortRXDMA, rxdma.Discard{Packet: p}, x.Elapsed())
+}
+
+// HostWrite stores bytes into host memory (an event, an upper pending) through an HT
+// window: HostWriteCycles per 8-byte store, posted. payload, if not nil, is delivered to
+// the host when the bytes land, after any DMA data already on the link.
+func (x *Exec) HostWrite(bytes actors.Bytes, payload actors.Msg) {
+	x.cycles += int64(x.c.p.HostWriteCycles) * int64((bytes+7)/8)
+	x.ctx.Send(PortHT, &ht.Write{To: ht.Host, Bytes: bytes, Payload: payload}, x.Elapsed())
+}
+
+// Interrupt raises a host interrupt (one register store).
+func (x *Exec) Interrupt(vector int) {
+	x.StoreUncached(1)
+	x.ctx.Send(PortHT, ht.Interrupt{Vector: vector}, x.Elapsed())
+}
+
+// After delivers ev to the firmware again, as a new event, d after this point of the
+// handler: a firmware timer (for example to retry when a FIFO is full).
+func (x *Exec) After(d actors.Duration, ev actors.Msg) {
+	x.ctx.SendSelf(wake{Event: ev}, x.Elapsed()+d)
+}

@@ -1,0 +1,208 @@
+package rxdma
+
+import (
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Ports of an Engine.
+const (
+	PortRouter actors.Port = iota // packets in from the router's NIC "eject" port, credits out
+	PortCAM                       // lookups out, grants in
+	PortHT                        // DMA writes out, acknowledgements in
+	PortPPC                       // SOM and Done out, Discard in
+)
+
+// Engine is the RX DMA engine actor of one node.
+type Engine struct {
+	p   Params
+	vcs int
+
+	fifo    []*router.Packet // ring
+	head    int
+	n       int
+	used    int64 // payload bytes of the head packet already disposed of
+	discard map[*router.Packet]bool
+
+	cmds     map[router.NodeID]*active // command in progress per source
+	waiting  bool                      // a Lookup is outstanding
+	waitAt   actors.Time
+	writes   int // DMA writes not yet acknowledged
+	freeAt   actors.Time
+	ticking  bool
+	ackStall bool
+	ackAt    actors.Time
+
+	Stats Stats
+}
+
+type active struct {
+	cmd  cam.Command
+	left int64
+}
+
+// Stats counts the engine's work.
+type Stats struct {
+	Packets     int64
+	Bytes       int64 // payload bytes written to host memory
+	Discarded   int64 // payload bytes discarded
+	Messages    int64 // SOM packets received
+	Commands    int64 // RX commands retired
+	PeakFIFO    int
+	CAMStall    actors.Duration // time the head packet waited for a CAM grant
+	Stalls      int64
+	WriteStall  actors.Duration // time the head packet waited for HT write slots
+	Busy        actors.Duration
+	PPCDiscards int64
+}
+
+// New returns an engine that announces p.Credits(vcs) credits per VC to the router.
+// p must be valid.
+func New(p Params, vcs int) *Engine {
+	return &Engine{p: p, vcs: vcs, fifo: make([]*router.Packet, p.Credits(vcs)*vcs),
+		discard: map[*router.Packet]bool{}, cmds: map[router.NodeID]*active{}}
+}
+
+// Ports implements actors.Ported.
+func (e *Engine) Ports() []string { return []string{"router", "cam", "ht", "ppc"} }
+
+// Receive implements actors.Actor.
+func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
+	switch m := m.(type) {
+	case *router.Packet:
+		e.onPacket(ctx, m)
+	case cam.Grant:
+		e.onGrant(ctx, m)
+	case ht.WriteDone:
+		e.writes--
+	case Discard:
+		e.onDiscard(ctx, m)
+	case tick:
+		e.ticking = false
+	default:
+		ctx.Fatalf("rxdma: unexpected %T", m)
+	}
+	e.drain(ctx)
+}
+
+func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
+	if e.n == len(e.fifo) {
+		ctx.Fatalf("rxdma: RX FIFO overflow (%d packets): the router sent without a credit (%s)", len(e.fifo), p)
+	}
+	e.fifo[(e.head+e.n)%len(e.fifo)] = p
+	e.n++
+	e.Stats.PeakFIFO = max(e.Stats.PeakFIFO, e.n)
+	if p.SOM {
+		e.Stats.Messages++
+		ctx.Send(PortPPC, SOM{Packet: p}, 0)
+	}
+}
+
+// onGrant installs the command for a source. A grant can arrive after the lookup it
+// answered was cancelled; its command is still the source's next one.
+func (e *Engine) onGrant(ctx actors.Context, g cam.Grant) {
+	if e.cmds[g.Src] != nil {
+		ctx.Fatalf("rxdma: second command for node %d while one is in progress", g.Src)
+	}
+	if e.waiting && e.fifo[e.head].Src == g.Src {
+		e.waiting = false
+		e.Stats.CAMStall += ctx.Now().Sub(e.waitAt)
+	}
+	e.cmds[g.Src] = &active{cmd: g.Cmd, left: g.Cmd.Bytes}
+}
+
+// onDiscard marks a packet to drop at the head. If the pipeline is stalled on it
+// waiting for a CAM command, the wait ends (Dillow & Atchley 2011, s.II: the PPC reads
+// the head packet and discards it, so that it needs no CAM entry).
+func (e *Engine) onDiscard(ctx actors.Context, d Discard) {
+	e.discard[d.Packet] = true
+	e.Stats.PPCDiscards++
+	if e.waiting && e.fifo[e.head] == d.Packet {
+		e.waiting = false
+		e.Stats.CAMStall += ctx.Now().Sub(e.waitAt)
+		ctx.Send(PortCAM, cam.Cancel{}, 0)
+	}
+}
+
+// drain disposes of head packets while commands, write slots and the data path allow:
+// one packet per data-path slot.
+func (e *Engine) drain(ctx actors.Context) {
+	for e.n > 0 && !e.waiting {
+		now := ctx.Now()
+		if e.freeAt > now {
+			if !e.ticking {
+				e.ticking = true
+				ctx.SendSelf(tick{}, e.freeAt.Sub(now))
+			}
+			return
+		}
+		p := e.fifo[e.head]
+		if e.discard[p] {
+			delete(e.discard, p)
+			e.Stats.Discarded += int64(p.Payload) - e.used
+			e.pop(ctx, p)
+			continue
+		}
+		if !e.dispose(ctx, p) {
+			return
+		}
+	}
+}
+
+// dispose applies the source's command to the rest of the head packet; false if the
+// pipeline must wait (for a command or for HT write slots).
+func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
+	a := e.cmds[p.Src]
+	if a == nil {
+		e.waiting, e.waitAt = true, ctx.Now()
+		e.Stats.Stalls++
+		ctx.Send(PortCAM, cam.Lookup{Src: p.Src}, 0)
+		return false
+	}
+	if !a.cmd.Discard && e.writes >= e.p.OutstandingWrites {
+		if !e.ackStall {
+			e.ackStall, e.ackAt = true, ctx.Now()
+		}
+		return false
+	}
+	if e.ackStall {
+		e.ackStall = false
+		e.Stats.WriteStall += ctx.Now().Sub(e.ackAt)
+	}
+	n := min(int64(p.Payload)-e.used, a.left)
+	dt := e.p.DMABandwidth.TransferTime(actors.Bytes(n)) + e.p.PacketOverhead
+	e.freeAt = ctx.Now().Add(dt)
+	e.Stats.Busy += dt
+	if a.cmd.Discard {
+		e.Stats.Discarded += n
+	} else if n > 0 {
+		e.writes++
+		e.Stats.Bytes += n
+		ctx.Send(PortHT, &ht.Write{To: ht.Host, Bytes: actors.Bytes(n), Ack: true}, dt)
+	}
+	e.used += n
+	a.left -= n
+	if a.left == 0 {
+		delete(e.cmds, p.Src)
+		e.Stats.Commands++
+		if a.cmd.Notify {
+			ctx.Send(PortPPC, Done{Src: p.Src, Tag: a.cmd.Tag, CRCOK: true}, dt)
+		}
+	}
+	if e.used == int64(p.Payload) {
+		e.pop(ctx, p)
+	}
+	return true
+}
+
+// pop removes the head packet and returns its slot to the router.
+func (e *Engine) pop(ctx actors.Context, p *router.Packet) {
+	e.fifo[e.head] = nil
+	e.head = (e.head + 1) % len(e.fifo)
+	e.n--
+	e.used = 0
+	e.Stats.Packets++
+	ctx.Send(PortRouter, router.Credit(p.VC), max(0, e.freeAt.Sub(ctx.Now())))
+}

@@ -1,0 +1,34 @@
+package rxdma
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/router"
+)
+
+// SOM tells the PPC that a packet with Start-Of-Message entered the RX FIFO. Packet is
+// the FIFO entry: the firmware may read its header (Packet.Data) and Discard it.
+type SOM struct{ Packet *router.Packet }
+
+func (s SOM) String() string { return fmt.Sprintf("rxdma.SOM(%s)", s.Packet) }
+
+// Done tells the PPC that an RX command with Notify has retired: its bytes are on their
+// way to host memory (or discarded), ahead of anything the PPC writes to the host next.
+type Done struct {
+	Src   router.NodeID
+	Tag   uint64
+	CRCOK bool // the end-to-end CRC check passed (always, when the command did not ask for it)
+}
+
+func (d Done) String() string { return fmt.Sprintf("rxdma.Done(node%d #%d)", d.Src, d.Tag) }
+
+// Discard asks the engine to drop Packet when it reaches the FIFO head, without a CAM
+// command: the PPC has read it (a header-only message, Dillow & Atchley 2011, s.II).
+type Discard struct{ Packet *router.Packet }
+
+func (d Discard) String() string { return fmt.Sprintf("rxdma.Discard(%s)", d.Packet) }
+
+// tick wakes the engine when its data path is free for the next packet.
+type tick struct{}
+
+func (tick) String() string { return "rxdma.tick" }

@@ -1,0 +1,38 @@
+package rxdma
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+)
+
+// Params configures an Engine. Start from DefaultParams; Validate before use.
+type Params struct {
+	FIFOPackets       int              `param:"fifo_packets" help:"RX FIFO capacity in packets, split evenly over the router's VCs for credits" source:"assumed"`
+	DMABandwidth      actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path" source:"SPEC 3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm); 2.0 GB/s on SeaStar 2+ (xt5)"`
+	PacketOverhead    actors.Duration  `param:"packet_overhead" help:"fixed engine time per packet on top of the data rate" source:"assumed: two 500 MHz cycles"`
+	OutstandingWrites int              `param:"outstanding_writes" help:"DMA writes to host memory in flight on the HT link" source:"assumed"`
+}
+
+// DefaultParams returns the Red Storm (SeaStar 1.2) engine.
+func DefaultParams() Params {
+	return Params{FIFOPackets: 64, DMABandwidth: 1100 * actors.MBPerSecond, PacketOverhead: 4 * actors.Nanosecond, OutstandingWrites: 8}
+}
+
+// Validate reports the first invalid field, naming its key.
+func (p Params) Validate() error {
+	switch {
+	case p.FIFOPackets < 1:
+		return fmt.Errorf("fifo_packets must be >= 1 (got %d)", p.FIFOPackets)
+	case p.DMABandwidth <= 0:
+		return fmt.Errorf("dma_bandwidth must be > 0 (got %s)", p.DMABandwidth)
+	case p.PacketOverhead < 0:
+		return fmt.Errorf("packet_overhead must be >= 0 (got %s)", p.PacketOverhead)
+	case p.OutstandingWrites < 1:
+		return fmt.Errorf("outstanding_writes must be >= 1 (got %d)", p.OutstandingWrites)
+	}
+	return nil
+}
+
+// Credits is the number of FIFO slots announced to the router per VC.
+func (p Params) Credits(vcs int) int { return max(1, p.FIFOPackets/vcs) }
