@@ -42,7 +42,7 @@ type Engine struct {
 	midPIO  router.NodeID
 	inDMA   bool
 	inPIO   bool
-	proc    *outPacket  // packet in the data path, processed at freeAt
+	proc    *outPacket // packet in the data path, processed at freeAt
 	procPIO bool
 	freeAt  actors.Time
 	ticking actors.Time // time of the pending tick, 0 if none
