@@ -13,7 +13,7 @@ type Params struct {
 	DMABandwidth     actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path" source:"SPEC 3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm); 2.0 GB/s on SeaStar 2+ (xt5)"`
 	PacketOverhead   actors.Duration  `param:"packet_overhead" help:"fixed engine time per packet on top of the data rate" source:"assumed: two 500 MHz cycles"`
 	CommandCost      actors.Duration  `param:"command_cost" help:"time to decode a command before it takes effect" source:"assumed: two 500 MHz cycles"`
-	OutstandingReads int              `param:"outstanding_reads" help:"HT reads of host memory in flight at once" source:"assumed"`
+	OutstandingReads int              `param:"outstanding_reads" help:"HT reads of host memory in flight at once" source:"assumed: enough to cover the HT read round trip at 2 GB/s (about 650 B in flight)"`
 	ReadBytes        actors.Bytes     `param:"read_bytes" help:"size of each HT read of host memory" source:"assumed: one packet, the HT maximum of 64 B"`
 	BufferBytes      actors.Bytes     `param:"buffer_bytes" help:"staging buffer between HT reads and packet injection" source:"assumed"`
 	CRCBytes         actors.Bytes     `param:"crc_bytes" help:"bytes of the end-to-end CRC appended by end packet/message" source:"Dillow & Atchley 2011 s.II: 32-bit CRC"`
@@ -29,7 +29,7 @@ func DefaultParams() Params {
 		DMABandwidth:     1100 * actors.MBPerSecond,
 		PacketOverhead:   4 * actors.Nanosecond,
 		CommandCost:      4 * actors.Nanosecond,
-		OutstandingReads: 8,
+		OutstandingReads: 16,
 		ReadBytes:        64 * actors.Byte,
 		BufferBytes:      2 * actors.KiB,
 		CRCBytes:         4 * actors.Byte,

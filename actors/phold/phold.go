@@ -14,15 +14,15 @@ import (
 
 // Params configures a PHOLD run. Start from DefaultParams; Validate before use.
 type Params struct {
-	LPs         int             `param:"lps" help:"number of logical processes"`
-	Remote      actors.Prob     `param:"remote" help:"probability that an event goes to a uniformly random LP instead of its own LP"`
-	Mean        actors.Duration `param:"mean" help:"mean of the exponential part of the event delay"`
-	Lookahead   actors.Duration `param:"lookahead" help:"fixed part of the event delay: the minimum delay between LPs"`
-	End         actors.Time     `param:"end" help:"simulated end time: events at or after it are not executed"`
-	StartEvents int             `param:"start_events" help:"events each LP holds at time zero"`
+	LPs         int             `param:"lps" help:"number of logical processes" source:"kernel benchmark configuration (1024 LPs)"`
+	Remote      actors.Prob     `param:"remote" help:"probability that an event goes to a uniformly random LP instead of its own LP" source:"ROSS phold default"`
+	Mean        actors.Duration `param:"mean" help:"mean of the exponential part of the event delay" source:"ROSS phold default (1 time unit = 1 ns)"`
+	Lookahead   actors.Duration `param:"lookahead" help:"fixed part of the event delay: the minimum delay between LPs" source:"ROSS phold default (1 time unit = 1 ns)"`
+	End         actors.Time     `param:"end" help:"simulated end time: events at or after it are not executed" source:"kernel benchmark configuration (10 us)"`
+	StartEvents int             `param:"start_events" help:"events each LP holds at time zero" source:"ROSS phold default"`
 	// FailAt injects a fault to exercise error handling: lp[0] calls Fatalf at its
 	// first event at or after FailAt. Zero disables it.
-	FailAt actors.Time `param:"fail_at" help:"fault injection: lp[0] fails at its first event at or after this time (0 = off)"`
+	FailAt actors.Time `param:"fail_at" help:"fault injection: lp[0] fails at its first event at or after this time (0 = off)" source:"test hook, off by default"`
 }
 
 // DefaultParams returns the configuration of the kernel issue's benchmark (ROSS phold

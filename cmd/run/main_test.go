@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"context"
 	"encoding/csv"
 	"encoding/json"
@@ -131,4 +132,50 @@ func TestHelp(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.Contains(t, out, "--lookahead")
 	assert.Contains(t, out, "Examples:")
+}
+
+// --set and --config set parameters; flags win over --set, --set over the file.
+func TestSetAndConfigPrecedence(t *testing.T) {
+	v := pholdJSON(t, "--set", "phold.mean=2ns", "--set", "phold.lps=32")
+	params := v["params"].(map[string]any)
+	assert.Equal(t, "2ns", params["mean"])
+	assert.Equal(t, "64", params["lps"], "the --lps flag of smallPhold wins over --set")
+
+	dir := t.TempDir()
+	file := dir + "/cfg.yaml"
+	require.NoError(t, os.WriteFile(file, []byte("phold:\n  mean: 3ns\n  remote: 0.5\n"), 0o644))
+	v = pholdJSON(t, "--config", file, "--set", "phold.remote=0.75")
+	params = v["params"].(map[string]any)
+	assert.Equal(t, "3ns", params["mean"])
+	assert.Equal(t, "0.75", params["remote"])
+}
+
+func TestBadSettingsExitWithUsageError(t *testing.T) {
+	dir := t.TempDir()
+	bad := dir + "/bad.yaml"
+	require.NoError(t, os.WriteFile(bad, []byte("phold:\n  mena: 3ns\n"), 0o644))
+	cases := map[string]struct {
+		args []string
+		want string
+	}{
+		"unknown key":   {[]string{"--set", "phold.mena=2ns"}, `unknown parameter "phold.mena" (did you mean phold.mean?)`},
+		"bad unit":      {[]string{"--set", "phold.mean=5 furlongs"}, `phold.mean: invalid duration "5 furlongs"`},
+		"no equals":     {[]string{"--set", "phold.mean"}, `invalid setting "phold.mean": want key=value`},
+		"bad preset":    {[]string{"--set", "machine=cray1"}, `unknown machine preset "cray1"`},
+		"missing file":  {[]string{"--config", dir + "/nope.yaml"}, "--config"},
+		"bad file key":  {[]string{"--config", bad}, `line 2: unknown parameter "phold.mena"`},
+		"invalid value": {[]string{"--set", "phold.lps=0"}, "lps must be >= 1"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"phold", "--quiet", "--end", "100ns"}, c.args...)
+			if name == "invalid value" {
+				args = []string{"phold", "--quiet", "--end", "100ns", "--set", "phold.lps=0"}
+			}
+			code, out, errs := invoke(t, args...)
+			assert.Equal(t, exitUsage, code, errs)
+			assert.Empty(t, out)
+			assert.Contains(t, errs, c.want)
+		})
+	}
 }

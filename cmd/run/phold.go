@@ -12,7 +12,7 @@ import (
 )
 
 func newPholdCmd(c *common) *cobra.Command {
-	p := phold.DefaultParams()
+	p := phold.DefaultParams() // flag values; the flags set keys phold.* of the configuration
 	cmd := &cobra.Command{
 		Use:   "phold",
 		Short: "PHOLD, the standard parallel discrete-event benchmark (ROSS-compatible parameters)",
@@ -32,9 +32,11 @@ worker count and partitioning.`,
 			if err != nil {
 				return err
 			}
-			if err := p.Validate(); err != nil {
-				return usage(err)
+			cfg, _, err := c.load(cmd)
+			if err != nil {
+				return err
 			}
+			p := cfg.PHOLD
 			m, err := phold.Build(p)
 			if err != nil {
 				return usage(err)
@@ -68,6 +70,10 @@ worker count and partitioning.`,
 	f.Var(newTextValue(&p.End, "time"), "end", "simulated end time")
 	f.IntVar(&p.StartEvents, "start-events", p.StartEvents, "events per LP at time zero")
 	f.Var(newTextValue(&p.FailAt, "time"), "fail-at", "fault injection for testing error handling: lp[0] calls Fatalf at its first event at or after this time (0 = off)")
+	for flag, key := range map[string]string{"lps": "lps", "remote": "remote", "mean": "mean", "lookahead": "lookahead",
+		"end": "end", "start-events": "start_events", "fail-at": "fail_at"} { //lint:ordered independent annotations
+		bindKey(f, flag, "phold."+key)
+	}
 	return cmd
 }
 

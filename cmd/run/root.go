@@ -24,6 +24,8 @@ type common struct {
 	format    string
 	quiet     bool
 	cpuprof   string
+	sets      []string
+	config    string
 }
 
 func (c *common) register(cmd *cobra.Command) {
@@ -36,6 +38,8 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&c.quiet, "quiet", false, "no progress output on stderr")
 	f.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
+	f.StringArrayVar(&c.sets, "set", nil, "set a parameter, KEY=VALUE with units (repeatable; see run params)")
+	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
 }
 
 // options turns the common flags into engine options.
@@ -99,7 +103,7 @@ Commands available in this build: phold (the kernel benchmark). The default scen
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c))
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newParamsCmd(&c))
 	return root
 }
 

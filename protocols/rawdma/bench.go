@@ -2,6 +2,7 @@ package rawdma
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 
@@ -90,14 +91,19 @@ func run(ctx context.Context, g *actors.Graph, m *machine.Machine, opts actors.O
 		return nil, err
 	}
 	rep, err := actors.Run(ctx, model, opts)
-	if err != nil {
+	var se *actors.SimError
+	if err != nil && !errors.As(err, &se) {
 		return nil, err
 	}
+	// After a simulation error the receiver's statistics still say what happened.
 	n := m.Nodes[rx]
 	fw := n.PPC.Firmware().(*Firmware)
 	return &Result{Report: rep, Receiver: ReceiverStats{CAMPeak: n.CAM.Stats.PeakInUse, CAMStalls: n.CAM.Stats.Stalls,
-		CAMStallTime: n.CAM.Stats.StallTime, WaitingPeak: fw.Stats.PeakWaiting, Messages: fw.Stats.Messages}}, nil
+		CAMStallTime: n.CAM.Stats.StallTime, WaitingPeak: fw.Stats.PeakWaiting, Messages: fw.Stats.Messages}}, err
 }
+
+// Each benchmark returns its result with a simulation error too (a node panicked), so
+// that the statistics of what happened before are not lost.
 
 // PingPong measures the one-way latency between node 0 and the node Hops away on a
 // line of Hops+1 nodes: round trips of Size-byte messages, half the mean round trip.
@@ -140,7 +146,7 @@ func PingPong(ctx context.Context, cfg Config, opts actors.Options) (*Result, er
 	}
 	res, err := run(ctx, g, m, opts, b)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Latency = end.Sub(start) / actors.Duration(2*cfg.Iters)
 	return res, nil
@@ -181,7 +187,7 @@ func Stream(ctx context.Context, cfg Config, opts actors.Options) (*Result, erro
 	}
 	res, err := run(ctx, g, m, opts, b)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Bandwidth = float64(cfg.Iters) * float64(cfg.Size) / end.Sub(start).Seconds()
 	return res, nil
@@ -235,7 +241,7 @@ func FanIn(ctx context.Context, cfg Config, opts actors.Options) (*Result, error
 	}
 	res, err := run(ctx, g, m, opts, 0)
 	if err != nil {
-		return nil, err
+		return res, err
 	}
 	res.Bandwidth = float64(cfg.Senders*cfg.Iters) * float64(cfg.Size) / end.Sub(start).Seconds()
 	var total float64

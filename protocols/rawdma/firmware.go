@@ -145,6 +145,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case cam.Stalled:
 		x.Instr(10)
 		f.Stats.Stalls++
+		f.onStall(x, ev)
 	case txdma.Retired:
 		x.Instr(5)
 	default:
@@ -247,6 +248,23 @@ func (f *Firmware) onRxDone(x *ppc.Exec, ev rxdma.Done) {
 		f.bind(x, src)
 		f.feed(x, src)
 	}
+}
+
+// onStall panics the node when the RX pipeline waits on a source that has no CAM entry
+// and none can free: every entry belongs to a message still in progress, whose remaining
+// packets are behind the stalled one. The raw firmware has no overflow protocol; like
+// the C firmware it panics the node (Pedretti & Hudson 2005 s.4.3.3) rather than drop
+// data silently. Protocols recover instead (CAM swapping, go-back-n).
+func (f *Firmware) onStall(x *ppc.Exec, ev cam.Stalled) {
+	if !ev.Miss || len(f.free) > 0 {
+		return // the PPC will bind an entry when it handles the message's SOM
+	}
+	if _, bound := f.bySrc[ev.Src]; bound {
+		return
+	}
+	x.Fatalf("rawdma: CAM exhausted: all %d entries belong to messages in progress, %d sources wait for one, "+
+		"and the RX pipeline is stalled on node %d; the raw firmware has no overflow protocol and panics the node",
+		len(f.entries), len(f.waiting), ev.Src)
 }
 
 // record posts a receive record into the host's RX ring.

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/seastar-sim/seastar/actors/phold"
+	"github.com/seastar-sim/seastar/machine"
+	"github.com/seastar-sim/seastar/params"
+	"github.com/seastar-sim/seastar/protocols/rawdma"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Config is every parameter of `run`: the machine, whose keys sit at the top level as
+// SPEC section 8 names them (machine, router.link_bandwidth, ppc.clock, ...), and the
+// benchmarks' own groups.
+type Config struct {
+	machine.Params
+	PHOLD  phold.Params `param:"phold"`
+	RawDMA rawdma.Costs `param:"rawdma"`
+}
+
+// defaultConfig returns the defaults over machine preset.
+func defaultConfig(preset string) (*Config, error) {
+	mp, err := machine.Preset(preset)
+	if err != nil {
+		return nil, err
+	}
+	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts()}, nil
+}
+
+// keyAnnotation binds a command-line flag to a configuration key: an explicit flag
+// overrides --set and the configuration file.
+const keyAnnotation = "config-key"
+
+// bindKey binds flag name of fs to key.
+func bindKey(fs *pflag.FlagSet, name, key string) {
+	if err := fs.SetAnnotation(name, keyAnnotation, []string{key}); err != nil {
+		panic(err) // a programming error: the flag does not exist
+	}
+}
+
+// load resolves the configuration of cmd. Precedence: flags bound to keys > --set >
+// --config file > the defaults of the machine preset, which is itself taken from
+// --set machine=..., else the file's machine key, else redstorm. The tree returned is
+// bound to the Config.
+func (c *common) load(cmd *cobra.Command) (*Config, *params.Tree, error) {
+	var file []byte
+	if c.config != "" {
+		b, err := os.ReadFile(c.config)
+		if err != nil {
+			return nil, nil, usage(fmt.Errorf("--config: %w", err))
+		}
+		file = b
+	}
+	preset := "redstorm"
+	if file != nil {
+		cfg, t, err := c.apply("redstorm", file, nil, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		preset = cfg.Machine
+		_ = t
+	}
+	for _, s := range c.sets {
+		if k, v, ok := strings.Cut(s, "="); ok && strings.TrimSpace(k) == "machine" {
+			preset = strings.TrimSpace(v)
+		}
+	}
+	return c.apply(preset, file, c.sets, cmd)
+}
+
+// apply builds the configuration over preset and applies the file, the --set items
+// and the bound flags of cmd, then validates it.
+func (c *common) apply(preset string, file []byte, sets []string, cmd *cobra.Command) (*Config, *params.Tree, error) {
+	cfg, err := defaultConfig(preset)
+	if err != nil {
+		return nil, nil, usage(fmt.Errorf("machine: %w", err))
+	}
+	t, err := params.New(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if file != nil {
+		if err := t.LoadYAML(file); err != nil {
+			return nil, nil, usage(fmt.Errorf("--config %s: %w", c.config, err))
+		}
+	}
+	if err := t.ApplyArgs(sets); err != nil {
+		return nil, nil, usage(fmt.Errorf("--set: %w", err))
+	}
+	var ferr error
+	if cmd != nil {
+		cmd.Flags().Visit(func(f *pflag.Flag) {
+			if keys := f.Annotations[keyAnnotation]; len(keys) == 1 && ferr == nil {
+				if err := t.Set(keys[0], f.Value.String()); err != nil {
+					ferr = usage(fmt.Errorf("--%s: %w", f.Name, err))
+				}
+			}
+		})
+	}
+	if ferr != nil {
+		return nil, nil, ferr
+	}
+	if err := t.Validate(); err != nil {
+		return nil, nil, usage(err)
+	}
+	return cfg, t, nil
+}

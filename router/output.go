@@ -1,0 +1,130 @@
+package router
+
+import "github.com/seastar-sim/seastar/actors"
+
+// transmit starts the next transmission on the outgoing link if the link is idle: the
+// retransmission of a packet that failed its CRC first, else the next packet in
+// round-robin order over virtual channels (and, within one, over crossbar inputs)
+// whose downstream buffer has a credit.
+func (p *Port) transmit(ctx actors.Context) {
+	now := ctx.Now()
+	if now < p.busyUntil {
+		if !p.wakeSet && (p.retry != nil || p.ready() >= 0) {
+			p.wakeSet = true
+			ctx.SendSelf(wake{}, p.busyUntil.Sub(now))
+		}
+		return
+	}
+	if p.retry != nil {
+		pk := p.retry
+		p.retry = nil
+		p.launch(ctx, pk)
+		return
+	}
+	v := p.ready()
+	if v < 0 {
+		if p.stallFrom < 0 && p.anyWaiting() {
+			p.stallFrom = now
+		}
+		return
+	}
+	p.rrVC = uint8((v + 1) % p.cfg.vcs)
+	pk := p.dequeue(ctx, v)
+	p.credits[v]--
+	p.endStall(now)
+	p.launch(ctx, pk)
+}
+
+// ready returns the next virtual channel in round-robin order with a waiting packet
+// and a downstream credit, or -1.
+func (p *Port) ready() int {
+	vcs := p.cfg.vcs
+	for i := range vcs {
+		v := int(p.rrVC) + i
+		if v >= vcs {
+			v -= vcs
+		}
+		if p.waiting[v] > 0 && p.credits[v] > 0 {
+			return v
+		}
+	}
+	return -1
+}
+
+func (p *Port) anyWaiting() bool {
+	for v := range p.cfg.vcs {
+		if p.waiting[v] > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// dequeue takes the next packet of VC v in round-robin order over crossbar inputs
+// and returns the slot's crossbar credit to the input that owns it.
+func (p *Port) dequeue(ctx actors.Context, v int) *Packet {
+	vcs := p.cfg.vcs
+	for i := range int(numDirs) {
+		j := int(p.rrIn[v]) + i
+		if j >= int(numDirs) {
+			j -= int(numDirs)
+		}
+		q := j*vcs + v
+		if p.out.len(q) == 0 {
+			continue
+		}
+		p.rrIn[v] = uint8((j + 1) % int(numDirs))
+		p.waiting[v]--
+		pk := p.out.pop(q)
+		if Dir(j) == p.dir { // loopback share of the NIC port: credit it locally
+			p.xcred[q]++
+			p.forwardAll(ctx)
+		} else {
+			ctx.Send(actors.Port(j), Credit(v), 0)
+		}
+		return pk
+	}
+	panic("router: waiting count out of step with the output queues")
+}
+
+// launch transmits pk, whose downstream credit is already taken. A transmission that
+// fails its link CRC occupies the link for the packet time and is repeated after
+// RetryDelay (Dillow & Atchley 2011 s.II: link-level retry), so no packet is lost or
+// duplicated.
+func (p *Port) launch(ctx actors.Context, pk *Packet) {
+	now := ctx.Now()
+	t := p.cfg.packetTime
+	end := now.Add(t)
+	p.stats.Busy += p.cfg.clip(now, end)
+	if p.cfg.crc && p.dir != NIC && p.cfg.p.CRCErrorRate.Sample(ctx.Rand().Uint64()) {
+		if p.cfg.inWindow(now) {
+			p.stats.Retries++
+		}
+		p.retry = pk
+		p.busyUntil = end.Add(p.cfg.p.RetryDelay)
+		p.wakeSet = true
+		ctx.SendSelf(wake{}, p.busyUntil.Sub(now))
+		return
+	}
+	if p.cfg.inWindow(now) {
+		p.stats.Packets++
+		p.stats.Bytes += uint64(pk.Payload)
+	}
+	if p.dir != NIC {
+		pk.Hops++
+	}
+	ctx.Send(p.extOut, pk, t)
+	p.busyUntil = end
+	if p.ready() >= 0 {
+		p.wakeSet = true
+		ctx.SendSelf(wake{}, t)
+	}
+}
+
+// endStall closes a credit stall at now.
+func (p *Port) endStall(now actors.Time) {
+	if p.stallFrom >= 0 {
+		p.stats.CreditStall += p.cfg.clip(p.stallFrom, now)
+		p.stallFrom = -1
+	}
+}
