@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
-	"os"
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
