@@ -78,8 +78,10 @@ func (n Node) Partition(m *Model, _ int) ([]int32, error) {
 // Auto balances actors over the workers while keeping the lookahead large: it merges
 // actors joined by low-latency links into components, cutting only links at or above a
 // latency threshold, and chooses the highest threshold whose components still split
-// into Workers partitions within 10% of perfect balance. Components are laid out in id
-// (name) order, so partitions are contiguous ranges of names and keep hierarchy local.
+// into Workers partitions with the largest within 10% of perfect balance, or within one
+// component of it (a few large components, such as nine nodes on two workers, cannot do
+// better). Components are laid out in id (name) order, so partitions are contiguous
+// ranges of names and keep hierarchy local.
 type Auto struct{}
 
 // Name implements Partitioner.
@@ -93,16 +95,17 @@ func (Auto) Partition(m *Model, workers int) ([]int32, error) {
 		return make([]int32, n), nil
 	}
 	var best []int32
+	ideal := (n + w - 1) / w
 	for _, cut := range cutCandidates(m.links) {
 		comp := components(n, m.links, cut)
-		of, worst := chunk(comp, w)
+		of, worst, largest := chunk(comp, w)
 		best = of
-		if worst*10 <= 11*((n+w-1)/w) {
+		if worst*10 <= 11*ideal || (largest < ideal && worst <= ideal+largest) {
 			break
 		}
 	}
 	if best == nil { // no links: every actor is its own component
-		best, _ = chunk(components(n, nil, 0), w)
+		best, _, _ = chunk(components(n, nil, 0), w)
 	}
 	return best, nil
 }
@@ -153,8 +156,9 @@ func components(n int, links []Link, cut Duration) []int32 {
 
 // chunk assigns components to w partitions as contiguous runs in order of their
 // smallest id, each component to the partition containing its midpoint in the
-// cumulative actor count, and returns the assignment and the largest partition size.
-func chunk(root []int32, w int) ([]int32, int) {
+// cumulative actor count, and returns the assignment, the largest partition size and
+// the largest component size.
+func chunk(root []int32, w int) ([]int32, int, int) {
 	n := len(root)
 	size := make([]int, n)
 	for _, r := range root {
@@ -177,7 +181,7 @@ func chunk(root []int32, w int) ([]int32, int) {
 	for i, r := range root {
 		of[i] = partOf[r]
 	}
-	return compactPartitions(of), slices.Max(load)
+	return compactPartitions(of), slices.Max(load), slices.Max(size)
 }
 
 // compactPartitions renumbers partition indices densely, in order of first use.
