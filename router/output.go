@@ -9,9 +9,13 @@ import "github.com/seastar-sim/seastar/actors"
 func (p *Port) transmit(ctx actors.Context) {
 	now := ctx.Now()
 	if now < p.busyUntil {
-		if !p.wakeSet && (p.retry != nil || p.ready() >= 0) {
+		switch {
+		case p.wakeSet:
+		case p.retry != nil || p.ready() >= 0:
 			p.wakeSet = true
 			ctx.SendSelf(wake{}, p.busyUntil.Sub(now))
+		default:
+			p.startStall(p.busyUntil)
 		}
 		return
 	}
@@ -23,9 +27,7 @@ func (p *Port) transmit(ctx actors.Context) {
 	}
 	v := p.ready()
 	if v < 0 {
-		if p.stallFrom < 0 && p.anyWaiting() {
-			p.stallFrom = now
-		}
+		p.startStall(now)
 		return
 	}
 	p.rrVC = uint8((v + 1) % p.cfg.vcs)
@@ -118,10 +120,20 @@ func (p *Port) launch(ctx actors.Context, pk *Packet) {
 	if p.ready() >= 0 {
 		p.wakeSet = true
 		ctx.SendSelf(wake{}, t)
+	} else {
+		p.startStall(end)
 	}
 }
 
-// endStall closes a credit stall at now.
+// startStall notes that from time at the link will be idle with packets waiting, all
+// for lack of downstream credits, unless a credit comes first.
+func (p *Port) startStall(at actors.Time) {
+	if p.stallFrom < 0 && p.anyWaiting() {
+		p.stallFrom = at
+	}
+}
+
+// endStall closes a credit stall at now; a stall that had not begun yet counts 0.
 func (p *Port) endStall(now actors.Time) {
 	if p.stallFrom >= 0 {
 		p.stats.CreditStall += p.cfg.clip(p.stallFrom, now)

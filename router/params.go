@@ -69,28 +69,28 @@ func DefaultParams() Params {
 func (p Params) Validate() error {
 	switch {
 	case p.LinkBandwidth <= 0:
-		return fmt.Errorf("router: link_bandwidth must be > 0 (got %s)", p.LinkBandwidth)
+		return fmt.Errorf("link_bandwidth must be > 0 (got %s)", p.LinkBandwidth)
 	case p.PacketPayload <= 0 || p.PacketPayload > 1<<20:
-		return fmt.Errorf("router: packet_payload must be in 1B..1MiB (got %s)", p.PacketPayload)
+		return fmt.Errorf("packet_payload must be in 1B..1MiB (got %s)", p.PacketPayload)
 	case p.Clock <= 0:
-		return fmt.Errorf("router: clock must be > 0 (got %s)", p.Clock)
+		return fmt.Errorf("clock must be > 0 (got %s)", p.Clock)
 	case p.HopCycles < 1:
-		return fmt.Errorf("router: hop_cycles must be >= 1 (got %d)", p.HopCycles)
+		return fmt.Errorf("hop_cycles must be >= 1 (got %d)", p.HopCycles)
 	case p.WireLatency < 0:
-		return fmt.Errorf("router: wire_latency must be >= 0 (got %s)", p.WireLatency)
+		return fmt.Errorf("wire_latency must be >= 0 (got %s)", p.WireLatency)
 	case p.CableLatency() <= 0:
-		return fmt.Errorf("router: wire_latency %s plus hop_cycles-1 = %d cycles must be > 0: "+
+		return fmt.Errorf("wire_latency %s plus hop_cycles-1 = %d cycles must be > 0: "+
 			"the cable latency is the lookahead between nodes", p.WireLatency, p.HopCycles-1)
 	case p.VCs < 2 || p.VCs%2 != 0 || p.VCs > MaxVCs:
-		return fmt.Errorf("router: vcs must be even and in 2..%d (got %d)", MaxVCs, p.VCs)
+		return fmt.Errorf("vcs must be even and in 2..%d (got %d)", MaxVCs, p.VCs)
 	case p.InputBufferPackets < 1 || p.InputBufferPackets > 1<<15:
-		return fmt.Errorf("router: input_buffer_packets must be in 1..32768 (got %d)", p.InputBufferPackets)
+		return fmt.Errorf("input_buffer_packets must be in 1..32768 (got %d)", p.InputBufferPackets)
 	case p.OutputQueuePackets < 1 || p.OutputQueuePackets > 1<<15:
-		return fmt.Errorf("router: output_queue_packets must be in 1..32768 (got %d)", p.OutputQueuePackets)
+		return fmt.Errorf("output_queue_packets must be in 1..32768 (got %d)", p.OutputQueuePackets)
 	case p.RetryDelay < 0:
-		return fmt.Errorf("router: retry_delay must be >= 0 (got %s)", p.RetryDelay)
+		return fmt.Errorf("retry_delay must be >= 0 (got %s)", p.RetryDelay)
 	case p.NICLatency <= 0:
-		return fmt.Errorf("router: nic_latency must be > 0 (got %s)", p.NICLatency)
+		return fmt.Errorf("nic_latency must be > 0 (got %s)", p.NICLatency)
 	}
 	return nil
 }

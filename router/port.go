@@ -40,29 +40,28 @@ func (c *config) inWindow(t actors.Time) bool { return t >= c.from && t < c.to }
 // buffers through the crossbar and transmits from its output queues. See doc.go for
 // the messages, the ports and the timing.
 type Port struct {
+	// Fields used by most messages come first, to share cache lines.
 	cfg       *config
+	in        queues      // input buffer, by VC
+	out       queues      // output queues, by (crossbar input j, VC v) at j*vcs+v
+	busyUntil actors.Time // the link transmits (or waits to retry) until then
+	retry     *Packet     // a packet whose transmission failed its CRC
 	node      NodeID
-	dir       Dir
+	coord     [3]int      // the node's coordinates, for routing
 	extOut    actors.Port // the outgoing external port: the link, or eject
-	connected bool        // the external link exists (false on a mesh edge)
-
-	// Input side.
-	in     queues                  // by VC
-	routed uint32                  // bit v: hop[v] holds the route of in's head of VC v
-	hop    [MaxVCs]Hop             // cached routing decision of each VC's head
-	xcred  [numDirs * MaxVCs]int16 // crossbar credits: free slots of our share of output j's queue for VC v, at j*vcs+v
-
-	// Output side.
-	out       queues        // by (crossbar input j, VC v) at j*vcs+v
+	routed    uint32      // bit v: hop[v] holds the route of in's head of VC v
+	dir       Dir
+	rrVC      uint8         // round-robin cursor over VCs
+	wakeSet   bool          // a wake is scheduled at busyUntil
+	connected bool          // the external link exists (false on a mesh edge)
 	waiting   [MaxVCs]int16 // packets in out, by VC
 	credits   [MaxVCs]int16 // free slots downstream, by VC
-	rrVC      uint8         // round-robin cursors: next VC,
-	rrIn      [MaxVCs]uint8 // next input per VC
-	busyUntil actors.Time   // the link transmits (or waits to retry) until then
-	wakeSet   bool          // a wake is scheduled at busyUntil
-	retry     *Packet       // a packet whose transmission failed its CRC
-	stallFrom actors.Time   // start of the current credit stall, -1 if none
-	last      actors.Time   // time of the last message handled
+	hop       [MaxVCs]Hop   // cached routing decision of each input VC's head
+	rrIn      [MaxVCs]uint8 // round-robin cursor over crossbar inputs, per VC
+	// xcred are the crossbar credits: free slots of this input's share of output
+	// j's queue for VC v, at j*vcs+v.
+	xcred     [numDirs * MaxVCs]int16
+	stallFrom actors.Time // start of the current credit stall, -1 if none
 
 	stats PortStats
 }
@@ -86,7 +85,7 @@ var portNames = func() (names [numDirs][]string) {
 func (p *Port) Ports() []string { return portNames[p.dir] }
 
 func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
-	p := &Port{cfg: cfg, node: node, dir: d, extOut: actors.Port(d), connected: connected, stallFrom: -1}
+	p := &Port{cfg: cfg, node: node, coord: cfg.topo.Coord(node), dir: d, extOut: actors.Port(d), connected: connected, stallFrom: -1}
 	vcs := cfg.vcs
 	p.in = newQueues(vcs, cfg.p.InputBufferPackets)
 	p.out = newQueues(int(numDirs)*vcs, cfg.p.OutputQueuePackets)
@@ -107,7 +106,6 @@ func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 
 // Receive implements actors.Actor.
 func (p *Port) Receive(ctx actors.Context, m actors.Msg) {
-	p.last = ctx.Now()
 	from := ctx.Port()
 	switch m := m.(type) {
 	case *Packet:
@@ -215,7 +213,7 @@ func (p *Port) forward(ctx actors.Context, v int) {
 func (p *Port) headHop(v int) Hop {
 	if p.routed&(1<<v) == 0 {
 		pk := p.in.peek(v)
-		p.hop[v] = p.cfg.topo.route(p.node, pk.Dst, p.dir, pk.Class, pk.VC, p.cfg.dateline)
+		p.hop[v] = p.cfg.topo.routeAt(p.coord, pk.Dst, p.dir, pk.Class, pk.VC, p.cfg.dateline)
 		p.routed |= 1 << v
 	}
 	return p.hop[v]

@@ -71,10 +71,15 @@ func (t Topology) Route(cur, dst NodeID, in Dir, class, vc uint8) Hop {
 }
 
 func (t Topology) route(cur, dst NodeID, in Dir, class, vc uint8, dateline bool) Hop {
-	if cur == dst {
+	return t.routeAt(t.Coord(cur), dst, in, class, vc, dateline)
+}
+
+// routeAt is route from the node at coordinates c.
+func (t Topology) routeAt(c [3]int, dst NodeID, in Dir, class, vc uint8, dateline bool) Hop {
+	d := t.Coord(dst)
+	if c == d {
 		return Hop{Out: NIC, VC: 2 * class}
 	}
-	c, d := t.Coord(cur), t.Coord(dst)
 	for dim := range 3 {
 		if c[dim] == d[dim] {
 			continue

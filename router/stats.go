@@ -29,7 +29,7 @@ type PortStats struct {
 // router-to-router links (torus ports with a cable); the NIC ports are counted apart.
 type Stats struct {
 	Ports    []PortStats     // every port, in actor name order
-	Measured actors.Duration // the statistics window, or the run's span without one
+	Measured actors.Duration // the statistics window, or up to the end of the last transmission without one
 
 	Links       int             // router-to-router link directions
 	Packets     uint64          // packets transmitted on them
@@ -56,7 +56,7 @@ func CollectStats(m *actors.Model) Stats {
 		if !ok {
 			continue
 		}
-		cfg, last = p.cfg, max(last, p.last)
+		cfg, last = p.cfg, max(last, p.busyUntil)
 		ps := p.stats
 		ps.Name = m.Name(id)
 		ps.Buffered = p.in.total() + p.out.total()

@@ -39,17 +39,26 @@ payload ejected (accepted load) and the latency of the packets created in it, fr
 creation to ejection; the run continues for --drain so that they can arrive.
 
 --load takes a value, a list (0.1,0.5,1) or a range (0.1:1:+0.1, 0.01:1:x2); each load
-is one run and one row. Time values take units (ps, ns, us, ms, s).`,
+is one run and one row. Time values take units (ps, ns, us, ms, s).
+
+Router and link parameters come from --set router.KEY=VALUE, --set machine=xt5 and
+--config (see run params router); the topology comes from --torus and --mesh.`,
 		Example: `  run bench traffic
   run bench traffic --torus 8x8x8 --pattern uniform --load 0.1:1:+0.1 --workers 2
   run bench traffic --torus 4x4x4 --mesh --pattern transpose --load 0.5 --format json
-  run bench traffic --torus redstorm --load 0.2 --warmup 1us --measure 1us --quiet`,
+  run bench traffic --torus redstorm --load 0.2 --warmup 1us --measure 1us --quiet
+  run bench traffic --set router.input_buffer_packets=2 --set router.crc_error_rate=1e-3`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts, err := c.options()
 			if err != nil {
 				return err
 			}
+			machine, _, err := c.load(cmd)
+			if err != nil {
+				return err
+			}
+			cfg.Router = machine.Router
 			loads, err := fl.resolve(&cfg)
 			if err != nil {
 				return usage(err)

@@ -89,6 +89,21 @@ func TestTrafficPatternsAndTable(t *testing.T) {
 	assert.Contains(t, out, "router.link_bandwidth")
 }
 
+// Router parameters come from --set and the machine preset.
+func TestTrafficRouterParams(t *testing.T) {
+	xt5 := trafficJSON(t, "--load", "0.2", "--set", "machine=xt5", "--set", "router.crc_error_rate=0.01")
+	params := xt5["params"].(map[string]any)
+	assert.Equal(t, "3.05GB/s", params["router.link_bandwidth"])
+	assert.Equal(t, "0.01", params["router.crc_error_rate"])
+	rows := trafficRows(t, xt5)
+	assert.InDelta(t, 0.2*3.05, rows[0]["accepted_GBps_per_node"], 0.05)
+	assert.Positive(t, rows[0]["retries"])
+	code, out, errs := invoke(t, "bench", "traffic", "--quiet", "--set", "router.vcs=3")
+	assert.Equal(t, exitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errs, "vcs must be even")
+}
+
 // Bad input: exit status 2 and a message naming the flag and the value.
 func TestTrafficBadInput(t *testing.T) {
 	cases := map[string]struct {

@@ -94,7 +94,7 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Router.Validate(); err != nil {
-		return err
+		return fmt.Errorf("router.%w", err)
 	}
 	if _, err := ParsePattern(string(c.Pattern)); err != nil {
 		return err
