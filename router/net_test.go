@@ -13,7 +13,7 @@ import (
 // TestNetScripts runs testdata/net*.txt: whole networks of routers with a testNIC per
 // node. Commands:
 //
-//	net topo=XxYxZ [wrap=..] [input=N] [output=N] [eject=N] [crc=P] [dateline=off]
+//	net topo=XxYxZ [wrap=..] [input=N] [output=N] [eject=N] [crc=P] [dateline=off] [arbitration=age|round_robin]
 //	send src=x,y,z dst=x,y,z [n=N] [class=C]   queue a burst (sent in script order)
 //	run [seed=N] [show=N]                       run to the end; deliveries and statistics
 //
@@ -67,6 +67,7 @@ func newNetScript(t *testing.T, d *datadriven.TestData) *netScript {
 		p.CRCErrorRate, err = actors.ParseProb(c)
 		require.NoError(t, err)
 	}
+	d.MaybeScanArgs(t, "arbitration", &p.Arbitration)
 	o := netOpts{ejectCredits: scanInt(t, d, "eject", 4)}
 	if d.HasArg("dateline") {
 		var v string

@@ -62,10 +62,12 @@ func (p *Port) anyWaiting() bool {
 	return false
 }
 
-// dequeue takes the next packet of VC v in round-robin order over crossbar inputs
-// and returns the slot's crossbar credit to the input that owns it.
+// dequeue takes the next packet of VC v, from the crossbar input chosen by the
+// arbitration (the oldest head packet, or round-robin order), and returns the slot's
+// crossbar credit to the input that owns it.
 func (p *Port) dequeue(ctx actors.Context, v int) *Packet {
 	vcs := p.cfg.vcs
+	best, bestAt := -1, actors.MaxTime
 	for i := range int(numDirs) {
 		j := int(p.rrIn[v]) + i
 		if j >= int(numDirs) {
@@ -75,6 +77,16 @@ func (p *Port) dequeue(ctx actors.Context, v int) *Packet {
 		if p.out.len(q) == 0 {
 			continue
 		}
+		if !p.cfg.age {
+			best = j
+			break
+		}
+		if at := p.out.peek(q).Injected; at < bestAt {
+			best, bestAt = j, at
+		}
+	}
+	if best >= 0 {
+		j, q := best, best*vcs+v
 		p.rrIn[v] = uint8((j + 1) % int(numDirs))
 		p.waiting[v]--
 		pk := p.out.pop(q)

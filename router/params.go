@@ -41,6 +41,12 @@ type Params struct {
 	// its retransmission (error detection and the retry request's round trip); the
 	// link stays busy meanwhile. Default 100 ns, about one link round trip.
 	RetryDelay actors.Duration `param:"retry_delay" help:"time from a failed transmission to its retransmission (link blocked)" source:"assumed: about one link round trip"`
+	// Arbitration chooses, among the crossbar inputs with a packet for the same VC of an
+	// output, which goes first: "age" takes the packet injected earliest (ties in
+	// round-robin order), which shares a congested output fairly between near and far
+	// sources; "round_robin" alternates inputs, which favours sources that enter the
+	// contended output through a less loaded input (the parking-lot effect). Default age.
+	Arbitration string `param:"arbitration" enum:"age|round_robin" help:"output arbitration among crossbar inputs" source:"assumed: age-based, as in Cray's later routers; round_robin available"`
 	// NICLatency is the latency of the on-chip links between the router's NIC port
 	// and the DMA engines (or a traffic generator), each way. Default 2 ns.
 	NICLatency actors.Duration `param:"nic_latency" help:"on-chip latency between the router NIC port and the DMA engines" source:"assumed: one router cycle"`
@@ -62,6 +68,7 @@ func DefaultParams() Params {
 		OutputQueuePackets: 2,
 		RetryDelay:         100 * actors.Nanosecond,
 		NICLatency:         2 * actors.Nanosecond,
+		Arbitration:        "age",
 	}
 }
 
@@ -91,6 +98,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("retry_delay must be >= 0 (got %s)", p.RetryDelay)
 	case p.NICLatency <= 0:
 		return fmt.Errorf("nic_latency must be > 0 (got %s)", p.NICLatency)
+	case p.Arbitration != "age" && p.Arbitration != "round_robin":
+		return fmt.Errorf("arbitration must be age or round_robin (got %q)", p.Arbitration)
 	}
 	return nil
 }

@@ -11,6 +11,7 @@ type config struct {
 	vcs          int
 	ejectCredits int
 	dateline     bool // false only in tests that demonstrate the deadlock
+	age          bool // age-based output arbitration
 	crc          bool // CRCErrorRate > 0
 	packetTime   actors.Duration
 	hop          actors.Duration // pipeline latency, for NIC-to-NIC loopback
@@ -19,7 +20,7 @@ type config struct {
 
 func newConfig(topo Topology, p Params, ejectCredits int, dateline bool) *config {
 	return &config{p: p, topo: topo, vcs: p.VCs, ejectCredits: ejectCredits, dateline: dateline,
-		crc: p.CRCErrorRate != actors.Prob{}, packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime}
+		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime}
 }
 
 // clip returns the part of [a, b) inside the statistics window.
