@@ -52,11 +52,7 @@ type entry struct {
 
 // NewTable returns an empty CAM with n entries of depth commands each.
 func NewTable(n, depth int) *Table {
-	t := &Table{depth: depth, entries: make([]entry, n), index: make(map[router.NodeID]int, n), free: n}
-	for i := range t.entries {
-		t.entries[i].q = make([]Command, depth)
-	}
-	return t
+	return &Table{depth: depth, entries: make([]entry, n), index: map[router.NodeID]int{}, free: n}
 }
 
 // Len is the number of entries; Free the number of unbound ones.
@@ -76,6 +72,9 @@ func (t *Table) Set(i int, src router.NodeID) error {
 		return fmt.Errorf("cam: node %d already has entry %d", src, j)
 	}
 	e.valid, e.src, e.head, e.n = true, src, 0, 0
+	if e.q == nil {
+		e.q = make([]Command, t.depth) // on first use: most nodes talk to few sources
+	}
 	t.index[src] = i
 	t.free--
 	return nil

@@ -20,17 +20,22 @@ func (r Record) String() string {
 	return fmt.Sprintf("%s: %d: %s+%04x", r.At, r.Value, r.Func, r.Offset)
 }
 
-// TraceRing is the ring of the most recent trace records.
+// TraceRing is the ring of the most recent trace records. Its memory is allocated at
+// the first record, so that nodes with tracing compiled out cost nothing.
 type TraceRing struct {
 	r     []Record
+	size  int
 	next  int
 	total int64
 }
 
-func newRing(n int) TraceRing { return TraceRing{r: make([]Record, 0, n)} }
+func newRing(n int) TraceRing { return TraceRing{size: n} }
 
 func (t *TraceRing) add(rec Record) {
 	t.total++
+	if t.r == nil {
+		t.r = make([]Record, 0, t.size)
+	}
 	if len(t.r) < cap(t.r) {
 		t.r = append(t.r, rec)
 		return
