@@ -121,12 +121,18 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	}
 }
 
-// activate runs p's coroutine until it waits again or returns.
+// activate runs p's coroutine until it waits again or returns. Nothing runs on core 0
+// while the interrupt handler does: a wake-up that falls inside the handler (it was
+// due before the interrupt came) is put off until the handler ends.
 func (c *CPU) activate(ctx actors.Context, p *Proc) {
 	if p.done {
 		return
 	}
-	p.ctx, p.blocked = ctx, false
+	if p.Core == 0 && c.irqFree > ctx.Now() {
+		c.wake(ctx, p, ctx.Now())
+		return
+	}
+	p.ctx = ctx
 	p.now = max(p.now, ctx.Now())
 	if _, ok := p.next(); !ok {
 		p.done = true
@@ -179,8 +185,10 @@ func (c *CPU) onInterrupt(ctx actors.Context, i ht.Interrupt) {
 	c.Stats.Interrupts++
 	c.Stats.InterruptTime += k.now.Sub(start)
 	for _, p := range c.procs {
-		if p.Core == 0 && !p.done && !p.blocked && p.now > ctx.Now() {
-			p.now = p.now.Add(k.now.Sub(start)) // it was running: the interrupt delays it
+		// A process whose clock is ahead of simulated time is computing (waiting in
+		// sync for time to catch up): the interrupt delays it.
+		if p.Core == 0 && !p.done && p.now > ctx.Now() {
+			p.now = p.now.Add(k.now.Sub(start))
 		}
 	}
 }
@@ -196,14 +204,13 @@ type Proc struct {
 	Name string
 	prog Program
 
-	now     actors.Time    // the process's own clock
-	ctx     actors.Context // valid while the process runs
-	yield   func(struct{}) bool
-	next    func() (struct{}, bool)
-	stop    func()
-	done    bool
-	blocked bool
-	got     actors.Msg // what a wait returned
+	now   actors.Time    // the process's own clock
+	ctx   actors.Context // valid while the process runs
+	yield func(struct{}) bool
+	next  func() (struct{}, bool)
+	stop  func()
+	done  bool
+	got   actors.Msg // what a wait returned
 }
 
 // stopped unwinds a coroutine that is stopped at the end of a run.
@@ -226,16 +233,15 @@ func (p *Proc) begin() {
 
 // wait suspends the process until the CPU resumes it.
 func (p *Proc) wait() {
-	p.blocked = true
 	if !p.yield(struct{}{}) {
 		panic(stopped{})
 	}
 }
 
 // sync lets simulated time catch up with the process's clock before it observes
-// anything.
+// anything. It loops because an interrupt may push the clock further meanwhile.
 func (p *Proc) sync() {
-	if p.now > p.ctx.Now() {
+	for p.now > p.ctx.Now() {
 		p.cpu.wake(p.ctx, p, p.now)
 		p.wait()
 	}

@@ -16,7 +16,7 @@ import (
 // idle is a firmware that does nothing: the machine is built and runs no events.
 type idle struct{}
 
-func (idle) Boot(*ppc.Boot) error               { return nil }
+func (idle) Boot(*ppc.Boot) error              { return nil }
 func (idle) Handle(x *ppc.Exec, ev actors.Msg) {}
 
 func idleFW(router.NodeID) ppc.Firmware { return idle{} }

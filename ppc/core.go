@@ -68,6 +68,10 @@ func (q *queued) String() string { return q.ev.String() }
 // structures do not fit in the SRAM. p must be valid.
 func New(p Params, fw Firmware) (*Core, error) {
 	b := &Boot{p: p}
+	if p.TraceEnabled {
+		// The ring is in uncached SRAM (Pedretti & Hudson 2005 s.3.3): 8-byte records.
+		b.Alloc("trace ring", 8, p.TraceRecords)
+	}
 	if err := fw.Boot(b); err != nil {
 		return nil, err
 	}
@@ -136,7 +140,8 @@ func (c *Core) dispatch(ctx actors.Context) {
 // per idle pass of the loop (2 x PollCycles), computed when asked rather than ticked.
 func (c *Core) Heartbeat(now actors.Time) int64 {
 	pass := c.p.Cycles(int64(2 * max(1, c.p.PollCycles)))
-	idle := now.Sub(0) - c.Stats.Busy
+	busy := c.Stats.Busy - max(0, c.free.Sub(now)) // a handler still running at now has not spent its time yet
+	idle := max(0, now.Sub(0)-busy)
 	return c.Stats.Handled + int64(idle/pass)
 }
 

@@ -41,6 +41,7 @@ type Engine struct {
 type active struct {
 	cmd  cam.Command
 	left int64
+	next []cam.Command // granted after cmd, in CAM order (see onGrant)
 }
 
 // Stats counts the engine's work.
@@ -101,14 +102,18 @@ func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
 }
 
 // onGrant installs the command for a source. A grant can arrive after the lookup it
-// answered was cancelled; its command is still the source's next one.
+// answered was cancelled; its command is still the source's next one. If the source's
+// next packet was looked up again meanwhile, the CAM answers that lookup too, possibly
+// while the first command is still in progress: the second command then waits behind
+// the first, as it would have in the CAM's queue.
 func (e *Engine) onGrant(ctx actors.Context, g cam.Grant) {
-	if e.cmds[g.Src] != nil {
-		ctx.Fatalf("rxdma: second command for node %d while one is in progress", g.Src)
-	}
 	if e.waiting && e.fifo[e.head].Src == g.Src {
 		e.waiting = false
 		e.Stats.CAMStall += ctx.Now().Sub(e.waitAt)
+	}
+	if a := e.cmds[g.Src]; a != nil {
+		a.next = append(a.next, g.Cmd)
+		return
 	}
 	e.cmds[g.Src] = &active{cmd: g.Cmd, left: g.Cmd.Bytes}
 }
@@ -185,10 +190,14 @@ func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
 	e.used += n
 	a.left -= n
 	if a.left == 0 {
-		delete(e.cmds, p.Src)
 		e.Stats.Commands++
 		if a.cmd.Notify {
 			ctx.Send(PortPPC, Done{Src: p.Src, Tag: a.cmd.Tag, CRCOK: true}, dt)
+		}
+		if len(a.next) > 0 {
+			a.cmd, a.left, a.next = a.next[0], a.next[0].Bytes, a.next[1:]
+		} else {
+			delete(e.cmds, p.Src)
 		}
 	}
 	if e.used == int64(p.Payload) {

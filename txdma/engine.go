@@ -32,24 +32,26 @@ type Engine struct {
 	staged   int64  // staging buffer bytes: requested, or arrived and not injected
 	arrived  int64  // bytes arrived and not yet packetized
 	consumed int64  // bytes of the head Transmit already packetized
+	decoded  bool   // the head Transmit's decode time has been charged
 	msg      message
-	cost     actors.Duration // command decode time owed by the next packet
+	cost     actors.Duration // command decode time owed by the next packet emitted
 
-	out     []outPacket // DMA packets ready to inject
-	pioQ    []outPacket // PIO packets ready to inject
-	pioMsgs int
-	midDMA  router.NodeID // destination of a DMA message half injected, if midDMAok
-	midPIO  router.NodeID
-	inDMA   bool
-	inPIO   bool
-	proc    *outPacket // packet in the data path, processed at freeAt
-	procPIO bool
-	freeAt  actors.Time
-	ticking actors.Time // time of the pending tick, 0 if none
-	stallAt actors.Time // start of a credit stall, if stalled
-	stalled bool
-	retired uint64
-	told    uint64 // retired count last reported to the PPC
+	out      []outPacket // DMA packets ready to inject
+	pioQ     []outPacket // PIO packets ready to inject
+	pioMsgs  int
+	pioBytes int64         // PIO buffer bytes not yet injected
+	midDMA   router.NodeID // destination of a DMA message half injected, if midDMAok
+	midPIO   router.NodeID
+	inDMA    bool
+	inPIO    bool
+	proc     *outPacket // packet in the data path, processed at freeAt
+	procPIO  bool
+	freeAt   actors.Time
+	ticking  actors.Time // time of the pending tick, 0 if none
+	stallAt  actors.Time // start of a credit stall, if stalled
+	stalled  bool
+	retired  uint64
+	told     uint64 // retired count last reported to the PPC
 
 	Stats Stats
 }
@@ -67,7 +69,8 @@ type message struct {
 
 type outPacket struct {
 	p      *router.Packet
-	staged int64 // staging bytes released when it leaves
+	staged int64           // staging bytes released when it leaves
+	cost   actors.Duration // decode time of the commands that produced it
 	notify bool
 	tag    uint64
 }
@@ -144,8 +147,13 @@ func (e *Engine) onPIO(ctx actors.Context, m *PIO) {
 		ctx.Fatalf("txdma: PIO command FIFO overflow (%d entries)", e.p.PIOCommandsMax)
 	case m.Bytes < 0 || m.Bytes > int64(e.p.PIOBufferBytes):
 		ctx.Fatalf("txdma: PIO message of %dB does not fit the %s PIO buffer", m.Bytes, e.p.PIOBufferBytes)
+	case e.pioBytes+m.Bytes > int64(e.p.PIOBufferBytes):
+		// The four PIO commands share one 256-byte buffer (Dillow & Atchley 2011, s.II).
+		ctx.Fatalf("txdma: PIO buffer overflow: %dB of the %s buffer still queued, no room for %s: the writer must wait for earlier PIO messages to leave",
+			e.pioBytes, e.p.PIOBufferBytes, m)
 	}
 	e.pioMsgs++
+	e.pioBytes += m.Bytes
 	pp := int64(e.p.PacketPayload)
 	left := m.Bytes
 	for seq := int32(0); seq == 0 || left > 0; seq++ {
@@ -179,6 +187,7 @@ func (e *Engine) pop() {
 	e.headSeq++
 	e.retired++
 	e.consumed = 0
+	e.decoded = false
 	if e.issueSeq < e.headSeq {
 		e.issueSeq, e.issueOff = e.headSeq, 0
 	}
@@ -193,21 +202,30 @@ func (e *Engine) packetize(ctx actors.Context) {
 			continue
 		}
 		e.msgMustBeOpen(ctx, c)
+		if !e.decoded {
+			e.decoded = true
+			e.cost += e.p.CommandCost
+		}
 		pp := int64(e.p.PacketPayload)
 		for e.consumed < c.Bytes && e.arrived > 0 {
+			if e.msg.fill == pp {
+				e.emit(false, false, 0) // held at the end of the previous transmit
+			}
 			take := min(e.arrived, c.Bytes-e.consumed, pp-e.msg.fill)
 			e.arrived -= take
 			e.consumed += take
 			e.msg.fill += take
 			e.msg.dfill += take
-			if e.msg.fill == pp {
+			// A packet filled by the last bytes of a transmit is held until the next
+			// command says whether it ends the message (it then carries EOM) or
+			// continues it: emitting it at once would force an empty EOM packet.
+			if e.msg.fill == pp && e.consumed < c.Bytes {
 				e.emit(false, false, 0)
 			}
 		}
 		if e.consumed < c.Bytes {
 			return // waiting for data
 		}
-		e.cost += e.p.CommandCost
 		e.pop()
 	}
 }
@@ -264,7 +282,8 @@ func (e *Engine) emit(eom, notify bool, tag uint64) {
 	m := &e.msg
 	p := &router.Packet{Src: e.node, Dst: m.dst, Class: m.class, Payload: int32(m.fill),
 		SOM: !m.sent, EOM: eom, Seq: m.seq, Data: m.data}
-	e.out = append(e.out, outPacket{p: p, staged: m.dfill, notify: notify, tag: tag}) // CRC bytes were never staged
+	e.out = append(e.out, outPacket{p: p, staged: m.dfill, cost: e.cost, notify: notify, tag: tag}) // CRC bytes were never staged
+	e.cost = 0
 	m.seq++
 	m.sent = true
 	m.fill, m.dfill = 0, 0
@@ -351,8 +370,7 @@ func (e *Engine) inject(ctx actors.Context) {
 		*q = (*q)[1:]
 		e.proc, e.procPIO = &op, q == &e.pioQ
 		e.mark(op.p, e.procPIO)
-		dt := e.p.packetTime(actors.Bytes(op.p.Payload)) + e.cost
-		e.cost = 0
+		dt := e.p.packetTime(actors.Bytes(op.p.Payload)) + op.cost
 		e.freeAt = now.Add(dt)
 		e.Stats.Busy += dt
 	}
@@ -381,6 +399,9 @@ func (e *Engine) send(ctx actors.Context, op outPacket, pio bool) {
 	p := op.p
 	e.staged -= op.staged
 	e.inj.Inject(ctx, PortRouter, p)
+	if pio {
+		e.pioBytes -= int64(p.Payload)
+	}
 	if pio && p.EOM {
 		e.pioMsgs--
 		e.Stats.PIOMessages++
