@@ -138,6 +138,8 @@ func (c *Core) dispatch(ctx actors.Context) {
 
 // Heartbeat is the main loop's heartbeat counter at time now: one per handler and one
 // per idle pass of the loop (2 x PollCycles), computed when asked rather than ticked.
+// now must not precede the last event the core received: the count includes every
+// handler dispatched so far.
 func (c *Core) Heartbeat(now actors.Time) int64 {
 	pass := c.p.Cycles(int64(2 * max(1, c.p.PollCycles)))
 	busy := c.Stats.Busy - max(0, c.free.Sub(now)) // a handler still running at now has not spent its time yet

@@ -1,0 +1,210 @@
+package rxdma
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/actors/actorstest"
+	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/stretchr/testify/require"
+)
+
+// bench wraps an Engine for the single-actor harness and, when ackLatency > 0, plays
+// the HT link acknowledging each DMA write ackLatency after it was issued. The CAM and
+// the PPC are played by the script. Everything the engine sends is recorded.
+type bench struct {
+	e          *Engine
+	ackLatency actors.Duration
+	after      func() // if set, called after every message the engine handles
+
+	// cam, if not nil, plays the CAM: a lookup is granted the source's next command
+	// 2ns later (the source must have one).
+	cam map[router.NodeID][]cam.Command
+}
+
+// forward is a bench timer carrying a message for the engine on one of its ports.
+type forward struct {
+	port actors.Port
+	m    actors.Msg
+}
+
+func (f forward) String() string { return "bench(" + f.m.String() + ")" }
+
+func (b *bench) Ports() []string { return b.e.Ports() }
+
+func (b *bench) Receive(ctx actors.Context, m actors.Msg) {
+	port := ctx.Port()
+	if f, ok := m.(forward); ok {
+		port, m = f.port, f.m
+	}
+	b.e.Receive(&benchCtx{Context: ctx, b: b, port: port}, m)
+	if b.after != nil {
+		b.after()
+	}
+}
+
+type benchCtx struct {
+	actors.Context
+	b    *bench
+	port actors.Port
+}
+
+func (c *benchCtx) Port() actors.Port { return c.port }
+
+func (c *benchCtx) Send(p actors.Port, m actors.Msg, extra actors.Duration) {
+	c.Context.Send(p, m, extra)
+	if w, ok := m.(*ht.Write); ok && w.Ack && c.b.ackLatency > 0 {
+		c.SendSelf(forward{PortHT, ht.WriteDone{Tag: w.Tag}}, extra+c.b.ackLatency)
+	}
+	if l, ok := m.(cam.Lookup); ok && c.b.cam != nil {
+		q := c.b.cam[l.Src]
+		if len(q) == 0 {
+			c.Fatalf("bench: no command for node %d", l.Src)
+		}
+		c.b.cam[l.Src] = q[1:]
+		c.SendSelf(forward{PortCAM, cam.Grant{Src: l.Src, Cmd: q[0]}}, extra+2*actors.Nanosecond)
+	}
+}
+
+func timeArg(t *testing.T, d *datadriven.TestData, key string) actors.Time {
+	if !d.HasArg(key) {
+		return 0
+	}
+	var s string
+	d.ScanArgs(t, key, &s)
+	v, err := actors.ParseTime(s)
+	require.NoError(t, err)
+	return v
+}
+
+func intArg(t *testing.T, d *datadriven.TestData, key string, def int64) int64 {
+	if !d.HasArg(key) {
+		return def
+	}
+	var s string
+	d.ScanArgs(t, key, &s)
+	v, err := strconv.ParseInt(s, 0, 64)
+	require.NoError(t, err)
+	return v
+}
+
+func strArg(t *testing.T, d *datadriven.TestData, key string) string {
+	if !d.HasArg(key) {
+		return ""
+	}
+	var s string
+	d.ScanArgs(t, key, &s)
+	return s
+}
+
+// TestEngineScripts runs testdata/*.txt against one engine. Commands:
+//
+//	new [fifo_packets=N vcs=N outstanding_writes=N dma_bandwidth=R packet_overhead=D ack=D]
+//	packet name=S src=N bytes=N [som] [eom] [seq=N] [vc=N] [at=T]
+//	grant src=N bytes=N [discard] [notify tag=N] [addr=N] [at=T]
+//	write-done [at=T]
+//	discard name=S [at=T]
+//	run [until=T] [hide=port,...]
+//	stats
+//
+// Outputs are stamped with the time they leave the engine (zero link latency).
+// Regenerate with: go test ./rxdma -rewrite (and read the diff).
+func TestEngineScripts(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		var h *actorstest.Harness
+		var b *bench
+		pkts := map[string]*router.Packet{}
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			at := timeArg(t, d, "at")
+			switch d.Cmd {
+			case "new":
+				var vcs int
+				b, vcs = newBench(t, d)
+				h, _ = actorstest.NewHarness("node[0,0,0].rxdma", b, 1)
+				return fmt.Sprintf("fifo %d packets (%d credits x %d VCs); full packet %s\n",
+					len(b.e.fifo), b.e.p.Credits(vcs), vcs, b.e.p.DMABandwidth.TransferTime(64)+b.e.p.PacketOverhead)
+			case "packet":
+				p := &router.Packet{Src: router.NodeID(intArg(t, d, "src", 0)), Dst: 0, Payload: int32(intArg(t, d, "bytes", 64)),
+					SOM: d.HasArg("som"), EOM: d.HasArg("eom"), Seq: int32(intArg(t, d, "seq", 0)), VC: uint8(intArg(t, d, "vc", 0))}
+				pkts[strArg(t, d, "name")] = p
+				h.Inject(at, PortRouter, p)
+			case "grant":
+				c := cam.Command{Bytes: intArg(t, d, "bytes", 0), Discard: d.HasArg("discard"), Notify: d.HasArg("notify"),
+					Tag: uint64(intArg(t, d, "tag", 0)), Addr: uint64(intArg(t, d, "addr", 0))}
+				h.Inject(at, PortCAM, cam.Grant{Src: router.NodeID(intArg(t, d, "src", 0)), Cmd: c})
+			case "write-done":
+				h.Inject(at, PortHT, ht.WriteDone{})
+			case "discard":
+				p := pkts[strArg(t, d, "name")]
+				require.NotNil(t, p, "no packet named %s", strArg(t, d, "name"))
+				h.Inject(at, PortPPC, Discard{Packet: p})
+			case "run":
+				return runScript(t, d, h, b)
+			case "stats":
+				s := b.e.Stats
+				return fmt.Sprintf("packets %d bytes %d discarded %d messages %d commands %d peak-fifo %d ppc-discards %d\n"+
+					"busy %s cam-stall %s (%d lookups) write-stall %s; in fifo %d, writes out %d\n",
+					s.Packets, s.Bytes, s.Discarded, s.Messages, s.Commands, s.PeakFIFO, s.PPCDiscards,
+					s.Busy, s.CAMStall, s.Stalls, s.WriteStall, b.e.n, b.e.writes)
+			default:
+				t.Fatalf("%s: unknown command %s", d.Pos, d.Cmd)
+			}
+			return ""
+		})
+	})
+}
+
+func newBench(t *testing.T, d *datadriven.TestData) (*bench, int) {
+	p, vcs, b := DefaultParams(), 4, &bench{}
+	for _, a := range d.CmdArgs {
+		v := a.Vals[0]
+		var err error
+		switch a.Key {
+		case "fifo_packets":
+			p.FIFOPackets, err = strconv.Atoi(v)
+		case "vcs":
+			vcs, err = strconv.Atoi(v)
+		case "outstanding_writes":
+			p.OutstandingWrites, err = strconv.Atoi(v)
+		case "dma_bandwidth":
+			p.DMABandwidth, err = actors.ParseBandwidth(v)
+		case "packet_overhead":
+			p.PacketOverhead, err = actors.ParseDuration(v)
+		case "ack":
+			b.ackLatency, err = actors.ParseDuration(v)
+		default:
+			t.Fatalf("%s: unknown parameter %s", d.Pos, a.Key)
+		}
+		require.NoError(t, err, a.Key)
+	}
+	require.NoError(t, p.Validate())
+	b.e = New(p, vcs)
+	return b, vcs
+}
+
+func runScript(t *testing.T, d *datadriven.TestData, h *actorstest.Harness, b *bench) string {
+	until := actors.MaxTime
+	if d.HasArg("until") {
+		until = timeArg(t, d, "until")
+	}
+	var out []actorstest.Sent
+	fatal := actorstest.Catch(func() { out = h.Run(until) })
+	hide := strings.Split(strArg(t, d, "hide"), ",")
+	var sb strings.Builder
+	for line := range strings.Lines(actorstest.Trace(out, b.Ports())) {
+		if f := strings.Fields(line); len(f) > 1 && !slices.Contains(hide, f[1]) {
+			sb.WriteString(line)
+		}
+	}
+	if fatal != "" {
+		fmt.Fprintf(&sb, "fatal at %s: %s\n", h.Now(), fatal)
+	}
+	return sb.String()
+}
