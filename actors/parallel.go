@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -192,9 +193,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	}
 
 	pool := newWorkerPool(opts.Workers, len(r.parts)+8)
-	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
-		return slog.New(slog.NewTextHandler(io.Discard, nil))
-	}))
+	sys := actorSystem()
 	c := &coordinator{r: r, next: make([]Time, len(r.parts))}
 	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0))))
 	r.pids = make([]*actor.PID, len(r.parts))
@@ -211,11 +210,28 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 		sys.Root.Stop(pid)
 	}
 	pool.stop()
-	sys.Shutdown()
 	if runErr != nil {
 		return nil, runErr
 	}
 	return r.report(opts, info, c, elapsed), nil
+}
+
+// sharedSystem is the protoactor actor system every run in the process uses: building
+// one costs about 3 MB and tens of thousands of allocations, too much for sweeps and
+// tests of many small runs. Each run spawns and stops its own actors on its own
+// dispatcher, so runs share nothing but the process registry, which is concurrent.
+var (
+	systemOnce   sync.Once
+	sharedSystem *actor.ActorSystem
+)
+
+func actorSystem() *actor.ActorSystem {
+	systemOnce.Do(func() {
+		sharedSystem = actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+			return slog.New(slog.NewTextHandler(io.Discard, nil))
+		}))
+	})
+	return sharedSystem
 }
 
 // chooseSync resolves the synchronization mode for a run with parts partitions.
