@@ -323,6 +323,12 @@ func (p *Proc) Peek(addr uint64) (actors.Msg, bool) {
 // zeroing a completion slot after consuming it).
 func (p *Proc) Forget(addr uint64) { delete(p.cpu.mem, addr) }
 
+// Store writes m at addr in host memory at the process's time; processes waiting on
+// addr wake a cache miss later.
+func (p *Proc) Store(addr uint64, m actors.Msg) {
+	p.ctx.SendSelf(kernelStore{addr: addr, m: m}, p.now.Sub(p.ctx.Now()))
+}
+
 // Kernel is the interrupt handler's view of the host: its own clock on core 0, host
 // memory, and MMIO stores to the NIC.
 type Kernel struct {
@@ -339,6 +345,18 @@ func (k *Kernel) Charge(d actors.Duration) { k.now = k.now.Add(d) }
 
 // Memory returns what is at addr.
 func (k *Kernel) Memory(addr uint64) (actors.Msg, bool) { return k.cpu.Memory(addr) }
+
+// Fatalf ends the run with an error naming the host and the time.
+func (k *Kernel) Fatalf(format string, args ...any) { k.ctx.Fatalf(format, args...) }
+
+// Forget clears addr (the handler consumed the entry there).
+func (k *Kernel) Forget(addr uint64) { delete(k.cpu.mem, addr) }
+
+// Memcpy copies n bytes.
+func (k *Kernel) Memcpy(n actors.Bytes) { k.Charge(k.cpu.p.MemcpyBandwidth.TransferTime(n)) }
+
+// CPU returns the host.
+func (k *Kernel) CPU() *CPU { return k.cpu }
 
 // Store writes m at addr in host memory at the handler's current time (an event for a
 // process): waiting processes wake a cache miss later.

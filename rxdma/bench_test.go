@@ -128,8 +128,8 @@ func TestEngineScripts(t *testing.T) {
 				var vcs int
 				b, vcs = newBench(t, d)
 				h, _ = actorstest.NewHarness("node[0,0,0].rxdma", b, 1)
-				return fmt.Sprintf("fifo %d packets (%d credits x %d VCs); full packet %s\n",
-					len(b.e.fifo), b.e.p.Credits(vcs), vcs, b.e.p.DMABandwidth.TransferTime(64)+b.e.p.PacketOverhead)
+				return fmt.Sprintf("fifo %d packets (%d credits on each of the %d ejection VCs); full packet %s\n",
+					len(b.e.fifo), b.e.p.Credits(vcs), max(1, vcs/2), b.e.p.DMABandwidth.TransferTime(64)+b.e.p.PacketOverhead)
 			case "packet":
 				p := &router.Packet{Src: router.NodeID(intArg(t, d, "src", 0)), Dst: 0, Payload: int32(intArg(t, d, "bytes", 64)),
 					SOM: d.HasArg("som"), EOM: d.HasArg("eom"), Seq: int32(intArg(t, d, "seq", 0)), VC: uint8(intArg(t, d, "vc", 0))}

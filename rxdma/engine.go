@@ -60,9 +60,10 @@ type Stats struct {
 }
 
 // New returns an engine that announces p.Credits(vcs) credits per VC to the router.
-// p must be valid.
+// Its FIFO holds the credits of the VCs the router ejects on, one per traffic class: a
+// packet on another VC would overflow it, and the run fails. p must be valid.
 func New(p Params, vcs int) *Engine {
-	return &Engine{p: p, vcs: vcs, fifo: make([]*router.Packet, p.Credits(vcs)*vcs),
+	return &Engine{p: p, vcs: vcs, fifo: make([]*router.Packet, p.Credits(vcs)*max(1, vcs/2)),
 		discard: map[*router.Packet]bool{}, cmds: map[router.NodeID]*active{}}
 }
 

@@ -184,8 +184,8 @@ func TestModelBugsAreFatal(t *testing.T) {
 func TestParams(t *testing.T) {
 	p := DefaultParams()
 	require.NoError(t, p.Validate())
-	assert.Equal(t, 16, p.Credits(4))
-	assert.Equal(t, 1, Params{FIFOPackets: 2}.Credits(4), "at least one credit per VC")
+	assert.Equal(t, 64, p.Credits(4), "128 packets over 2 traffic classes")
+	assert.Equal(t, 1, Params{FIFOPackets: 1}.Credits(4), "at least one credit per VC")
 	for key, mut := range map[string]func(*Params){
 		"fifo_packets":       func(p *Params) { p.FIFOPackets = 0 },
 		"dma_bandwidth":      func(p *Params) { p.DMABandwidth = 0 },
@@ -260,12 +260,12 @@ func TestEngineRunSerialAndParallelAgree(t *testing.T) {
 			src := router.NodeID(1 + i%3)
 			for off, seq := int64(0), int32(0); off < n || (n == 0 && seq == 0); off, seq = off+64, seq+1 {
 				pkts = append(pkts, &router.Packet{Src: src, Payload: int32(min(64, n-off)), SOM: off == 0,
-					EOM: off+64 >= n, Seq: seq, VC: uint8(i % 4), Data: n})
+					EOM: off+64 >= n, Seq: seq, VC: uint8(2 * (i % 2)), Data: n}) // ejection VCs: 2*class
 			}
 		}
 		p := DefaultParams()
 		p.FIFOPackets = 8
-		s := &source{pkts: pkts, credits: p.Credits(4) * 4}
+		s := &source{pkts: pkts, credits: p.Credits(4) * 2}
 		f := &firmware{entries: map[router.NodeID]int{}}
 		rx, link, cb := New(p, 4), ht.New(ht.DefaultParams()), cam.NewBlock(cam.DefaultParams())
 		rs, rf, rr, rl, rc := g.Add("n.router", s), g.Add("n.ppc", f), g.Add("n.rxdma", rx), g.Add("n.ht", link), g.Add("n.cam", cb)

@@ -8,15 +8,15 @@ import (
 
 // Params configures an Engine. Start from DefaultParams; Validate before use.
 type Params struct {
-	FIFOPackets       int              `param:"fifo_packets" help:"RX FIFO capacity in packets, split evenly over the router's VCs for credits" source:"assumed"`
-	DMABandwidth      actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path" source:"SPEC 3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm); 2.0 GB/s on SeaStar 2+ (xt5)"`
-	PacketOverhead    actors.Duration  `param:"packet_overhead" help:"fixed engine time per packet on top of the data rate" source:"assumed: two 500 MHz cycles"`
+	FIFOPackets       int              `param:"fifo_packets" help:"RX FIFO capacity in packets, shared by the traffic classes (a class ejects on one VC)" source:"assumed (calibrated: with the network's buffers it hides the host's header processing in a large put)"`
+	DMABandwidth      actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path, per-packet costs included" source:"SPEC 3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm), 2.0 GB/s on SeaStar 2+ (xt5); 1.11 GB/s calibrated to the 1108 MB/s PortalPerf asymptote"`
+	PacketOverhead    actors.Duration  `param:"packet_overhead" help:"fixed engine time per packet on top of the data rate" source:"assumed: 0, the sustained rate includes per-packet costs"`
 	OutstandingWrites int              `param:"outstanding_writes" help:"DMA writes to host memory in flight on the HT link" source:"assumed"`
 }
 
 // DefaultParams returns the Red Storm (SeaStar 1.2) engine.
 func DefaultParams() Params {
-	return Params{FIFOPackets: 64, DMABandwidth: 1100 * actors.MBPerSecond, PacketOverhead: 4 * actors.Nanosecond, OutstandingWrites: 8}
+	return Params{FIFOPackets: 128, DMABandwidth: 1400 * actors.MBPerSecond, PacketOverhead: 0, OutstandingWrites: 8}
 }
 
 // Validate reports the first invalid field, naming its key.
@@ -34,5 +34,7 @@ func (p Params) Validate() error {
 	return nil
 }
 
-// Credits is the number of FIFO slots announced to the router per VC.
-func (p Params) Credits(vcs int) int { return max(1, p.FIFOPackets/vcs) }
+// Credits is the number of FIFO slots announced to the router per VC: the FIFO split
+// over the traffic classes (vcs/2), since the router ejects a class on a single VC
+// (the other, dateline, VC of a class is never used at ejection).
+func (p Params) Credits(vcs int) int { return max(1, p.FIFOPackets/max(1, vcs/2)) }

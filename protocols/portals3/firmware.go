@@ -1,0 +1,378 @@
+package portals3
+
+import (
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
+)
+
+// IRQVector is the interrupt the generic firmware raises for the host.
+const IRQVector = 1
+
+// Firmware is the generic-mode Portals firmware of one node (Pedretti & Hudson 2005
+// s.4): a polling main loop dispatching run-to-completion handlers over the generic
+// mailbox, the TX pending list, per-source RX pending lists and the CAM. Every event
+// for the host goes into the generic event queue in host memory, followed by an
+// interrupt.
+type Firmware struct {
+	node   router.NodeID
+	p      Params
+	cmax   int64 // largest RX command
+	depth  int   // CAM queue depth
+	camN   int
+	crc    int64
+	fifo   int // TX command FIFO depth
+	pend   []pending
+	rxFree []int
+	srcs   map[router.NodeID]*source
+	camFre []int
+	txList []int // TX pendings in order; the head is being sent
+	inFIFO int   // TX commands pushed and not retired
+	pushed uint64
+	eqNext uint64
+	Stats  FirmwareStats
+}
+
+type pending struct {
+	state   pendState
+	wire    *Wire
+	peer    router.NodeID
+	txCmds  []txdma.Command // TX commands not yet in the FIFO
+	rxCmds  []cam.Command   // RX commands not yet in the CAM queue
+	rxLeft  int             // RX commands pushed and not retired
+	regions []Region
+	mlength int64
+	have    bool // the host's receive command arrived
+}
+
+type pendState uint8
+
+const (
+	free pendState = iota
+	txQueued
+	rxWaiting // header sent to the host, waiting for its receive command
+	rxActive  // payload being received
+	rxDone    // completion posted, waiting for release
+)
+
+type source struct {
+	refs   int   // pendings that name this node
+	rxList []int // RX pendings from this node in arrival order; the head owns the CAM entry
+	entry  int   // CAM entry, -1 if none
+	queued int   // commands in the entry's queue, not retired
+}
+
+// FirmwareStats counts what the firmware did.
+type FirmwareStats struct {
+	Sent, Received, Inline int64
+	PeakSources, PeakRx    int
+	PeakCAM                int
+	Interrupts             int64
+}
+
+// NewFirmware returns the generic firmware of node. cp and tp are the node's CAM and TX
+// DMA parameters.
+func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *Firmware {
+	f := &Firmware{node: node, p: p, cmax: int64(cp.CommandMax), depth: cp.QueueDepth, camN: cp.Entries,
+		crc: int64(tp.CRCBytes), fifo: tp.CommandsMax, pend: make([]pending, p.Pendings), srcs: map[router.NodeID]*source{}}
+	for i := p.Pendings - 1; i >= p.TxPendings; i-- {
+		f.rxFree = append(f.rxFree, i)
+	}
+	for i := cp.Entries - 1; i >= 0; i-- {
+		f.camFre = append(f.camFre, i)
+	}
+	return f
+}
+
+// Boot implements ppc.Firmware: the SRAM budget of Pedretti & Hudson 2005 s.4.2,
+// M = S*Ssize + P*Psize for the one generic process.
+func (f *Firmware) Boot(b *ppc.Boot) error {
+	b.Alloc("sources", f.p.SourceBytes, f.p.Sources)
+	b.Alloc("generic pendings", f.p.PendingBytes, f.p.Pendings)
+	b.Alloc("generic mailbox", 64, 32)
+	b.Alloc("NIC control block", 256, 1)
+	return nil
+}
+
+// Handle implements ppc.Firmware.
+func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
+	x.Store(1) // heartbeat, written through to the control block
+	x.StoreUncached(1)
+	switch ev := ev.(type) {
+	case *TxCommand:
+		f.onTxCommand(x, ev)
+	case *RxCommand:
+		f.onRxCommand(x, ev)
+	case ReleaseCommand:
+		f.onRelease(x, ev)
+	case rxdma.SOM:
+		f.onSOM(x, ev)
+	case rxdma.Done:
+		f.onRxDone(x, ev)
+	case txdma.Done:
+		f.onTxDone(x, ev)
+	case txdma.Retired:
+		f.inFIFO = int(f.pushed - ev.Total)
+		f.feedTx(x)
+	case cam.Stalled:
+		x.Instr(10)
+	default:
+		x.Fatalf("portals: firmware got unexpected %T", ev)
+	}
+}
+
+// mailbox charges reading a command of n regions out of the uncached mailbox.
+func (f *Firmware) mailbox(x *ppc.Exec, regions int) {
+	x.LoadUncached(4 + 2*regions)
+	x.StoreUncached(1) // advance the head index
+}
+
+// source returns the structure of node n, allocating it; the node panics when the
+// 1,024 sources are exhausted, as the C firmware does (Pedretti & Hudson 2005 s.4.3.3).
+func (f *Firmware) source(x *ppc.Exec, n router.NodeID) *source {
+	x.Instr(20) // hash lookup
+	x.Load(3)
+	s := f.srcs[n]
+	if s == nil {
+		if len(f.srcs) == f.p.Sources {
+			x.Fatalf("portals: out of source structures (%d in use) for node %d: resource exhaustion panics the node", f.p.Sources, n)
+		}
+		s = &source{entry: -1}
+		f.srcs[n] = s
+		f.Stats.PeakSources = max(f.Stats.PeakSources, len(f.srcs))
+		x.Store(4)
+	}
+	s.refs++
+	return s
+}
+
+func (f *Firmware) unref(n router.NodeID) {
+	s := f.srcs[n]
+	if s.refs--; s.refs == 0 && len(s.rxList) == 0 {
+		delete(f.srcs, n)
+	}
+}
+
+// post writes a generic event into host memory and interrupts the host.
+func (f *Firmware) post(x *ppc.Exec, kind EventKind, pend int, src router.NodeID, w *Wire) {
+	x.HostWrite(eventSlotBytes, &GenericEvent{Slot: genericSlot(f.eqNext, f.p.EQSlots), Kind: kind, Pending: pend, Src: src, Wire: w})
+	f.eqNext++
+	x.Interrupt(IRQVector)
+	f.Stats.Interrupts++
+}
+
+// onTxCommand queues a transmit at the tail of the TX pending list (Pedretti & Hudson
+// 2005 s.4.3.1); all transmits are serialized through it.
+func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
+	f.mailbox(x, len(c.Payload))
+	x.Instr(f.p.FwTxInstr)
+	if c.Pending < 0 || c.Pending >= f.p.TxPendings || f.pend[c.Pending].state != free {
+		x.Fatalf("portals: transmit command with bad or busy TX pending %d", c.Pending)
+	}
+	pd := &f.pend[c.Pending]
+	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst}
+	f.source(x, c.Wire.Dst)
+	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.LoadDest, Dst: c.Wire.Dst, Class: c.Wire.Kind.Class(), Data: c.Wire},
+		txdma.Command{Kind: txdma.Transmit, Addr: c.Header, Bytes: int64(f.p.HeaderBytes) + c.Wire.Inline})
+	for _, r := range c.Payload {
+		pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.Transmit, Addr: r.Addr, Bytes: r.Len})
+	}
+	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(c.Pending)})
+	x.Store(8)
+	f.txList = append(f.txList, c.Pending)
+	if len(f.txList) == 1 {
+		f.feedTx(x)
+	}
+}
+
+// feedTx programs the TX DMA engine with the head pending's commands, as many as the
+// command FIFO has room for; the rest go in when commands retire (the transmit state
+// machine yields to the main loop, Pedretti & Hudson 2005 s.4.3.1).
+func (f *Firmware) feedTx(x *ppc.Exec) {
+	if len(f.txList) == 0 {
+		return
+	}
+	pd := &f.pend[f.txList[0]]
+	if len(pd.txCmds) == 0 {
+		return
+	}
+	x.Instr(f.p.FwTxStartInstr / 4)
+	for len(pd.txCmds) > 0 && f.inFIFO < f.fifo {
+		c := pd.txCmds[0]
+		pd.txCmds = pd.txCmds[1:]
+		x.Instr(f.p.FwTxStartInstr / 4)
+		x.TX(&c)
+		f.inFIFO++
+		f.pushed++
+	}
+}
+
+func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
+	x.Instr(f.p.FwDoneInstr)
+	if len(f.txList) == 0 || uint64(f.txList[0]) != d.Tag {
+		x.Fatalf("portals: TX completion for pending %d is not the head of the TX pending list", d.Tag)
+	}
+	id := f.txList[0]
+	f.txList = f.txList[1:]
+	pd := &f.pend[id]
+	f.post(x, TxDone, id, pd.peer, pd.wire)
+	f.unref(pd.peer)
+	*pd = pending{} // the TX pool is host-managed: the host reuses the id after TxDone
+	f.Stats.Sent++
+	f.feedTx(x)
+}
+
+// onSOM handles a new message (Pedretti & Hudson 2005 s.4.3.2): copy its header to the
+// upper pending of a new RX pending, post a new-header event and interrupt the host.
+// A payload small enough to ride in the header packet goes up with the header, and the
+// packet is discarded at once: the host completes the message without a second
+// interrupt (s.5.2).
+func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
+	x.Instr(f.p.FwSOMInstr)
+	w, ok := s.Packet.Data.(*Wire)
+	if !ok {
+		x.Fatalf("portals: packet %s is not a Portals message", s.Packet)
+	}
+	x.LoadUncached(int(f.p.HeaderBytes / 4)) // read the header out of the RX FIFO
+	if len(f.rxFree) == 0 {
+		x.Fatalf("portals: out of RX pendings (%d in use) for a message from node %d: resource exhaustion panics the node",
+			f.p.Pendings-f.p.TxPendings, w.Src)
+	}
+	id := f.rxFree[len(f.rxFree)-1]
+	f.rxFree = f.rxFree[:len(f.rxFree)-1]
+	src := f.source(x, w.Src)
+	f.pend[id] = pending{state: rxWaiting, wire: w, peer: w.Src}
+	if w.Len > 0 { // inline messages never use the RX DMA engine
+		src.rxList = append(src.rxList, id)
+	}
+	f.Stats.PeakRx = max(f.Stats.PeakRx, f.p.Pendings-f.p.TxPendings-len(f.rxFree))
+	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // header and inline payload into the upper pending
+	if w.Len == 0 {
+		x.Discard(s.Packet)
+		f.Stats.Inline++
+	}
+	f.post(x, NewHeader, id, w.Src, w)
+}
+
+// onRxCommand records where a message goes; the source's head pending is programmed
+// into the CAM.
+func (f *Firmware) onRxCommand(x *ppc.Exec, c *RxCommand) {
+	f.mailbox(x, len(c.Regions))
+	x.Instr(f.p.FwRxInstr)
+	if c.Pending < f.p.TxPendings || c.Pending >= f.p.Pendings || f.pend[c.Pending].state != rxWaiting {
+		x.Fatalf("portals: receive command for pending %d, which is not waiting for one", c.Pending)
+	}
+	pd := &f.pend[c.Pending]
+	pd.regions, pd.mlength, pd.have = c.Regions, c.MLength, true
+	pd.rxCmds = f.rxProgram(pd)
+	x.Store(6)
+	if src := f.srcs[pd.peer]; src.rxList[0] == c.Pending {
+		f.programRx(x, pd.peer, src)
+	}
+}
+
+// rxProgram builds the RX commands of a message: discard the header packet, deposit
+// MLength bytes into the regions (at most CommandMax per command), discard the rest
+// of a truncated payload, and check the CRC on the last command.
+func (f *Firmware) rxProgram(pd *pending) []cam.Command {
+	cmds := []cam.Command{{Bytes: int64(f.p.HeaderBytes), Discard: true}}
+	for _, r := range pd.regions {
+		for off := int64(0); off < r.Len; off += f.cmax {
+			cmds = append(cmds, cam.Command{Bytes: min(f.cmax, r.Len-off), Addr: r.Addr + uint64(off)})
+		}
+	}
+	rest := pd.wire.Len - pd.mlength + f.crc
+	cmds = append(cmds, cam.Command{Bytes: rest, Discard: true})
+	cmds[len(cmds)-1].CRC = true
+	return cmds
+}
+
+// programRx gives the source's head pending the source's CAM entry and feeds its
+// commands into the entry's queue. A CAM with every entry taken panics the node, as
+// the C firmware does (Pedretti & Hudson 2005 s.4.3.3).
+func (f *Firmware) programRx(x *ppc.Exec, n router.NodeID, src *source) {
+	pd := &f.pend[src.rxList[0]]
+	if !pd.have {
+		return
+	}
+	if src.entry < 0 {
+		if len(f.camFre) == 0 {
+			x.Fatalf("portals: CAM full (%d entries) for a message from node %d: resource exhaustion panics the node", f.camN, n)
+		}
+		src.entry = f.camFre[len(f.camFre)-1]
+		f.camFre = f.camFre[:len(f.camFre)-1]
+		f.Stats.PeakCAM = max(f.Stats.PeakCAM, f.camN-len(f.camFre))
+		x.CAM(cam.SetEntry{Entry: src.entry, Src: n})
+	}
+	pd.state = rxActive
+	f.feedRx(x, src, pd, src.rxList[0])
+}
+
+// feedRx pushes commands while the CAM queue has room. Every command notifies, so that
+// the firmware hears when a slot frees; the tag says which pending it belongs to.
+func (f *Firmware) feedRx(x *ppc.Exec, src *source, pd *pending, id int) {
+	for len(pd.rxCmds) > 0 && src.queued < f.depth {
+		c := pd.rxCmds[0]
+		pd.rxCmds = pd.rxCmds[1:]
+		c.Notify, c.Tag = true, uint64(id)
+		x.CAM(cam.PushCommand{Entry: src.entry, Cmd: c})
+		src.queued++
+		pd.rxLeft++
+	}
+}
+
+// onRxDone retires an RX command; the last one of a message completes it.
+func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
+	x.Instr(f.p.FwDoneInstr / 2)
+	src := f.srcs[d.Src]
+	id := int(d.Tag)
+	pd := &f.pend[id]
+	if src == nil || len(src.rxList) == 0 || src.rxList[0] != id || pd.state != rxActive {
+		x.Fatalf("portals: RX completion for pending %d from node %d out of order", id, d.Src)
+	}
+	src.queued--
+	pd.rxLeft--
+	if len(pd.rxCmds) > 0 {
+		f.feedRx(x, src, pd, id)
+		return
+	}
+	if pd.rxLeft > 0 {
+		return
+	}
+	x.Instr(f.p.FwDoneInstr / 2)
+	pd.state = rxDone
+	src.rxList = src.rxList[1:]
+	f.post(x, RxDone, id, d.Src, pd.wire)
+	f.Stats.Received++
+	if len(src.rxList) > 0 {
+		f.programRx(x, d.Src, src)
+		return
+	}
+	x.CAM(cam.ClearEntry{Entry: src.entry})
+	f.camFre = append(f.camFre, src.entry)
+	src.entry = -1
+}
+
+// onRelease returns an RX pending to the free list.
+func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
+	f.mailbox(x, 0)
+	x.Instr(f.p.FwRelInstr)
+	if c.Pending < f.p.TxPendings || c.Pending >= f.p.Pendings {
+		x.Fatalf("portals: release of pending %d, which is not an RX pending", c.Pending)
+	}
+	pd := &f.pend[c.Pending]
+	switch {
+	case pd.state == rxDone:
+	case pd.state == rxWaiting && pd.wire.Len == 0: // inline message: completed by the host
+		f.Stats.Received++
+	default:
+		x.Fatalf("portals: release of pending %d in state %d", c.Pending, pd.state)
+	}
+	peer := pd.peer
+	*pd = pending{}
+	f.rxFree = append(f.rxFree, c.Pending)
+	f.unref(peer)
+}

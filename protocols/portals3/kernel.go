@@ -1,0 +1,302 @@
+package portals3
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/host"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Bridge is how a client reaches the Portals library in the kernel (Brightwell et al.
+// 2005 s.4).
+type Bridge string
+
+// Bridges.
+const (
+	// QKBridge serves Catamount applications: a null trap into the kernel, and
+	// physically contiguous memory, so one DMA command covers a whole buffer.
+	QKBridge Bridge = "qkbridge"
+	// UKBridge serves Linux user processes: a system call, and pinned small pages, so
+	// the host computes and pushes one DMA command per page.
+	UKBridge Bridge = "ukbridge"
+	// KBridge serves Linux kernel clients (Lustre): no crossing, but kernel pages, so
+	// one DMA command per page as well.
+	KBridge Bridge = "kbridge"
+)
+
+// ParseBridge parses a bridge name.
+func ParseBridge(s string) (Bridge, error) {
+	switch Bridge(s) {
+	case QKBridge, UKBridge, KBridge:
+		return Bridge(s), nil
+	}
+	return "", fmt.Errorf("unknown bridge %q (want qkbridge, ukbridge or kbridge)", s)
+}
+
+// paged reports whether a bridge's memory is small pages rather than physically
+// contiguous.
+func (b Bridge) paged() bool { return b != QKBridge }
+
+// Stack is generic-mode Portals on one node's host: the library in the kernel with the
+// SeaStar NAL (its interrupt handler does the Portals processing of every message,
+// Brightwell et al. 2005 s.4.1) and the interfaces of the processes that use it.
+type Stack struct {
+	p      Params
+	node   router.NodeID
+	cpu    *host.CPU
+	nis    map[ptl.PID]*Process
+	txFree []int
+	txOps  map[int]*txOp
+	rxOps  map[int]*rxOp
+	eqNext uint64
+	wireID uint64
+	Stats  StackStats
+}
+
+// StackStats counts what the host side did.
+type StackStats struct {
+	Messages    int64 // generic events handled
+	Dropped     int64 // incoming messages that matched nothing
+	MatchWalked int64 // match entries examined
+}
+
+// txOp is what a TX pending carries, for its completion.
+type txOp struct {
+	proc  *Process
+	hdr   ptl.Header
+	kind  WireKind
+	reply *ptl.Delivery // a get served: GET_END when the reply has left
+}
+
+// rxOp is a message whose payload the RX DMA engine is depositing.
+type rxOp struct {
+	proc *Process
+	d    ptl.Delivery
+	wire *Wire
+}
+
+// NewStack installs generic-mode Portals on a host: the interrupt handler and the
+// host-managed TX pending pool.
+func NewStack(p Params, node router.NodeID, cpu *host.CPU) *Stack {
+	s := &Stack{p: p, node: node, cpu: cpu, nis: map[ptl.PID]*Process{}, txOps: map[int]*txOp{}, rxOps: map[int]*rxOp{}}
+	for i := p.TxPendings - 1; i >= 0; i-- {
+		s.txFree = append(s.txFree, i)
+	}
+	cpu.HandleInterrupts(s.interrupt)
+	return s
+}
+
+// ctx is where kernel code runs: a process's system call or the interrupt handler.
+type ctx interface {
+	Charge(d actors.Duration)
+	Memcpy(n actors.Bytes)
+	MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg)
+	Store(addr uint64, m actors.Msg) // write host memory that a process may be waiting on
+	Fatalf(format string, args ...any)
+}
+
+// allocTx takes a TX pending from the host-managed pool.
+func (s *Stack) allocTx(c ctx) int {
+	if len(s.txFree) == 0 {
+		c.Fatalf("portals: node %d out of TX pendings (%d in flight): resource exhaustion", s.node, s.p.TxPendings)
+	}
+	id := s.txFree[len(s.txFree)-1]
+	s.txFree = s.txFree[:len(s.txFree)-1]
+	return id
+}
+
+// send hands a message to the firmware: the header (and an inline payload) into the
+// TX pending's upper half, then a transmit command with the DMA program into the
+// mailbox (Pedretti & Hudson 2005 s.4.3.1).
+func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, bridge Bridge, payload []byte) {
+	id := s.allocTx(c)
+	s.wireID++
+	dst := router.NodeID(hdr.Dst.NID)
+	w := &Wire{Kind: op.kind, Src: s.node, Dst: dst, Hdr: &hdr, ID: uint64(s.node)<<40 | s.wireID, Data: payload}
+	var dma []Region
+	if n := int64(hdr.Length); n <= int64(s.p.InlineMax) && (op.kind == Put || op.kind == Reply) {
+		w.Inline = n
+		c.Memcpy(actors.Bytes(n)) // the payload goes into the upper pending with the header
+	} else if op.kind == Put || op.kind == Reply {
+		w.Len = n
+		dma = s.program(c, regions, bridge)
+	}
+	c.Memcpy(s.p.HeaderBytes) // build the header in the upper pending
+	s.txOps[id] = op
+	c.MMIOWrite(ht.PPC, s.p.CmdBytes*actors.Bytes(2+len(dma)), &TxCommand{Pending: id, Wire: w, Header: upperAddr(id), Payload: dma})
+}
+
+// program turns the memory of a transfer into DMA commands: one per region for
+// physically contiguous memory, one per page (each pinned and translated for a user
+// process) under Linux.
+func (s *Stack) program(c ctx, regions []ptl.Region, bridge Bridge) []Region {
+	var out []Region
+	page := uint64(s.p.PageBytes)
+	for _, r := range regions {
+		if !bridge.paged() {
+			out = append(out, Region{Addr: r.Addr, Len: int64(r.Len)})
+			continue
+		}
+		for a, end := r.Addr, r.Addr+r.Len; a < end; {
+			next := min(end, (a/page+1)*page)
+			out = append(out, Region{Addr: a, Len: int64(next - a)})
+			if bridge == UKBridge {
+				c.Charge(s.p.PinPage)
+			}
+			a = next
+		}
+	}
+	return out
+}
+
+// deliver posts events to processes: each costs KernEvent and rings the event queue's
+// doorbell in host memory, which wakes a process waiting on it.
+func (s *Stack) deliver(c ctx, pr *Process, posted []ptl.Posted) {
+	for _, p := range posted {
+		c.Charge(s.p.KernEvent)
+		pr.ring(c, p.EQ)
+	}
+}
+
+// interrupt is the SeaStar NAL's interrupt handler: it processes every new entry of
+// the generic event queue (Pedretti & Hudson 2005 s.4.1: one interrupt may cover
+// several events).
+func (s *Stack) interrupt(k *host.Kernel, vector int) {
+	c := k
+	if vector != IRQVector {
+		c.Fatalf("portals: unexpected interrupt vector %d", vector)
+	}
+	for {
+		slot := genericSlot(s.eqNext, s.p.EQSlots)
+		m, ok := k.Memory(slot)
+		if !ok {
+			return
+		}
+		k.Forget(slot)
+		s.eqNext++
+		s.Stats.Messages++
+		k.Charge(s.p.KernIRQ)
+		ev := m.(*GenericEvent)
+		switch ev.Kind {
+		case NewHeader:
+			s.onHeader(c, ev)
+		case RxDone:
+			s.onRxDone(c, ev)
+		case TxDone:
+			s.onTxDone(c, ev)
+		}
+	}
+}
+
+// release returns an RX pending to the firmware.
+func (s *Stack) release(c ctx, pending int) {
+	c.MMIOWrite(ht.PPC, s.p.CmdBytes, ReleaseCommand{Pending: pending})
+}
+
+// onHeader runs Portals matching on the header of a new message (Brightwell et al.
+// 2005 s.4.1) and tells the firmware what to do with its payload.
+func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
+	w := ev.Wire
+	hdr := w.Hdr.(*ptl.Header)
+	pr := s.nis[hdr.Dst.PID]
+	if pr == nil {
+		s.drop(c, ev)
+		return
+	}
+	d := pr.ni.DeliverHeader(*hdr)
+	c.Charge(s.p.KernMatch + actors.Duration(d.Searched)*s.p.KernMatchME)
+	s.Stats.MatchWalked += int64(d.Searched)
+	s.deliver(c, pr, d.Posted)
+	if !d.Accepted {
+		s.drop(c, ev)
+		return
+	}
+	switch hdr.Op {
+	case ptl.OpAck:
+		s.release(c, ev.Pending)
+	case ptl.OpGet:
+		s.release(c, ev.Pending)
+		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: &d}, *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
+	default: // put or reply
+		if w.Len == 0 {
+			s.complete(c, pr, d, w)
+			s.release(c, ev.Pending)
+			return
+		}
+		c.Charge(s.p.KernRxCmd)
+		dma := s.program(c, d.Regions, pr.bridge)
+		s.rxOps[ev.Pending] = &rxOp{proc: pr, d: d, wire: w}
+		c.MMIOWrite(ht.PPC, s.p.CmdBytes*actors.Bytes(1+len(dma)), &RxCommand{Pending: ev.Pending, Regions: dma, MLength: int64(d.MLength)})
+	}
+}
+
+// drop disposes of a message that matched nothing: its payload, if any, is discarded
+// by a receive command with no destination.
+func (s *Stack) drop(c ctx, ev *GenericEvent) {
+	s.Stats.Dropped++
+	if ev.Wire.Len == 0 {
+		s.release(c, ev.Pending)
+		return
+	}
+	s.rxOps[ev.Pending] = &rxOp{wire: ev.Wire}
+	c.MMIOWrite(ht.PPC, s.p.CmdBytes, &RxCommand{Pending: ev.Pending})
+}
+
+// complete finishes an accepted put or reply whose data is in host memory: the data
+// (when modelled) lands in the MD, the END event is posted and an owed ack is sent.
+func (s *Stack) complete(c ctx, pr *Process, d ptl.Delivery, w *Wire) {
+	if w.Len == 0 {
+		c.Memcpy(actors.Bytes(d.MLength)) // inline payload: copied from the upper pending
+	}
+	if w.Data != nil {
+		if err := pr.ni.WriteData(d, w.Data); err != nil {
+			c.Fatalf("portals: writing %s: %v", w, err)
+		}
+	}
+	posted, err := pr.ni.Complete(d, false)
+	if err != nil {
+		c.Fatalf("portals: completing %s: %v", w, err)
+	}
+	s.deliver(c, pr, posted)
+	if d.Response != nil && d.Header.Op == ptl.OpPut {
+		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Ack}, *d.Response, nil, pr.bridge, nil)
+	}
+}
+
+func (s *Stack) onRxDone(c ctx, ev *GenericEvent) {
+	op := s.rxOps[ev.Pending]
+	if op == nil {
+		c.Fatalf("portals: RX completion of unknown pending %d", ev.Pending)
+	}
+	delete(s.rxOps, ev.Pending)
+	if op.proc != nil { // nil: a dropped message's payload was discarded
+		s.complete(c, op.proc, op.d, op.wire)
+	}
+	s.release(c, ev.Pending)
+}
+
+func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
+	op := s.txOps[ev.Pending]
+	if op == nil {
+		c.Fatalf("portals: TX completion of unknown pending %d", ev.Pending)
+	}
+	delete(s.txOps, ev.Pending)
+	s.txFree = append(s.txFree, ev.Pending)
+	switch op.kind {
+	case Put:
+		posted, err := op.proc.ni.SendDone(op.hdr, false)
+		if err != nil {
+			c.Fatalf("portals: send done %s: %v", op.hdr, err)
+		}
+		s.deliver(c, op.proc, posted)
+	case Reply:
+		posted, err := op.proc.ni.Complete(*op.reply, false)
+		if err != nil {
+			c.Fatalf("portals: get done %s: %v", op.hdr, err)
+		}
+		s.deliver(c, op.proc, posted)
+	}
+}

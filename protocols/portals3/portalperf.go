@@ -1,0 +1,288 @@
+package portals3
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/machine"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Build adds a machine running generic-mode Portals on every node to g: the generic
+// firmware on each PPC and the kernel stack on each host.
+func Build(g *actors.Graph, mp machine.Params, p Params) (*machine.Machine, []*Stack, error) {
+	if err := p.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if p.HeaderBytes+p.InlineMax+mp.TXDMA.CRCBytes > mp.TXDMA.PacketPayload {
+		return nil, nil, fmt.Errorf("portals: header_bytes (%s) + inline_max (%s) + the CRC (%s) exceed a packet (%s): "+
+			"the very small message path needs them in one packet", p.HeaderBytes, p.InlineMax, mp.TXDMA.CRCBytes, mp.TXDMA.PacketPayload)
+	}
+	m, err := machine.Build(g, mp, func(id router.NodeID) ppc.Firmware { return NewFirmware(id, p, mp.CAM, mp.TXDMA) })
+	if err != nil {
+		return nil, nil, err
+	}
+	stacks := make([]*Stack, len(m.Nodes))
+	for i, n := range m.Nodes {
+		stacks[i] = NewStack(p, n.ID, n.Host)
+	}
+	return m, stacks, nil
+}
+
+// PerfOp is a PortalPerf test (Brightwell et al. 2005 s.5.1).
+type PerfOp string
+
+// PortalPerf tests.
+const (
+	PerfPut   PerfOp = "put"   // ping-pong of puts; one-way latency = round trip / 2
+	PerfGet   PerfOp = "get"   // gets; latency = time until REPLY_END
+	PerfBidir PerfOp = "bidir" // both ranks put at once and wait for their SEND and PUT event pairs
+)
+
+// ParsePerfOp parses put, get or bidir.
+func ParsePerfOp(s string) (PerfOp, error) {
+	switch PerfOp(s) {
+	case PerfPut, PerfGet, PerfBidir:
+		return PerfOp(s), nil
+	}
+	return "", fmt.Errorf("unknown PortalPerf op %q (want put, get or bidir)", s)
+}
+
+// PerfConfig is a PortalPerf run.
+type PerfConfig struct {
+	Machine machine.Params
+	Portals Params
+	Op      PerfOp
+	Sizes   []int64
+	Iters   int          // timed iterations per size (the paper: 1000)
+	Warmup  int          // untimed iterations per size
+	Budget  actors.Bytes // per size, iterations are capped to max(MinIters, Budget/size); 0: no cap
+	Min     int          // the least timed iterations per size under the budget
+	Bridge  Bridge
+}
+
+// DefaultPerfConfig returns PortalPerf as the paper ran it: put, 0 B to 2 MB, 1000
+// iterations, on two Catamount nodes one hop apart. A deterministic simulation repeats
+// every iteration after the first few exactly, so the byte budget (64 MiB per size)
+// caps large sizes without changing the result.
+func DefaultPerfConfig() PerfConfig {
+	sizes := []int64{0}
+	for s := int64(1); s <= 2<<20; s *= 2 {
+		sizes = append(sizes, s)
+	}
+	return PerfConfig{Machine: machine.Default(), Portals: DefaultParams(), Op: PerfPut, Sizes: sizes, Iters: 1000,
+		Warmup: 2, Budget: 64 * actors.MiB, Min: 2, Bridge: QKBridge}
+}
+
+// Validate checks the settings.
+func (c PerfConfig) Validate() error {
+	switch {
+	case len(c.Sizes) == 0:
+		return fmt.Errorf("portalperf: no sizes")
+	case c.Iters < 1:
+		return fmt.Errorf("portalperf: iters must be >= 1 (got %d)", c.Iters)
+	case c.Warmup < 0:
+		return fmt.Errorf("portalperf: warmup must be >= 0 (got %d)", c.Warmup)
+	case c.Min < 1:
+		return fmt.Errorf("portalperf: min iterations must be >= 1 (got %d)", c.Min)
+	case c.Budget < 0:
+		return fmt.Errorf("portalperf: budget must be >= 0 (got %s)", c.Budget)
+	}
+	for _, s := range c.Sizes {
+		if s < 0 {
+			return fmt.Errorf("portalperf: negative size %d", s)
+		}
+	}
+	if _, err := ParsePerfOp(string(c.Op)); err != nil {
+		return err
+	}
+	_, err := ParseBridge(string(c.Bridge))
+	return err
+}
+
+// iters is the timed iterations for a size.
+func (c PerfConfig) iters(size int64) int {
+	if c.Budget == 0 || size == 0 {
+		return c.Iters
+	}
+	return min(c.Iters, max(c.Min, int(int64(c.Budget)/size)))
+}
+
+// PerfRow is the result for one size.
+type PerfRow struct {
+	Op        PerfOp
+	Size      int64
+	Iters     int
+	Latency   actors.Duration // put: round trip / 2; get: until REPLY_END; bidir: one exchange
+	Bandwidth float64         // bytes per second: size / latency (bidir: both directions)
+}
+
+// PerfResult is a PortalPerf run.
+type PerfResult struct {
+	Rows   []PerfRow
+	Report *actors.Report
+	Stacks []*Stack
+	Nodes  *machine.Machine
+}
+
+// Host memory of the benchmark buffers (page aligned; names, not real memory).
+const (
+	sendBuf = 0x1000_0000
+	recvBuf = 0x4000_0000
+	perfPt  = 0
+	perfJID = 1
+	perfUID = 1000
+)
+
+// PortalPerf runs the benchmark between nodes 0 and 1 of a two-node line.
+func PortalPerf(ctx context.Context, cfg PerfConfig, opts actors.Options) (*PerfResult, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	mp := cfg.Machine
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	g := actors.NewGraph()
+	m, stacks, err := Build(g, mp, cfg.Portals)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([]PerfRow, len(cfg.Sizes))
+	var perr error
+	fail := func(pr *Process, err error) { pr.p.Fatalf("portalperf: %v", err) }
+	for rank := range 2 {
+		peer := ptl.ProcessID{NID: ptl.NID(1 - rank), PID: 0}
+		err := stacks[rank].Spawn(fmt.Sprintf("portalperf[%d]", rank), 0, 0, perfJID, perfUID, cfg.Bridge, func(pr *Process) {
+			if err := perfRank(pr, cfg, rank, peer, rows); err != nil {
+				fail(pr, err)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	model, err := g.Build()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := actors.Run(ctx, model, opts)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rows {
+		if r.Iters == 0 {
+			perr = errors.Join(perr, fmt.Errorf("portalperf: size %d did not complete", cfg.Sizes[i]))
+		}
+	}
+	return &PerfResult{Rows: rows, Report: rep, Stacks: stacks, Nodes: m}, perr
+}
+
+// perfRank is the program of one rank. Memory descriptors are persistent and created
+// before the timed iterations of each size (Brightwell et al. 2005 s.5.1).
+func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []PerfRow) error {
+	maxSize := uint64(0)
+	for _, s := range cfg.Sizes {
+		maxSize = max(maxSize, uint64(s))
+	}
+	eq, err := pr.EQAlloc(4096)
+	if err != nil {
+		return err
+	}
+	me, err := pr.MEAttach(perfPt, ptl.MatchAny(), 1, 0, ptl.Retain, ptl.InsAfter)
+	if err != nil {
+		return err
+	}
+	if _, err := pr.MDAttach(me, ptl.MD{Start: recvBuf, Length: max(maxSize, 1), Threshold: ptl.ThreshInf,
+		Options: ptl.MDOpPut | ptl.MDOpGet | ptl.MDManageRemote | ptl.MDTruncate, EQ: eq}, ptl.Retain); err != nil {
+		return err
+	}
+	for i, size := range cfg.Sizes {
+		md, err := pr.MDBind(ptl.MD{Start: sendBuf, Length: uint64(size), Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+		if err != nil {
+			return err
+		}
+		n := cfg.iters(size)
+		var start actors.Time
+		for it := range cfg.Warmup + n {
+			if it == cfg.Warmup {
+				start = pr.Now()
+			}
+			if err := perfIteration(pr, cfg.Op, rank, md, eq, peer); err != nil {
+				return fmt.Errorf("size %d iteration %d: %w", size, it, err)
+			}
+		}
+		elapsed := pr.Now().Sub(start)
+		for { // the last send may still be in flight: wait for its events
+			err := pr.MDUnlink(md)
+			if ptl.Code(err) != ptl.ErrMDInUse {
+				if err != nil {
+					return err
+				}
+				break
+			}
+			if _, err := pr.EQWait(eq); err != nil && ptl.Code(err) != ptl.ErrEQDropped {
+				return err
+			}
+		}
+		if rank == 0 || cfg.Op == PerfGet {
+			rows[i] = perfRow(cfg.Op, size, n, elapsed)
+		}
+	}
+	return nil
+}
+
+// perfIteration is one timed step of a rank.
+func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQHandle, peer ptl.ProcessID) error {
+	put := func() error { return pr.Put(md, ptl.NoAckReq, peer, perfPt, 1, 0, 0) }
+	wait := func(t ptl.EventType) error { _, err := pr.WaitFor(eq, t); return err }
+	switch op {
+	case PerfPut:
+		if rank == 1 {
+			if err := wait(ptl.EventPutEnd); err != nil {
+				return err
+			}
+			return put()
+		}
+		if err := put(); err != nil {
+			return err
+		}
+		return wait(ptl.EventPutEnd)
+	case PerfGet:
+		if rank == 1 {
+			return nil // the target takes no part: the NIC and the kernel serve the get
+		}
+		if err := pr.Get(md, peer, perfPt, 1, 0); err != nil {
+			return err
+		}
+		return wait(ptl.EventReplyEnd)
+	default: // bidir: send at once, wait for both event pairs
+		if err := put(); err != nil {
+			return err
+		}
+		sent, got := false, false
+		for !sent || !got {
+			ev, err := pr.EQWait(eq)
+			if err != nil {
+				return err
+			}
+			sent = sent || ev.Type == ptl.EventSendEnd
+			got = got || ev.Type == ptl.EventPutEnd
+		}
+		return nil
+	}
+}
+
+func perfRow(op PerfOp, size int64, n int, elapsed actors.Duration) PerfRow {
+	lat := elapsed / actors.Duration(n)
+	bytes := float64(size)
+	switch op {
+	case PerfPut:
+		lat /= 2
+	case PerfBidir:
+		bytes *= 2
+	}
+	return PerfRow{Op: op, Size: size, Iters: n, Latency: lat, Bandwidth: bytes / lat.Seconds()}
+}

@@ -1,0 +1,184 @@
+package portals3
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/host"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
+)
+
+// Process is a client of generic-mode Portals: its network interface and the Portals
+// 3.3 calls, each charged with the crossing of its bridge and the library's work.
+// Methods must be called from the process's program (they block in simulated time).
+type Process struct {
+	s       *Stack
+	ni      *ptl.NI
+	bridge  Bridge
+	p       *host.Proc
+	bells   map[ptl.EQHandle]uint64 // events posted per event queue
+	waiting ptl.EQHandle            // the queue EQWait blocks on, EQNone if none
+}
+
+// bell is what the kernel writes to wake a process waiting on an event queue.
+type bell struct{}
+
+func (bell) String() string { return "portals.bell" }
+
+// bellAddr is the host address the kernel writes to signal event n of queue eq of
+// process pid (a stand-in for the event slot itself).
+func bellAddr(pid ptl.PID, eq ptl.EQHandle, n uint64) uint64 {
+	return 0x8000_0000_0000 | uint64(pid)<<32 | uint64(eq)<<20 | n&0xfffff
+}
+
+// ring notes an event posted to queue eq and wakes the process if it waits on it.
+func (pr *Process) ring(c ctx, eq ptl.EQHandle) {
+	pr.bells[eq]++
+	if pr.waiting == eq {
+		c.Store(bellAddr(pr.ni.ID().PID, eq, pr.bells[eq]), bell{})
+	}
+}
+
+// Spawn starts a process with Portals interface (pid, jid, uid) on core of the host,
+// reaching the kernel through bridge, and runs prog in it.
+func (s *Stack) Spawn(name string, core int, pid ptl.PID, jid ptl.JID, uid ptl.UID, bridge Bridge, prog func(*Process)) error {
+	if _, dup := s.nis[pid]; dup {
+		return fmt.Errorf("portals: node %d already has a process with pid %d", s.node, pid)
+	}
+	lim := ptl.DefaultLimits()
+	lim.PtEntries = s.p.PortalTable
+	ni, err := ptl.NewNI(ptl.Config{NID: ptl.NID(s.node), PID: pid, JID: jid, UID: uid, Limits: lim})
+	if err != nil {
+		return err
+	}
+	pr := &Process{s: s, ni: ni, bridge: bridge, bells: map[ptl.EQHandle]uint64{}, waiting: ptl.EQNone}
+	s.nis[pid] = pr
+	_, err = s.cpu.Spawn(name, core, func(hp *host.Proc) {
+		pr.p = hp
+		prog(pr)
+	})
+	return err
+}
+
+// procCtx is kernel work done in a process's system call: process time.
+type procCtx struct{ *host.Proc }
+
+func (c procCtx) Charge(d actors.Duration) { c.Compute(d) }
+
+// enter crosses the bridge into the library and does work there.
+func (pr *Process) enter(work actors.Duration) {
+	switch pr.bridge {
+	case QKBridge:
+		pr.p.Trap(work)
+	case UKBridge:
+		pr.p.Compute(pr.s.p.LinuxSyscall + work)
+	default:
+		pr.p.Compute(work)
+	}
+}
+
+// ID is the process's Portals id.
+func (pr *Process) ID() ptl.ProcessID { return pr.ni.ID() }
+
+// Proc is the host process.
+func (pr *Process) Proc() *host.Proc { return pr.p }
+
+// Now is the process's clock.
+func (pr *Process) Now() actors.Time { return pr.p.Now() }
+
+// EQAlloc is PtlEQAlloc.
+func (pr *Process) EQAlloc(count int) (ptl.EQHandle, error) {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.EQAlloc(count)
+}
+
+// MEAttach is PtlMEAttach.
+func (pr *Process) MEAttach(pt ptl.PtIndex, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (ptl.MEHandle, error) {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos)
+}
+
+// MDAttach is PtlMDAttach.
+func (pr *Process) MDAttach(me ptl.MEHandle, md ptl.MD, unlink ptl.UnlinkOp) (ptl.MDHandle, error) {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.MDAttach(me, md, unlink)
+}
+
+// MDBind is PtlMDBind: a free-floating MD, for initiating puts and gets.
+func (pr *Process) MDBind(md ptl.MD, unlink ptl.UnlinkOp) (ptl.MDHandle, error) {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.MDBind(md, unlink)
+}
+
+// MDUnlink is PtlMDUnlink.
+func (pr *Process) MDUnlink(h ptl.MDHandle) error {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.MDUnlink(h)
+}
+
+// Put is PtlPut: the library builds the header and hands the message to the firmware.
+func (pr *Process) Put(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64, hdr ptl.HdrData) error {
+	pr.enter(pr.s.p.KernPut)
+	h, err := pr.ni.Put(md, ack, target, pt, bits, remoteOffset, hdr)
+	if err != nil {
+		return err
+	}
+	regions, _ := pr.ni.SendRegions(h)
+	data, _ := pr.ni.SendData(h)
+	c := procCtx{pr.p}
+	posted, err := pr.ni.SendStarted(h)
+	if err != nil {
+		return err
+	}
+	pr.s.deliver(c, pr, posted)
+	pr.s.send(c, &txOp{proc: pr, hdr: h, kind: Put}, h, regions, pr.bridge, data)
+	return nil
+}
+
+// Get is PtlGet: a header-only request; the reply's data lands in md.
+func (pr *Process) Get(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64) error {
+	pr.enter(pr.s.p.KernPut)
+	h, err := pr.ni.Get(md, target, pt, bits, remoteOffset)
+	if err != nil {
+		return err
+	}
+	pr.s.send(procCtx{pr.p}, &txOp{proc: pr, hdr: h, kind: Get}, h, nil, pr.bridge, nil)
+	return nil
+}
+
+// EQGet is PtlEQGet: the next event, or ptl.ErrEQEmpty.
+func (pr *Process) EQGet(eq ptl.EQHandle) (ptl.Event, error) {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.EQGet(eq)
+}
+
+// EQWait is PtlEQWait: generic mode enters the kernel and waits there until the
+// interrupt handler posts an event to the queue.
+func (pr *Process) EQWait(eq ptl.EQHandle) (ptl.Event, error) {
+	pr.enter(pr.s.p.KernEQ)
+	for {
+		ev, err := pr.ni.EQGet(eq)
+		if ptl.Code(err) != ptl.ErrEQEmpty {
+			return ev, err
+		}
+		addr := bellAddr(pr.ni.ID().PID, eq, pr.bells[eq]+1)
+		pr.waiting = eq
+		pr.p.WaitFor(addr)
+		pr.p.Forget(addr)
+		pr.waiting = ptl.EQNone
+	}
+}
+
+// WaitFor waits for the next event of type t on eq, consuming (and returning the count
+// of) the events of other types before it.
+func (pr *Process) WaitFor(eq ptl.EQHandle, t ptl.EventType) (ptl.Event, error) {
+	for {
+		ev, err := pr.EQWait(eq)
+		if err != nil && ptl.Code(err) != ptl.ErrEQDropped {
+			return ev, err
+		}
+		if ev.Type == t {
+			return ev, err
+		}
+	}
+}

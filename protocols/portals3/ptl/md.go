@@ -1,0 +1,223 @@
+package ptl
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Region is one piece of host memory: its address (what a DMA engine and traces need),
+// its length in bytes, and optionally the bytes themselves. Buf is owned by the caller
+// ("host memory"): the library only slices it. A nil Buf makes the region size-only,
+// as most simulations run; a non-nil Buf must be exactly Len bytes long.
+type Region struct {
+	Addr uint64
+	Len  uint64
+	Buf  []byte
+}
+
+// String prints the region as address+length.
+func (r Region) String() string { return fmt.Sprintf("%#x+%d", r.Addr, r.Len) }
+
+// MD describes a memory descriptor (ptl_md_t): the memory it covers and how it responds
+// to operations. A contiguous MD is Start/Length (with Buf holding the bytes, or nil);
+// with MDIovec the MD is the concatenation of the regions in Iov (offsets index the
+// concatenation) and Start, Length and Buf are ignored: the C API overloads start and
+// length as the iovec array and its count, here they are separate fields.
+type MD struct {
+	Start     uint64   // address of a contiguous region
+	Length    uint64   // bytes of a contiguous region
+	Buf       []byte   // the bytes of a contiguous region (nil: size-only; else len(Buf) == Length)
+	Iov       []Region // the regions of an MDIovec descriptor, at most Limits.MaxMDIovecs
+	Threshold int      // operations left before the MD becomes inactive; ThreshInf for no limit; below 0 counts as 0
+	MaxSize   uint64   // with MDMaxSize and a local offset: inactive once Size - offset < MaxSize
+	Options   Options  // PTL_MD_* bits
+	UserPtr   uint64   // opaque to the library, returned in events (user_ptr)
+	EQ        EQHandle // where the MD's events go; EQNone for none
+}
+
+// Size is the number of bytes the MD covers.
+func (m MD) Size() uint64 {
+	if m.Options&MDIovec == 0 {
+		return m.Length
+	}
+	var n uint64
+	for _, r := range m.Iov {
+		n += r.Len
+	}
+	return n
+}
+
+// regions returns the MD's memory as a list of regions (a copy of the list; the bytes
+// are shared).
+func (m MD) regions() []Region {
+	if m.Options&MDIovec == 0 {
+		return []Region{{Addr: m.Start, Len: m.Length, Buf: m.Buf}}
+	}
+	return append([]Region(nil), m.Iov...)
+}
+
+// check returns ErrMDIllegal if the MD cannot be built under limits l.
+func (m MD) check(l Limits) error {
+	if m.Options&^mdOptionsAll != 0 {
+		return ErrMDIllegal
+	}
+	if m.Options&MDIovec == 0 {
+		if len(m.Iov) != 0 || (m.Buf != nil && uint64(len(m.Buf)) != m.Length) {
+			return ErrMDIllegal
+		}
+		return nil
+	}
+	if len(m.Iov) > l.MaxMDIovecs {
+		return ErrMDIllegal
+	}
+	for _, r := range m.Iov {
+		if r.Buf != nil && uint64(len(r.Buf)) != r.Len {
+			return ErrMDIllegal
+		}
+	}
+	return nil
+}
+
+// md is a live memory descriptor.
+type md struct {
+	h       MDHandle
+	spec    MD // as given; spec.Threshold is the live threshold
+	regions []Region
+	size    uint64
+	offset  uint64 // local offset (PTL_MD_MANAGE_REMOTE unset)
+	unlink  UnlinkOp
+	me      *me // nil for a free-floating MD (MDBind)
+	pending int // operations committed and not finished
+	// lastEv is the event of the operation that made the MD inactive: the UNLINK event
+	// repeats its fields and its Link.
+	lastEv Event
+}
+
+func newMDState(spec MD, unlink UnlinkOp) *md {
+	if spec.Threshold < 0 && spec.Threshold != ThreshInf {
+		spec.Threshold = 0 // as the reference implementation: inactive from birth
+	}
+	spec.Iov = append([]Region(nil), spec.Iov...)
+	return &md{spec: spec, regions: spec.regions(), size: spec.Size(), unlink: unlink}
+}
+
+// snapshot returns the MD as the API shows it (events, MDUpdate, MDStatus), with a
+// private copy of the region list so that callers cannot edit the live one.
+func (m *md) snapshot() MD {
+	s := m.spec
+	s.Iov = slices.Clone(s.Iov)
+	return s
+}
+
+// maxSizeApplies: PTL_MD_MAX_SIZE is ignored with a remotely managed offset.
+func (m *md) maxSizeApplies() bool {
+	return m.spec.Options&MDMaxSize != 0 && m.spec.Options&MDManageRemote == 0
+}
+
+// active reports whether the MD responds to operations: its threshold is not exhausted
+// and, with PTL_MD_MAX_SIZE, at least MaxSize bytes remain past the local offset.
+func (m *md) active() bool {
+	if m.spec.Threshold == 0 {
+		return false
+	}
+	return !m.maxSizeApplies() || m.size-m.offset >= m.spec.MaxSize
+}
+
+// fit decides whether a put or get of rlength bytes at the requested remote offset
+// fits: the offset used (the local offset, or roffset if remotely managed) and the
+// bytes accepted. A request longer than what remains is truncated with MDTruncate and
+// rejected without; an offset beyond the end is rejected.
+func (m *md) fit(roffset, rlength uint64) (offset, mlength uint64, ok bool) {
+	offset = m.offset
+	if m.spec.Options&MDManageRemote != 0 {
+		offset = roffset
+	}
+	if offset > m.size {
+		return 0, 0, false
+	}
+	rest := m.size - offset
+	switch {
+	case rlength <= rest:
+		return offset, rlength, true
+	case m.spec.Options&MDTruncate != 0:
+		return offset, rest, true
+	}
+	return 0, 0, false
+}
+
+// consume commits one operation of mlength bytes: the local offset advances (unless
+// remotely managed), the threshold drops (unless infinite) and the operation is
+// pending. If the MD became inactive, ev is remembered for the UNLINK event.
+func (m *md) consume(mlength uint64, ev Event, advance bool) {
+	if advance && m.spec.Options&MDManageRemote == 0 {
+		m.offset += mlength
+	}
+	if m.spec.Threshold != ThreshInf {
+		m.spec.Threshold--
+	}
+	if !m.active() {
+		m.lastEv = ev
+	}
+}
+
+// startEvents, endEvents: whether the MD posts START / END events.
+func (m *md) startEvents() bool { return m.spec.Options&MDEventStartDisable == 0 }
+func (m *md) endEvents() bool   { return m.spec.Options&MDEventEndDisable == 0 }
+
+// singleEvents: whether the MD posts ACK and UNLINK events. As in the reference
+// implementation, only disabling both START and END events silences them.
+func (m *md) singleEvents() bool { return m.startEvents() || m.endEvents() }
+
+// slice returns the pieces of the MD's memory that cover [offset, offset+n).
+func (m *md) slice(offset, n uint64) []Region { return sliceRegions(m.regions, offset, n) }
+
+func sliceRegions(rs []Region, off, n uint64) []Region {
+	var out []Region
+	for _, r := range rs {
+		if n == 0 {
+			break
+		}
+		if off >= r.Len {
+			off -= r.Len
+			continue
+		}
+		take := min(r.Len-off, n)
+		p := Region{Addr: r.Addr + off, Len: take}
+		if r.Buf != nil {
+			p.Buf = r.Buf[off : off+take : off+take]
+		}
+		out = append(out, p)
+		n -= take
+		off = 0
+	}
+	return out
+}
+
+// gather concatenates the bytes of rs; nil if any region is size-only.
+func gather(rs []Region) []byte {
+	var n uint64
+	for _, r := range rs {
+		if r.Buf == nil && r.Len > 0 {
+			return nil
+		}
+		n += r.Len
+	}
+	out := make([]byte, 0, n)
+	for _, r := range rs {
+		out = append(out, r.Buf...)
+	}
+	return out
+}
+
+// scatter copies p into rs in order, skipping the bytes of size-only regions.
+func scatter(rs []Region, p []byte) {
+	for _, r := range rs {
+		if uint64(len(p)) < r.Len {
+			r.Len = uint64(len(p))
+		}
+		if r.Buf != nil {
+			copy(r.Buf[:r.Len], p)
+		}
+		p = p[r.Len:]
+	}
+}

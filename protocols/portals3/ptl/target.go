@@ -1,0 +1,199 @@
+package ptl
+
+// DeliverHeader processes an incoming message header and returns the decision. It is
+// the single receive entry point, whatever the message:
+//
+//   - a put or get (this NI is the target) walks the match list of its portal (see
+//     match); on a match the operation counts against the MD (threshold, local offset;
+//     the MD may become inactive now, so later messages pass it over), PUT_START or
+//     GET_START is posted, and the Delivery says where the data goes or comes from
+//     and what response is owed. The transport moves the data (WriteData / ReadData
+//     for real bytes) and then calls Complete, which posts the END event. A message
+//     that matches nothing is dropped: no event, PTL_SR_DROP_COUNT counts it, and a
+//     put's initiator gets no ack.
+//   - an ack (this NI initiated the put) posts the single ACK event, reporting the
+//     length the target accepted; it counts against the initiator MD's threshold.
+//   - a reply (this NI initiated the get) lands at the offset the get named
+//     (Header.LocalOffset) in the initiator MD, truncated if the MD allows it;
+//     REPLY_START is posted now and REPLY_END by Complete; it counts against the
+//     threshold.
+//
+// An ack or reply whose MD has been unlinked or is inactive is dropped.
+func (ni *NI) DeliverHeader(h Header) Delivery {
+	d := Delivery{Header: h}
+	switch {
+	case ni.check() != nil:
+		d.Reason = DropNIInvalid
+	case h.Dst != ni.ID():
+		d.Reason = DropWrongTarget
+	default:
+		switch h.Op {
+		case OpPut, OpGet:
+			ni.deliverRequest(&d)
+		case OpAck:
+			ni.deliverAck(&d)
+		case OpReply:
+			ni.deliverReply(&d)
+		default:
+			d.Reason = DropBadOp
+		}
+	}
+	if !d.Accepted && ni != nil {
+		ni.sr[SRDropCount]++
+		ni.sr[SRDropLength] += h.Length
+	}
+	return d
+}
+
+// deliverRequest matches a put or get at the target.
+func (ni *NI) deliverRequest(d *Delivery) {
+	h := d.Header
+	if int(h.PtIndex) >= len(ni.pt) {
+		d.Reason = DropPtIndexInvalid
+		return
+	}
+	e, off, n, searched := ni.match(h)
+	d.Searched = searched
+	if e == nil {
+		d.Reason = DropNoMatch
+		return
+	}
+	m := e.md
+	ev := Event{Initiator: h.Src, UID: h.SrcUID, JID: h.SrcJID, PtIndex: h.PtIndex, MatchBits: h.MatchBits,
+		RLength: h.Length, MLength: n, Offset: off, Link: ni.nextLink()}
+	kind, start := opPut, EventPutStart
+	if h.Op == OpGet {
+		kind, start = opGet, EventGetStart
+	} else {
+		ev.HdrData = h.HdrData
+	}
+	m.consume(n, ev, true)
+	ni.begin(kind, m, ev)
+	if m.startEvents() {
+		ni.post(m, ev, start, NIOK, &d.Posted)
+	}
+	d.Accepted, d.InFlight, d.Link = true, true, ev.Link
+	d.ME, d.MD, d.Offset, d.MLength, d.Regions = e.h, m.h, off, n, m.slice(off, n)
+	resp := Header{Src: ni.ID(), SrcJID: ni.cfg.JID, SrcUID: ni.cfg.UID, Dst: h.Src, PtIndex: h.PtIndex,
+		MatchBits: h.MatchBits, RemoteOffset: off, LocalOffset: h.LocalOffset, MD: h.MD, Link: ev.Link}
+	if h.Op == OpGet {
+		resp.Op, resp.Length = OpReply, n
+		d.Response = &resp
+		ni.sr[SRSendCount]++
+		ni.sr[SRSendLength] += n
+		return
+	}
+	if h.AckReq && m.spec.Options&MDAckDisable == 0 {
+		resp.Op, resp.Length, resp.MLength = OpAck, h.Length, n
+		d.Response = &resp
+	}
+	ni.sr[SRRecvCount]++
+	ni.sr[SRRecvLength] += n
+}
+
+// responseMD returns the live, active initiator MD an ack or reply names.
+func (ni *NI) responseMD(d *Delivery) *md {
+	m, ok := ni.mds.get(uint64(d.Header.MD))
+	switch {
+	case !ok:
+		d.Reason = DropMDInvalid
+	case !m.active():
+		d.Reason = DropMDInactive
+	default:
+		return m
+	}
+	return nil
+}
+
+// deliverAck posts the ACK event of a put this NI initiated.
+func (ni *NI) deliverAck(d *Delivery) {
+	h := d.Header
+	m := ni.responseMD(d)
+	if m == nil {
+		return
+	}
+	ev := Event{Initiator: h.Src, UID: h.SrcUID, JID: h.SrcJID, PtIndex: h.PtIndex, MatchBits: h.MatchBits,
+		RLength: h.Length, MLength: h.MLength, Offset: h.RemoteOffset, Link: ni.nextLink()}
+	m.consume(0, ev, false)
+	if m.singleEvents() {
+		ni.post(m, ev, EventAck, NIOK, &d.Posted)
+	}
+	ni.sr[SRRecvCount]++
+	d.Accepted, d.MD, d.MLength, d.Offset, d.Link = true, m.h, h.MLength, h.RemoteOffset, ev.Link
+	ni.autoUnlink(m, &d.Posted)
+}
+
+// deliverReply accepts the reply to a get this NI initiated.
+func (ni *NI) deliverReply(d *Delivery) {
+	h := d.Header
+	m := ni.responseMD(d)
+	if m == nil {
+		return
+	}
+	off := h.LocalOffset
+	if off > m.size || (h.Length > m.size-off && m.spec.Options&MDTruncate == 0) {
+		d.Reason = DropNoRoom
+		return
+	}
+	n := min(h.Length, m.size-off)
+	ev := Event{Initiator: h.Src, UID: h.SrcUID, JID: h.SrcJID, PtIndex: h.PtIndex, MatchBits: h.MatchBits,
+		RLength: h.Length, MLength: n, Offset: off, Link: ni.nextLink()}
+	m.consume(n, ev, false)
+	ni.begin(opReply, m, ev)
+	if m.startEvents() {
+		ni.post(m, ev, EventReplyStart, NIOK, &d.Posted)
+	}
+	ni.sr[SRRecvCount]++
+	ni.sr[SRRecvLength] += n
+	d.Accepted, d.InFlight, d.Link = true, true, ev.Link
+	d.MD, d.Offset, d.MLength, d.Regions = m.h, off, n, m.slice(off, n)
+}
+
+// Complete finishes an accepted put, get or reply whose Delivery has InFlight set:
+// the data has landed (put, reply) or the reply has been sent (get), or the transfer
+// failed (failed). It posts the END event with PTL_NI_OK or PTL_NI_FAIL and releases
+// the MD; if the MD became inactive and was attached with PTL_UNLINK, and no other
+// operation is in flight on it, it is unlinked (with its match entry if that was
+// created with PTL_UNLINK) and the UNLINK event follows the END event. Threshold and
+// offset were consumed at DeliverHeader, as in the reference implementation, and are
+// not given back on failure. Errors: ErrFail if d is not an operation in flight.
+func (ni *NI) Complete(d Delivery, failed bool) ([]Posted, error) {
+	if err := ni.check(); err != nil {
+		return nil, err
+	}
+	o := ni.ops[d.Link]
+	if !d.InFlight || o == nil || o.kind == opSend || o.md.h != d.MD {
+		return nil, ErrFail
+	}
+	var out []Posted
+	ni.finish(o, failed, &out)
+	return out, nil
+}
+
+// WriteData copies an incoming payload (a put's data at the target, a reply's at the
+// initiator) into the regions of the Delivery: the first MLength bytes of payload
+// land at the MD's offset, the rest (truncated by the MD) is discarded; size-only
+// regions are skipped. A nil payload copies nothing. Errors: ErrFail if the delivery
+// was not accepted or payload is shorter than MLength.
+func (ni *NI) WriteData(d Delivery, payload []byte) error {
+	if err := ni.check(); err != nil {
+		return err
+	}
+	if payload == nil {
+		return nil
+	}
+	if !d.Accepted || uint64(len(payload)) < d.MLength {
+		return ErrFail
+	}
+	scatter(d.Regions, payload[:d.MLength])
+	return nil
+}
+
+// ReadData returns a copy of the MLength bytes a get reads at the target (the reply's
+// payload), or nil if that memory is size-only or the delivery was not accepted.
+func (ni *NI) ReadData(d Delivery) []byte {
+	if !d.Accepted || ni.check() != nil {
+		return nil
+	}
+	return gather(d.Regions)
+}

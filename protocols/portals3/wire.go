@@ -1,0 +1,70 @@
+// Package portals3 is Portals 3.3 on the SeaStar in generic mode (Pedretti & Hudson
+// 2005 s.4; Brightwell et al. 2005 s.4): the firmware on the PPC moves headers and data
+// and interrupts the host; the Portals library in the host's kernel does the matching,
+// reached from applications through a bridge (qkbridge for Catamount applications,
+// ukbridge for Linux user processes, kbridge for Linux kernel clients). Portals semantics
+// themselves (matching, memory descriptors, events) are the pure library in
+// portals3/ptl.
+package portals3
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/router"
+)
+
+// WireKind is the kind of a Portals message on the network.
+type WireKind uint8
+
+// Message kinds.
+const (
+	Put WireKind = iota
+	Get
+	Ack
+	Reply
+)
+
+var wireNames = [...]string{"put", "get", "ack", "reply"}
+
+func (k WireKind) String() string {
+	if int(k) < len(wireNames) {
+		return wireNames[k]
+	}
+	return fmt.Sprintf("kind%d", uint8(k))
+}
+
+// Class is the traffic class of a kind: requests (put, get) and responses (ack, reply)
+// travel on separate virtual channels, so that responses can never be blocked behind
+// requests.
+func (k WireKind) Class() uint8 {
+	if k == Ack || k == Reply {
+		return 1
+	}
+	return 0
+}
+
+// Wire is a Portals message as the NIC sees it; every packet of the message carries a
+// pointer to it (router.Packet.Data). The header packet comes first; Inline payloads
+// ride in it, longer payloads follow in their own packets.
+type Wire struct {
+	Kind   WireKind
+	Src    router.NodeID
+	Dst    router.NodeID
+	Hdr    any   // the Portals header (*ptl.Header); the NIC does not look inside
+	Inline int64 // payload bytes inside the header packet (at most the inline capacity)
+	Len    int64 // payload bytes after the header packet (0 when inline)
+	ID     uint64
+	// Data is the payload's bytes when the sender's memory holds real bytes (data
+	// correctness tests); nil when only sizes are modelled.
+	Data []byte
+}
+
+func (w *Wire) String() string {
+	return fmt.Sprintf("portals.%s(node%d->node%d #%d %dB)", w.Kind, w.Src, w.Dst, w.ID, w.Inline+w.Len)
+}
+
+// Region is a physically contiguous piece of host memory: the unit of a DMA command.
+type Region struct {
+	Addr uint64
+	Len  int64
+}
