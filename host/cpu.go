@@ -250,6 +250,11 @@ func (p *Proc) sync() {
 // Now is the process's clock.
 func (p *Proc) Now() actors.Time { return p.now }
 
+// Sync lets simulated time catch up with the process's clock: a process must call it
+// before it reads state that other blocks update (a library's tables in host memory),
+// or it would observe them as they were when it last waited.
+func (p *Proc) Sync() { p.sync() }
+
 // CPU returns the process's host.
 func (p *Proc) CPU() *CPU { return p.cpu }
 

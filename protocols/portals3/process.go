@@ -75,6 +75,7 @@ func (pr *Process) enter(work actors.Duration) {
 	default:
 		pr.p.Compute(work)
 	}
+	pr.p.Sync() // the library's state is up to date when the call reads it
 }
 
 // ID is the process's Portals id.
@@ -150,6 +151,18 @@ func (pr *Process) Get(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtIndex, bi
 func (pr *Process) EQGet(eq ptl.EQHandle) (ptl.Event, error) {
 	pr.enter(pr.s.p.KernEQ)
 	return pr.ni.EQGet(eq)
+}
+
+// EQCount is the number of events waiting in eq (a PtlEQGet loop without consuming).
+func (pr *Process) EQCount(eq ptl.EQHandle) (int, error) {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.EQCount(eq)
+}
+
+// Status is PtlNIStatus: one of the interface's status registers.
+func (pr *Process) Status(sr ptl.SRIndex) (uint64, error) {
+	pr.enter(pr.s.p.KernEQ)
+	return pr.ni.Status(sr)
 }
 
 // EQWait is PtlEQWait: generic mode enters the kernel and waits there until the

@@ -1,0 +1,218 @@
+package portals3
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var serial = actors.Options{Engine: actors.Serial}
+
+func perf(t *testing.T, op PerfOp, sizes []int64, iters int, tweak func(*PerfConfig)) []PerfRow {
+	t.Helper()
+	cfg := DefaultPerfConfig()
+	cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = op, sizes, iters, 1
+	if tweak != nil {
+		tweak(&cfg)
+	}
+	r, err := PortalPerf(context.Background(), cfg, serial)
+	require.NoError(t, err)
+	return r.Rows
+}
+
+func within(t *testing.T, got, want, tol float64, what string) {
+	t.Helper()
+	assert.InDelta(t, want, got, want*tol, "%s: got %.4g, want %.4g +-%.0f%%", what, got, want, 100*tol)
+}
+
+// Calibration (SPEC 6; Brightwell et al. 2005 s.6): PortalPerf put, zero bytes, one way:
+// 4.89 us; bandwidth 1051 MB/s at 100 KB and about 1108 MB/s at 2 MB.
+func TestCalibrationPortalPerfPut(t *testing.T) {
+	rows := perf(t, PerfPut, []int64{0, 100 << 10, 2 << 20}, 2, nil)
+	within(t, rows[0].Latency.Microseconds(), 4.89, 0.05, "0 B one-way latency (us)")
+	within(t, rows[1].Bandwidth/1e6, 1051.43, 0.05, "100 KB bandwidth (MB/s)")
+	within(t, rows[2].Bandwidth/1e6, 1108, 0.05, "2 MB bandwidth (MB/s)")
+}
+
+// The very small message path (Pedretti & Hudson 2005 s.5.2): up to 12 bytes ride in
+// the header packet and save the second interrupt, so latency steps up at 13 bytes by
+// at least an interrupt's cost.
+func TestInlineLimitStep(t *testing.T) {
+	rows := perf(t, PerfPut, []int64{12, 13}, 3, nil)
+	step := rows[1].Latency - rows[0].Latency
+	assert.Greater(t, step, DefaultPerfConfig().Machine.Host.InterruptCost, "12 B %s, 13 B %s", rows[0].Latency, rows[1].Latency)
+}
+
+// Linux user processes (ukbridge) push one DMA command per 4 KB page and pin each
+// page; Catamount (qkbridge) sends one command for a contiguous buffer: the extra cost
+// shows in large-message bandwidth.
+func TestLinuxPagesCostBandwidth(t *testing.T) {
+	qk := perf(t, PerfPut, []int64{1 << 20}, 2, nil)
+	uk := perf(t, PerfPut, []int64{1 << 20}, 2, func(c *PerfConfig) { c.Bridge = UKBridge })
+	assert.Less(t, uk[0].Bandwidth, qk[0].Bandwidth*0.98, "ukbridge %.1f MB/s vs qkbridge %.1f MB/s", uk[0].Bandwidth/1e6, qk[0].Bandwidth/1e6)
+}
+
+// Turning off the PPC's caches makes every firmware handler slower: small-message
+// latency grows (Pedretti & Hudson 2005 s.5.1).
+func TestCachesOffSlowSmallMessages(t *testing.T) {
+	on := perf(t, PerfPut, []int64{0}, 3, nil)
+	off := perf(t, PerfPut, []int64{0}, 3, func(c *PerfConfig) { c.Machine.PPC.ICache, c.Machine.PPC.DCache = false, false })
+	assert.Greater(t, off[0].Latency, on[0].Latency+200*actors.Nanosecond, "on %s off %s", on[0].Latency, off[0].Latency)
+}
+
+// Get and bidirectional put run, and cost more than a put (Brightwell et al. 2005 s.6).
+func TestGetAndBidir(t *testing.T) {
+	put := perf(t, PerfPut, []int64{0, 64 << 10}, 2, nil)
+	get := perf(t, PerfGet, []int64{0, 64 << 10}, 2, nil)
+	bid := perf(t, PerfBidir, []int64{0, 64 << 10}, 2, nil)
+	assert.Greater(t, get[0].Latency, put[0].Latency)
+	assert.Greater(t, bid[0].Latency, put[0].Latency)
+	assert.Greater(t, bid[1].Bandwidth, put[1].Bandwidth, "both directions count")
+}
+
+// The same benchmark gives the same digest under every engine.
+func TestDeterministicAcrossEngines(t *testing.T) {
+	cfg := DefaultPerfConfig()
+	cfg.Sizes, cfg.Iters, cfg.Warmup = []int64{0, 13, 5000}, 2, 1
+	var digests []string
+	for _, o := range []actors.Options{serial, {Workers: 1}, {Workers: 2}, {Workers: 2, Partitioner: actors.Block{}}} {
+		r, err := PortalPerf(context.Background(), cfg, o)
+		require.NoError(t, err)
+		digests = append(digests, r.Report.Digest)
+	}
+	for _, d := range digests[1:] {
+		assert.Equal(t, digests[0], d)
+	}
+}
+
+// scenario runs two processes (node 0 and node 1) with the given programs.
+func scenario(t *testing.T, p0, p1 func(*Process) error) error {
+	t.Helper()
+	g := actors.NewGraph()
+	mp := DefaultPerfConfig().Machine
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	_, stacks, err := Build(g, mp, DefaultParams())
+	require.NoError(t, err)
+	for i, prog := range []func(*Process) error{p0, p1} {
+		require.NoError(t, stacks[i].Spawn(fmt.Sprintf("p%d", i), 0, 0, 1, 1000, QKBridge, func(pr *Process) {
+			if err := prog(pr); err != nil {
+				pr.Proc().Fatalf("%v", err)
+			}
+		}))
+	}
+	m, err := g.Build()
+	require.NoError(t, err)
+	_, err = actors.Run(context.Background(), m, serial)
+	return err
+}
+
+var node1 = ptl.ProcessID{NID: 1, PID: 0}
+
+// Data correctness through the whole machine: the bytes a put carries land at the
+// remote offset of the target buffer, with an ack when asked, and a get brings the
+// target's bytes back.
+func TestPutAndGetDataLandAtTheRightOffset(t *testing.T) {
+	src := make([]byte, 300)
+	for i := range src {
+		src[i] = byte(i)
+	}
+	dst := make([]byte, 1000)
+	back := make([]byte, 300)
+	var acked, replied bool
+	err := scenario(t, func(pr *Process) error {
+		eq, _ := pr.EQAlloc(64)
+		md, err := pr.MDBind(ptl.MD{Start: 0x1000, Length: 300, Buf: src, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+		if err != nil {
+			return err
+		}
+		if err := pr.Put(md, ptl.AckReqd, node1, 4, 7, 100, 0); err != nil {
+			return err
+		}
+		ev, err := pr.WaitFor(eq, ptl.EventAck)
+		acked = err == nil && ev.MLength == 300
+		gmd, _ := pr.MDBind(ptl.MD{Start: 0x9000, Length: 300, Buf: back, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+		if err := pr.Get(gmd, node1, 4, 7, 100); err != nil {
+			return err
+		}
+		_, err = pr.WaitFor(eq, ptl.EventReplyEnd)
+		replied = err == nil
+		return err
+	}, func(pr *Process) error {
+		eq, _ := pr.EQAlloc(64)
+		me, err := pr.MEAttach(4, ptl.MatchAny(), 7, 0, ptl.Retain, ptl.InsAfter)
+		if err != nil {
+			return err
+		}
+		_, err = pr.MDAttach(me, ptl.MD{Start: 0x5000, Length: 1000, Buf: dst, Threshold: ptl.ThreshInf,
+			Options: ptl.MDOpPut | ptl.MDOpGet | ptl.MDManageRemote, EQ: eq}, ptl.Retain)
+		return err
+	})
+	require.NoError(t, err)
+	assert.True(t, acked)
+	assert.True(t, replied)
+	assert.Equal(t, src, dst[100:400])
+	assert.Equal(t, make([]byte, 100), dst[:100])
+	assert.Equal(t, src, back)
+}
+
+// A message from a job the match entry does not accept is dropped: no event at the
+// target, the drop counter counts it, and the sender's put completes normally.
+func TestMismatchedJobIsDropped(t *testing.T) {
+	var drops uint64
+	var events int
+	err := scenario(t, func(pr *Process) error {
+		eq, _ := pr.EQAlloc(64)
+		md, _ := pr.MDBind(ptl.MD{Start: 0x1000, Length: 64, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+		if err := pr.Put(md, ptl.NoAckReq, node1, 4, 7, 0, 0); err != nil {
+			return err
+		}
+		_, err := pr.WaitFor(eq, ptl.EventSendEnd)
+		pr.Proc().Compute(20 * actors.Microsecond)
+		return err
+	}, func(pr *Process) error {
+		eq, _ := pr.EQAlloc(64)
+		id := ptl.MatchAny()
+		id.JID = 99 // the sender runs in job 1
+		me, _ := pr.MEAttach(4, id, 7, 0, ptl.Retain, ptl.InsAfter)
+		_, err := pr.MDAttach(me, ptl.MD{Start: 0x5000, Length: 64, Threshold: ptl.ThreshInf, Options: ptl.MDOpPut, EQ: eq}, ptl.Retain)
+		pr.Proc().Compute(15 * actors.Microsecond)
+		drops, _ = pr.Status(ptl.SRDropCount)
+		events, _ = pr.EQCount(eq)
+		return err
+	})
+	require.NoError(t, err)
+	assert.Equal(t, uint64(1), drops)
+	assert.Zero(t, events)
+}
+
+// Resource exhaustion panics the node with a clear error, as the C firmware does: here
+// more puts in flight than the host's TX pendings.
+func TestTxPendingExhaustionPanics(t *testing.T) {
+	cfg := DefaultPerfConfig()
+	cfg.Portals.TxPendings = 2
+	cfg.Portals.Pendings = 10
+	g := actors.NewGraph()
+	mp := cfg.Machine
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	_, stacks, err := Build(g, mp, cfg.Portals)
+	require.NoError(t, err)
+	require.NoError(t, stacks[0].Spawn("burst", 0, 0, 1, 1000, QKBridge, func(pr *Process) {
+		eq, _ := pr.EQAlloc(64)
+		md, _ := pr.MDBind(ptl.MD{Start: 0x1000, Length: 8, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+		for range 3 {
+			_ = pr.Put(md, ptl.NoAckReq, node1, 0, 0, 0, 0)
+		}
+	}))
+	m, err := g.Build()
+	require.NoError(t, err)
+	_, err = actors.Run(context.Background(), m, serial)
+	var se *actors.SimError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, se.Msg, "out of TX pendings (2 in flight): resource exhaustion")
+	assert.Equal(t, "node[0,0,0].host", se.Actor)
+}
