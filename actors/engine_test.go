@@ -294,6 +294,8 @@ func TestCancelledRunIsInterrupted(t *testing.T) {
 
 type spanLog struct{ spans *[]string }
 
+func (spanLog) Sampled(uint64) bool { return true }
+
 func (s spanLog) Span(sp Span) {
 	*s.spans = append(*s.spans, fmt.Sprintf("%s %s %s-%s", sp.Name, sp.Attrs[0].Str, sp.Start, sp.End))
 }

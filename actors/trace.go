@@ -4,7 +4,15 @@ package actors
 // spans; the traces package turns them into OpenTelemetry spans. The engine gives every
 // partition its own Tracer (Options.Tracer), so an implementation needs no locking, and
 // calls it only from that partition's goroutine.
+//
+// Emission points test Context.Tracer for nil first, so that tracing costs one
+// comparison when off, then ask Sampled before they build a span: sampling is a pure
+// function of the trace id, so the same messages are traced for every engine, worker
+// count and partitioning.
 type Tracer interface {
+	// Sampled reports whether the message with trace id trace is traced.
+	Sampled(trace uint64) bool
+	// Span records one stage. The tracer may keep s.Attrs: callers pass a fresh slice.
 	Span(s Span)
 }
 
@@ -21,6 +29,12 @@ type Span struct {
 	Start, End Time
 	// Attrs are extra key/value attributes (sizes, match bits, hop count).
 	Attrs []Attr
+	// Root marks the span that names the message as a whole (for example
+	// "portals/put" with its size and match bits), emitted once per message by the
+	// protocol that creates it. The exporter makes it the parent of the message's
+	// other spans and stretches it over all of them, so its own Start and End only
+	// need to lie inside the message's life.
+	Root bool
 }
 
 // Attr is a span attribute: an integer or a string value.
@@ -35,3 +49,24 @@ func IntAttr(key string, v int64) Attr { return Attr{Key: key, Int: v} }
 
 // StrAttr returns a string attribute.
 func StrAttr(key, v string) Attr { return Attr{Key: key, Str: v} }
+
+// Traced is implemented by messages and payloads that belong to a traceable message
+// (for example a Portals message descriptor carried in router.Packet.Data), so that
+// protocol-agnostic blocks can learn a packet's trace id without knowing the protocol.
+// TraceID returns 0 when the value belongs to no message.
+type Traced interface {
+	TraceID() uint64
+}
+
+// SampledTrace returns the trace id of v if v is Traced and its message is sampled by
+// t, else 0. t must not be nil: callers test ctx.Tracer() first.
+func SampledTrace(t Tracer, v any) uint64 {
+	tv, ok := v.(Traced)
+	if !ok {
+		return 0
+	}
+	if id := tv.TraceID(); id != 0 && t.Sampled(id) {
+		return id
+	}
+	return 0
+}
