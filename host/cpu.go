@@ -3,6 +3,7 @@ package host
 import (
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/ht"
@@ -45,8 +46,14 @@ type Stats struct {
 	MMIOReads     int64
 }
 
-// resume ends a process's wait.
-type resume struct{ proc int }
+// resume ends a process's wait: the wait numbered tok (a resume for an earlier wait is
+// stale and ignored). A timer resume ends a WaitUntil at its deadline unless a write
+// has already woken the process.
+type resume struct {
+	proc  int
+	tok   uint64
+	timer bool
+}
 
 func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc) }
 
@@ -106,7 +113,11 @@ func (c *CPU) Finish() {
 func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case resume:
-		c.activate(ctx, c.procs[m.proc])
+		p := c.procs[m.proc]
+		if m.tok != p.tok || (m.timer && !c.expire(p)) {
+			return
+		}
+		c.activate(ctx, p)
 	case ht.ReadDone:
 		c.onReadDone(ctx, m)
 	case ht.Interrupt:
@@ -146,7 +157,24 @@ func (c *CPU) wake(ctx actors.Context, p *Proc, at actors.Time) {
 	if p.Core == 0 {
 		at = max(at, c.irqFree)
 	}
-	ctx.SendSelf(resume{proc: p.ID}, max(0, at.Sub(ctx.Now())))
+	ctx.SendSelf(resume{proc: p.ID, tok: p.tok}, max(0, at.Sub(ctx.Now())))
+}
+
+// expire ends p's WaitUntil at its deadline: false if a write has already woken it
+// (its resume is on the way), else p leaves the waiters of its address.
+func (c *CPU) expire(p *Proc) bool {
+	if !p.listed {
+		return false
+	}
+	ws := c.waiters[p.waitAddr]
+	ws = slices.DeleteFunc(ws, func(q *Proc) bool { return q == p })
+	if len(ws) == 0 {
+		delete(c.waiters, p.waitAddr)
+	} else {
+		c.waiters[p.waitAddr] = ws
+	}
+	p.listed, p.expired = false, true
+	return true
 }
 
 // store lands m at addr and wakes the processes waiting for that address; each sees it
@@ -159,6 +187,7 @@ func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
 	}
 	delete(c.waiters, addr)
 	for _, p := range ws {
+		p.listed = false
 		c.wake(ctx, p, ctx.Now().Add(c.p.CacheMiss))
 	}
 }
@@ -211,6 +240,11 @@ type Proc struct {
 	stop  func()
 	done  bool
 	got   actors.Msg // what a wait returned
+
+	tok      uint64 // number of the current (or next) wait; resumes carry it
+	waitAddr uint64 // the address a WaitFor or WaitUntil is listed on
+	listed   bool   // the process is among the waiters of waitAddr
+	expired  bool   // the last WaitUntil ended at its deadline
 }
 
 // stopped unwinds a coroutine that is stopped at the end of a run.
@@ -231,11 +265,13 @@ func (p *Proc) begin() {
 	p.next, p.stop = iter.Pull(seq)
 }
 
-// wait suspends the process until the CPU resumes it.
+// wait suspends the process until the CPU resumes it. Every resume sent for this wait
+// is stale once it returns.
 func (p *Proc) wait() {
 	if !p.yield(struct{}{}) {
 		panic(stopped{})
 	}
+	p.tok++
 }
 
 // sync lets simulated time catch up with the process's clock before it observes
@@ -310,8 +346,33 @@ func (p *Proc) WaitFor(addr uint64) actors.Msg {
 		return m
 	}
 	c.waiters[addr] = append(c.waiters[addr], p)
+	p.waitAddr, p.listed = addr, true
 	p.wait()
 	return c.mem[addr]
+}
+
+// WaitUntil is WaitFor with a deadline: it returns what is written at addr, or false
+// when simulated time reaches deadline first (a library's retransmission timer while
+// it polls for completions). A write landing before the deadline wins.
+func (p *Proc) WaitUntil(addr uint64, deadline actors.Time) (actors.Msg, bool) {
+	p.sync()
+	c := p.cpu
+	if m, ok := c.mem[addr]; ok {
+		p.now = p.now.Add(c.p.CacheMiss)
+		return m, true
+	}
+	if deadline <= p.now {
+		return nil, false
+	}
+	c.waiters[addr] = append(c.waiters[addr], p)
+	p.waitAddr, p.listed = addr, true
+	p.ctx.SendSelf(resume{proc: p.ID, tok: p.tok, timer: true}, deadline.Sub(p.ctx.Now()))
+	p.wait()
+	if p.expired {
+		p.expired = false
+		return nil, false
+	}
+	return c.mem[addr], true
 }
 
 // Peek returns what is at addr without waiting (one cache miss if something is there).

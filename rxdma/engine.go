@@ -34,6 +34,7 @@ type Engine struct {
 	ticking  bool
 	ackStall bool
 	ackAt    actors.Time
+	dropping map[dropKey]bool // messages being dropped (DropRate), by source and class
 
 	Stats Stats
 }
@@ -57,6 +58,15 @@ type Stats struct {
 	WriteStall  actors.Duration // time the head packet waited for HT write slots
 	Busy        actors.Duration
 	PPCDiscards int64
+	Dropped     int64 // messages lost on arrival (DropRate)
+	DroppedPkts int64
+}
+
+// dropKey names the message a source is sending on a traffic class: its packets arrive
+// in order and are not interleaved with another message of the same source and class.
+type dropKey struct {
+	src   router.NodeID
+	class uint8
 }
 
 // New returns an engine that announces p.Credits(vcs) credits per VC to the router.
@@ -90,6 +100,9 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 }
 
 func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
+	if e.p.DropRate != (actors.Prob{}) && e.drop(ctx, p) {
+		return
+	}
 	if e.n == len(e.fifo) {
 		ctx.Fatalf("rxdma: RX FIFO overflow (%d packets): the router sent without a credit (%s)", len(e.fifo), p)
 	}
@@ -100,6 +113,30 @@ func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
 		e.Stats.Messages++
 		ctx.Send(PortPPC, SOM{Packet: p}, 0)
 	}
+}
+
+// drop decides at a message's first packet whether the message is lost, and drops
+// every packet of a lost message, returning its FIFO slot to the router at once.
+func (e *Engine) drop(ctx actors.Context, p *router.Packet) bool {
+	k := dropKey{src: p.Src, class: p.Class}
+	if p.SOM {
+		if !e.p.DropRate.Sample(ctx.Rand().Uint64()) {
+			return false
+		}
+		if e.dropping == nil {
+			e.dropping = map[dropKey]bool{}
+		}
+		e.dropping[k] = true
+		e.Stats.Dropped++
+	} else if !e.dropping[k] {
+		return false
+	}
+	if p.EOM {
+		delete(e.dropping, k)
+	}
+	e.Stats.DroppedPkts++
+	ctx.Send(PortRouter, router.Credit(p.VC), 0)
+	return true
 }
 
 // onGrant installs the command for a source. A grant can arrive after the lookup it

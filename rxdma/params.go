@@ -12,6 +12,11 @@ type Params struct {
 	DMABandwidth      actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path, per-packet costs included" source:"SPEC 3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm), 2.0 GB/s on SeaStar 2+ (xt5); 1.11 GB/s calibrated to the 1108 MB/s PortalPerf asymptote"`
 	PacketOverhead    actors.Duration  `param:"packet_overhead" help:"fixed engine time per packet on top of the data rate" source:"assumed: 0, the sustained rate includes per-packet costs"`
 	OutstandingWrites int              `param:"outstanding_writes" help:"DMA writes to host memory in flight on the HT link" source:"assumed"`
+	// DropRate is the probability that a message arriving from the network is lost at
+	// this NIC: all its packets are dropped on arrival (their FIFO slots returned at
+	// once) and the PPC never hears of it. It injects end-to-end loss for the recovery
+	// of reliable protocols; the links themselves recover from CRC errors. Default 0.
+	DropRate actors.Prob `param:"drop_rate" help:"probability that an arriving message is lost at the NIC (every packet dropped): end-to-end loss injection" source:"assumed: 0, the network is reliable; for recovery tests"`
 }
 
 // DefaultParams returns the Red Storm (SeaStar 1.2) engine.

@@ -1,0 +1,49 @@
+package host
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/actors/actorstest"
+	"github.com/stretchr/testify/assert"
+)
+
+// WaitUntil returns a write that lands before the deadline one cache miss after it
+// lands, and gives up at the deadline otherwise; the stale timer of a wait that a
+// write ended, and the stale wake-up of a wait that timed out, do not disturb later
+// waits.
+func TestWaitUntilDeadline(t *testing.T) {
+	c := New(DefaultParams())
+	var got []string
+	note := func(p *Proc, m actors.Msg, ok bool) { got = append(got, fmt.Sprintf("%s %v %v", p.Now(), m, ok)) }
+	spawn(t, c, "p", 0, func(p *Proc) {
+		m, ok := p.WaitUntil(0x10, actors.Time(5*actors.Microsecond)) // written at 1us
+		note(p, m, ok)
+		m, ok = p.WaitUntil(0x20, actors.Time(3*actors.Microsecond)) // written at 4us: too late
+		note(p, m, ok)
+		m, ok = p.WaitUntil(0x10, actors.Time(0)) // already there: one cache miss
+		note(p, m, ok)
+		m, ok = p.WaitUntil(0x30, p.Now()) // deadline passed, nothing there: no wait
+		note(p, m, ok)
+		m = p.WaitFor(0x40) // written at 6us, after the first wait's stale timer at 5us
+		got = append(got, fmt.Sprintf("%s %v", p.Now(), m))
+		m = p.WaitFor(0x20) // the write at 4us that came too late is there now
+		got = append(got, fmt.Sprintf("%s %v", p.Now(), m))
+	})
+	h, _ := actorstest.NewHarness("host", c, 1)
+	h.Inject(actors.Time(actors.Microsecond), PortHT, record{0x10, "a"})
+	h.Inject(actors.Time(4*actors.Microsecond), PortHT, record{0x20, "late"})
+	h.Inject(actors.Time(6*actors.Microsecond), PortHT, record{0x40, "b"})
+	h.Run(actors.MaxTime)
+	assert.Equal(t, []string{
+		"1.1us record(0x10 a) true",
+		"3us <nil> false",
+		"3.1us record(0x10 a) true",
+		"3.1us <nil> false",
+		"6.1us record(0x40 b)",
+		"6.2us record(0x20 late)",
+	}, got)
+	assert.Empty(t, c.waiters, "a timed-out wait leaves the waiters")
+	assert.Zero(t, h.Pending())
+}
