@@ -29,6 +29,23 @@ type Stats struct {
 	Misses     int64           // stalls for a source without an entry
 	PeakInUse  int             // most entries bound at once
 	Programmed int64           // PPC programming operations
+	Swaps      int64           // entries rebound by Swap
+}
+
+// onSwap rebinds an entry and returns its old contents to the PPC.
+func (b *Block) onSwap(ctx actors.Context, m Swap) error {
+	for _, c := range m.Cmds {
+		if c.Bytes < 1 || c.Bytes > int64(b.p.CommandMax) {
+			ctx.Fatalf("cam: command of %dB outside 1B..%s", c.Bytes, b.p.CommandMax)
+		}
+	}
+	old, cmds, err := b.t.Swap(m.Entry, m.Src, m.Cmds)
+	if err != nil {
+		return err
+	}
+	b.Stats.Swaps++
+	ctx.Send(PortPPC, Swapped{Entry: m.Entry, Src: old, Cmds: cmds}, 0)
+	return nil
 }
 
 // NewBlock returns a CAM actor. p must be valid.
@@ -63,6 +80,8 @@ func (b *Block) Receive(ctx actors.Context, m actors.Msg) {
 		err = b.t.Push(m.Entry, m.Cmd)
 	case ClearEntry:
 		err = b.t.Clear(m.Entry)
+	case Swap:
+		err = b.onSwap(ctx, m)
 	default:
 		ctx.Fatalf("cam: unexpected %T", m)
 	}

@@ -10,10 +10,12 @@
 //	message      from    effect
 //	SetEntry     ppc     bind an entry to a source node
 //	ClearEntry   ppc     free an entry (its command queue must be empty)
+//	Swap         ppc     rebind an entry in use to another source; its old contents
+//	                     go back to the PPC in Swapped (CAM swapping)
 //	PushCommand  ppc     append an RX command to an entry's queue
 //	Lookup       rxdma   the next command for a source: Grant now, or when it exists
 //	Cancel       rxdma   withdraw the pending Lookup (its packet was discarded)
 //
 // Emitted: Grant (to rxdma), Stalled (to ppc, once per stall: the RX pipeline is
-// waiting for an entry or a command for that source).
+// waiting for an entry or a command for that source), Swapped (to ppc).
 package cam

@@ -27,6 +27,33 @@ type PushCommand struct {
 
 func (m PushCommand) String() string { return fmt.Sprintf("cam.PushCommand(%d %s)", m.Entry, m.Cmd) }
 
+// Swap rebinds a CAM entry in use to another source in one operation (from the PPC):
+// the entry's queued commands are read out and returned in Swapped, and the entry
+// then matches Src with Cmds queued. It is CAM swapping (Dillow & Atchley 2011
+// s.IV.B): when every entry is taken, the contents of one (its source and up to
+// seven commands, about 128 bytes) are spilled to memory to make room.
+type Swap struct {
+	Entry int
+	Src   router.NodeID
+	Cmds  []Command
+}
+
+func (m Swap) String() string {
+	return fmt.Sprintf("cam.Swap(%d node%d %d cmds)", m.Entry, m.Src, len(m.Cmds))
+}
+
+// Swapped returns to the PPC what a Swap took out of the entry: the source it matched
+// and its commands not yet handed to the RX DMA engine, in order.
+type Swapped struct {
+	Entry int
+	Src   router.NodeID
+	Cmds  []Command
+}
+
+func (m Swapped) String() string {
+	return fmt.Sprintf("cam.Swapped(%d node%d %d cmds)", m.Entry, m.Src, len(m.Cmds))
+}
+
 // Lookup asks for the next command for packets from Src (from the RX DMA engine, for
 // the packet at the head of its FIFO).
 type Lookup struct{ Src router.NodeID }

@@ -98,6 +98,37 @@ func (t *Table) Clear(i int) error {
 	return nil
 }
 
+// Swap rebinds entry i, which must be in use, to src with cmds queued, and returns the
+// source and queued commands it had. No other entry may match src.
+func (t *Table) Swap(i int, src router.NodeID, cmds []Command) (router.NodeID, []Command, error) {
+	if err := t.check(i); err != nil {
+		return 0, nil, err
+	}
+	e := &t.entries[i]
+	switch {
+	case !e.valid:
+		return 0, nil, fmt.Errorf("cam: swap of unused entry %d", i)
+	case len(cmds) > t.depth:
+		return 0, nil, fmt.Errorf("cam: swap of %d commands into entry %d, deeper than its queue (%d)", len(cmds), i, t.depth)
+	}
+	if j, ok := t.index[src]; ok {
+		return 0, nil, fmt.Errorf("cam: node %d already has entry %d", src, j)
+	}
+	old := e.src
+	out := make([]Command, 0, e.n)
+	for c, ok := t.Pop(i); ok; c, ok = t.Pop(i) {
+		out = append(out, c)
+	}
+	delete(t.index, old)
+	e.src, e.head = src, 0
+	t.index[src] = i
+	for _, c := range cmds {
+		e.q[e.n] = c
+		e.n++
+	}
+	return old, out, nil
+}
+
 // Push appends c to entry i's queue.
 func (t *Table) Push(i int, c Command) error {
 	if err := t.check(i); err != nil {
