@@ -259,9 +259,7 @@ func newPartitions(r *prun, n int, opts *Options) []*partition {
 		p := &partition{r: r, id: int32(i)}
 		p.inMin.Store(int64(MaxTime))
 		p.runner = runner{m: r.m, st: r.st, sink: p}
-		if opts.Tracer != nil {
-			p.tracer = opts.Tracer(i)
-		}
+		p.tracer = newTracer(opts, r.m, i)
 		p.out.init(p, n)
 		parts[i] = p
 	}

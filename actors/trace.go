@@ -70,3 +70,22 @@ func SampledTrace(t Tracer, v any) uint64 {
 	}
 	return 0
 }
+
+// ModelBinder is implemented by tracers that need the model they trace, for the names
+// of the actors their spans name; the engines bind each partition's tracer before the
+// run starts.
+type ModelBinder interface {
+	BindModel(m *Model)
+}
+
+// newTracer returns partition i's tracer (nil when tracing is off), bound to m.
+func newTracer(opts *Options, m *Model, i int) Tracer {
+	if opts.Tracer == nil {
+		return nil
+	}
+	t := opts.Tracer(i)
+	if b, ok := t.(ModelBinder); ok {
+		b.BindModel(m)
+	}
+	return t
+}

@@ -91,6 +91,9 @@ func (l *Link) onWrite(ctx actors.Context, w *Write) {
 	}
 	if w.Payload != nil {
 		ctx.Send(actors.Port(w.To), w.Payload, done.Add(l.p.Latency).Sub(ctx.Now()))
+		if t := ctx.Tracer(); t != nil {
+			l.traceWrite(ctx, t, w, src, done.Add(l.p.Latency))
+		}
 	}
 }
 

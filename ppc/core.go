@@ -122,7 +122,7 @@ func (c *Core) dispatch(ctx actors.Context) {
 	c.q[0] = nil
 	c.q = c.q[1:]
 	c.Stats.QueueWait += ctx.Now().Sub(qe.at)
-	x := &Exec{c: c, ctx: ctx}
+	x := &Exec{c: c, ctx: ctx, queued: qe.at}
 	x.cycles = int64(c.p.DispatchCycles)
 	c.fw.Handle(x, qe.ev)
 	d := x.Elapsed()

@@ -17,6 +17,7 @@ type Exec struct {
 	ctx    actors.Context
 	cycles int64
 	extra  actors.Duration // time that is not whole cycles (trace points)
+	queued actors.Time     // when the event reached the core
 }
 
 // Elapsed is the handler time so far.

@@ -32,6 +32,9 @@ type Packet struct {
 	// Injected is when the NIC handed the packet to the router (Injector.Inject sets
 	// it), for latency statistics.
 	Injected actors.Time
+	// Entered is when the packet entered the input buffer of the router it is in: the
+	// start of its router/hop trace span.
+	Entered actors.Time
 	// Seq is the index of the packet within its message.
 	Seq int32
 	// Data is the NIC's view of the message this packet belongs to.

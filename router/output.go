@@ -124,6 +124,9 @@ func (p *Port) launch(ctx actors.Context, pk *Packet) {
 		p.stats.Packets++
 		p.stats.Bytes += uint64(pk.Payload)
 	}
+	if tr := ctx.Tracer(); tr != nil {
+		p.traceHop(ctx, tr, pk, end)
+	}
 	if p.dir != NIC {
 		pk.Hops++
 	}

@@ -175,6 +175,7 @@ func (p *Port) arrive(ctx actors.Context, pk *Packet) {
 	if p.cfg.inWindow(ctx.Now()) {
 		p.stats.Received++
 	}
+	pk.Entered = ctx.Now()
 	p.in.push(v, pk)
 	if p.in.len(v) == 1 {
 		p.forward(ctx, v)

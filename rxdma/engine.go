@@ -36,6 +36,9 @@ type Engine struct {
 	ackAt    actors.Time
 	dropping map[dropKey]bool // messages being dropped (DropRate), by source and class
 
+	// traced holds the sampled messages in the FIFO: when their SOM packet came.
+	traced map[uint64]actors.Time
+
 	Stats Stats
 }
 
@@ -112,6 +115,9 @@ func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
 	if p.SOM {
 		e.Stats.Messages++
 		ctx.Send(PortPPC, SOM{Packet: p}, 0)
+		if t := ctx.Tracer(); t != nil {
+			e.traceSOM(ctx, t, p)
+		}
 	}
 }
 
@@ -252,4 +258,9 @@ func (e *Engine) pop(ctx actors.Context, p *router.Packet) {
 	e.used = 0
 	e.Stats.Packets++
 	ctx.Send(PortRouter, router.Credit(p.VC), max(0, e.freeAt.Sub(ctx.Now())))
+	if p.EOM {
+		if t := ctx.Tracer(); t != nil {
+			e.traceEOM(ctx, t, p)
+		}
+	}
 }

@@ -62,9 +62,10 @@ type message struct {
 	class uint8
 	data  any
 	seq   int32
-	fill  int64 // payload bytes of the packet being filled
-	dfill int64 // of which host data (the rest is CRC)
-	sent  bool  // a packet of this message has been emitted
+	fill  int64       // payload bytes of the packet being filled
+	dfill int64       // of which host data (the rest is CRC)
+	sent  bool        // a packet of this message has been emitted
+	start actors.Time // when the engine took the message's first command
 }
 
 type outPacket struct {
@@ -73,6 +74,7 @@ type outPacket struct {
 	cost   actors.Duration // decode time of the commands that produced it
 	notify bool
 	tag    uint64
+	start  actors.Time // when the engine started on the packet's message
 }
 
 // Stats counts the engine's work.
@@ -161,7 +163,7 @@ func (e *Engine) onPIO(ctx actors.Context, m *PIO) {
 		left -= n
 		last := left == 0
 		p := &router.Packet{Src: e.node, Dst: m.Dst, Class: m.Class, Payload: int32(n), SOM: seq == 0, EOM: last, Seq: seq, Data: m.Data}
-		e.pioQ = append(e.pioQ, outPacket{p: p, notify: last && m.Notify, tag: m.Tag})
+		e.pioQ = append(e.pioQ, outPacket{p: p, notify: last && m.Notify, tag: m.Tag, start: ctx.Now()})
 	}
 }
 
@@ -244,7 +246,7 @@ func (e *Engine) marker(ctx actors.Context, c *Command) {
 		if e.msg.open {
 			ctx.Fatalf("txdma: load destination node%d while the message to node%d is not ended", c.Dst, e.msg.dst)
 		}
-		e.msg = message{open: true, dst: c.Dst, class: c.Class, data: c.Data}
+		e.msg = message{open: true, dst: c.Dst, class: c.Class, data: c.Data, start: ctx.Now()}
 	case EndPacket:
 		e.msgMustBeOpen(ctx, c)
 		e.appendCRC(c.CRC)
@@ -282,7 +284,7 @@ func (e *Engine) emit(eom, notify bool, tag uint64) {
 	m := &e.msg
 	p := &router.Packet{Src: e.node, Dst: m.dst, Class: m.class, Payload: int32(m.fill),
 		SOM: !m.sent, EOM: eom, Seq: m.seq, Data: m.data}
-	e.out = append(e.out, outPacket{p: p, staged: m.dfill, cost: e.cost, notify: notify, tag: tag}) // CRC bytes were never staged
+	e.out = append(e.out, outPacket{p: p, staged: m.dfill, cost: e.cost, notify: notify, tag: tag, start: m.start}) // CRC bytes were never staged
 	e.cost = 0
 	m.seq++
 	m.sent = true
@@ -399,6 +401,11 @@ func (e *Engine) send(ctx actors.Context, op outPacket, pio bool) {
 	p := op.p
 	e.staged -= op.staged
 	e.inj.Inject(ctx, PortRouter, p)
+	if p.EOM {
+		if t := ctx.Tracer(); t != nil {
+			e.traceMessage(ctx, t, op, pio)
+		}
+	}
 	if pio {
 		e.pioBytes -= int64(p.Payload)
 	}

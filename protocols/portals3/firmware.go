@@ -101,6 +101,11 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	x.Store(1) // heartbeat, written through to the control block
 	x.StoreUncached(1)
+	tracing := x.Tracing() || x.Tracer() != nil
+	var tw *Wire
+	if tracing {
+		tw = f.traceBegin(x, ev)
+	}
 	switch ev := ev.(type) {
 	case *TxCommand:
 		f.onTxCommand(x, ev)
@@ -121,6 +126,9 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		x.Instr(10)
 	default:
 		x.Fatalf("portals: firmware got unexpected %T", ev)
+	}
+	if tracing {
+		f.traceEnd(x, ev, tw)
 	}
 }
 

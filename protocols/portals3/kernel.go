@@ -112,6 +112,7 @@ func (s *Stack) allocTx(c ctx) int {
 // TX pending's upper half, then a transmit command with the DMA program into the
 // mailbox (Pedretti & Hudson 2005 s.4.3.1).
 func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, bridge Bridge, payload []byte) {
+	tr, t0 := s.traceStart(c)
 	id := s.allocTx(c)
 	s.wireID++
 	dst := router.NodeID(hdr.Dst.NID)
@@ -127,6 +128,9 @@ func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, brid
 	c.Memcpy(s.p.HeaderBytes) // build the header in the upper pending
 	s.txOps[id] = op
 	c.MMIOWrite(ht.PPC, s.p.CmdBytes*actors.Bytes(2+len(dma)), &TxCommand{Pending: id, Wire: w, Header: upperAddr(id), Payload: dma})
+	if tr != nil {
+		s.traceSend(c, tr, t0, w, id)
+	}
 }
 
 // program turns the memory of a transfer into DMA commands: one per region for
@@ -178,6 +182,7 @@ func (s *Stack) interrupt(k *host.Kernel, vector int) {
 		k.Forget(slot)
 		s.eqNext++
 		s.Stats.Messages++
+		t0 := k.Now()
 		k.Charge(s.p.KernIRQ)
 		ev := m.(*GenericEvent)
 		switch ev.Kind {
@@ -187,6 +192,9 @@ func (s *Stack) interrupt(k *host.Kernel, vector int) {
 			s.onRxDone(c, ev)
 		case TxDone:
 			s.onTxDone(c, ev)
+		}
+		if t := k.Tracer(); t != nil {
+			s.traceEvent(k, t, ev, t0)
 		}
 	}
 }

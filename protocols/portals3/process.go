@@ -119,6 +119,7 @@ func (pr *Process) MDUnlink(h ptl.MDHandle) error {
 
 // Put is PtlPut: the library builds the header and hands the message to the firmware.
 func (pr *Process) Put(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64, hdr ptl.HdrData) error {
+	t0 := pr.p.Now()
 	pr.enter(pr.s.p.KernPut)
 	h, err := pr.ni.Put(md, ack, target, pt, bits, remoteOffset, hdr)
 	if err != nil {
@@ -133,17 +134,24 @@ func (pr *Process) Put(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessID, pt
 	}
 	pr.s.deliver(c, pr, posted)
 	pr.s.send(c, &txOp{proc: pr, hdr: h, kind: Put}, h, regions, pr.bridge, data)
+	if t := pr.p.Tracer(); t != nil {
+		pr.traceCall(t, "host/ptl_put", t0, pr.s.lastID())
+	}
 	return nil
 }
 
 // Get is PtlGet: a header-only request; the reply's data lands in md.
 func (pr *Process) Get(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64) error {
+	t0 := pr.p.Now()
 	pr.enter(pr.s.p.KernPut)
 	h, err := pr.ni.Get(md, target, pt, bits, remoteOffset)
 	if err != nil {
 		return err
 	}
 	pr.s.send(procCtx{pr.p}, &txOp{proc: pr, hdr: h, kind: Get}, h, nil, pr.bridge, nil)
+	if t := pr.p.Tracer(); t != nil {
+		pr.traceCall(t, "host/ptl_get", t0, pr.s.lastID())
+	}
 	return nil
 }
 

@@ -1,0 +1,357 @@
+package traces
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/seastar-sim/seastar/actors"
+)
+
+// Config configures a Collector. The zero value (with Sample set) traces into nothing
+// but the statistics.
+type Config struct {
+	// Sample is the fraction of messages traced, in [0, 1] (--trace-sample).
+	Sample float64
+	// File, if set, receives every span as one JSON object per line, sorted, with
+	// simulated times in picoseconds (--trace-file).
+	File string
+	// OTLP, if set, is the endpoint spans are exported to (--trace-otlp): host:port or
+	// grpc://host:port for OTLP over gRPC (plaintext), grpcs://host:port for gRPC over
+	// TLS, http://host:port[/path] or https://... for OTLP over HTTP (path default
+	// /v1/traces).
+	OTLP string
+	// Epoch is the wall-clock time of simulated time zero in exported spans.
+	Epoch time.Time
+	// Seed and Service identify the run: the seed goes into the trace ids (RunKey),
+	// the service name (default "seastar-sim") into the exported resource.
+	Seed    uint64
+	Service string
+	// Attrs are extra resource attributes of the export (the command, parameters).
+	Attrs map[string]string
+	// MaxFileSpans bounds the spans held in memory for the file (default 4,000,000,
+	// about 1 GB); spans beyond it are counted as dropped.
+	MaxFileSpans int
+	// ExportTimeout bounds one OTLP export call (default 10 s); Retries is the number
+	// of consecutive failed exports after which the exporter gives up and counts the
+	// rest as dropped (default 3).
+	ExportTimeout time.Duration
+	Retries       int
+}
+
+// Validate checks the settings.
+func (c Config) Validate() error {
+	switch {
+	case c.Sample < 0 || c.Sample > 1 || c.Sample != c.Sample:
+		return fmt.Errorf("trace sample ratio must be in [0, 1] (got %v)", c.Sample)
+	case c.MaxFileSpans < 0:
+		return fmt.Errorf("trace file bound must be >= 0 (got %d)", c.MaxFileSpans)
+	case c.ExportTimeout < 0:
+		return fmt.Errorf("trace export timeout must be >= 0 (got %s)", c.ExportTimeout)
+	}
+	if c.OTLP != "" {
+		if _, err := parseEndpoint(c.OTLP); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats is what a Collector did.
+type Stats struct {
+	Traces   int64 // sampled messages
+	Spans    int64 // spans recorded, roots included
+	Exported int64 // spans accepted by the OTLP endpoint
+	Written  int64 // spans written to the file
+	Dropped  int64 // spans refused by the endpoint or beyond the file bound
+	// Err is the first export or write error, if any.
+	Err error
+}
+
+// record is a span as the collector keeps it.
+type record struct {
+	trace      uint64
+	run        int
+	name       string
+	actor      string
+	start, end actors.Time
+	attrs      []actors.Attr
+	root       bool
+}
+
+// message is what the collector knows of one trace.
+type message struct {
+	run        int
+	id         uint64
+	start, end actors.Time
+	root       *record
+}
+
+type msgKey struct {
+	run int
+	id  uint64
+}
+
+// chunkSpans is the number of spans a partition buffers before it hands them over.
+const chunkSpans = 512
+
+// Collector receives the spans of one or more runs and exports them. Create it with New,
+// install its Tracer method as actors.Options.Tracer of every run, and Close it after the
+// last run.
+type Collector struct {
+	cfg     Config
+	sampler Sampler
+	ch      chan []record
+	done    chan struct{}
+
+	mu     sync.Mutex
+	parts  []*partTracer
+	models map[*actors.Model]int // run index of each model
+	closed bool
+
+	// owned by the exporting goroutine until done is closed
+	msgs    map[msgKey]*message
+	kept    []record
+	spans   int64
+	dropped int64
+	otlp    *otlpSink
+}
+
+// New starts a collector. It connects lazily: an unreachable OTLP endpoint shows up as
+// dropped spans and an error in Stats.
+func New(cfg Config) (*Collector, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.MaxFileSpans == 0 {
+		cfg.MaxFileSpans = 4_000_000
+	}
+	if cfg.ExportTimeout == 0 {
+		cfg.ExportTimeout = 10 * time.Second
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = 3
+	}
+	if cfg.Service == "" {
+		cfg.Service = "seastar-sim"
+	}
+	c := &Collector{cfg: cfg, sampler: NewSampler(cfg.Sample), ch: make(chan []record, 16), done: make(chan struct{}),
+		msgs: map[msgKey]*message{}, models: map[*actors.Model]int{}}
+	if cfg.File != "" {
+		// Fail now, not after an hour of simulation, if the file cannot be written.
+		f, err := os.Create(cfg.File)
+		if err != nil {
+			return nil, fmt.Errorf("trace file: %w", err)
+		}
+		_ = f.Close()
+	}
+	if cfg.OTLP != "" {
+		s, err := newOTLPSink(cfg)
+		if err != nil {
+			return nil, err
+		}
+		c.otlp = s
+	}
+	go c.work()
+	return c, nil
+}
+
+// Sampled reports whether message id m is traced.
+func (c *Collector) Sampled(m uint64) bool { return c.sampler.Sampled(m) }
+
+// Tracer is the actors.Options.Tracer of every run: a new tracer for a partition.
+// The engine binds it to its model (actors.ModelBinder); runs are numbered in the order
+// their models are bound, and their traces get distinct ids (RunKey).
+func (c *Collector) Tracer(int) actors.Tracer {
+	t := &partTracer{c: c}
+	c.mu.Lock()
+	c.parts = append(c.parts, t)
+	c.mu.Unlock()
+	return t
+}
+
+// partTracer is the tracer of one partition of one run.
+type partTracer struct {
+	c   *Collector
+	m   *actors.Model
+	run int
+	buf []record
+}
+
+// BindModel implements actors.ModelBinder.
+func (t *partTracer) BindModel(m *actors.Model) {
+	t.c.mu.Lock()
+	defer t.c.mu.Unlock()
+	run, ok := t.c.models[m]
+	if !ok {
+		run = len(t.c.models)
+		t.c.models[m] = run
+	}
+	t.m, t.run = m, run
+}
+
+// Sampled implements actors.Tracer.
+func (t *partTracer) Sampled(m uint64) bool { return t.c.sampler.Sampled(m) }
+
+// Span implements actors.Tracer.
+func (t *partTracer) Span(s actors.Span) {
+	if !t.c.sampler.Sampled(s.Trace) {
+		return
+	}
+	if t.buf == nil {
+		t.buf = make([]record, 0, chunkSpans)
+	}
+	actor := ""
+	if t.m != nil {
+		actor = t.m.Name(s.Actor)
+	}
+	t.buf = append(t.buf, record{trace: s.Trace, run: t.run, name: s.Name, actor: actor,
+		start: s.Start, end: max(s.End, s.Start), attrs: s.Attrs, root: s.Root})
+	if len(t.buf) == chunkSpans {
+		t.c.ch <- t.buf // waits while the exporter is behind: bounded, never dropped
+		t.buf = nil
+	}
+}
+
+// work is the exporting goroutine.
+func (c *Collector) work() {
+	defer close(c.done)
+	for chunk := range c.ch {
+		for i := range chunk {
+			c.consume(&chunk[i])
+		}
+	}
+}
+
+func (c *Collector) consume(r *record) {
+	c.spans++
+	k := msgKey{r.run, r.trace}
+	m := c.msgs[k]
+	if m == nil {
+		m = &message{run: r.run, id: r.trace, start: r.start, end: r.end}
+		c.msgs[k] = m
+	}
+	m.start, m.end = min(m.start, r.start), max(m.end, r.end)
+	if r.root && (m.root == nil || recordCmp(r, m.root) < 0) {
+		if m.root != nil {
+			c.child(m.root) // two roots: the later one is an ordinary stage
+		}
+		m.root = r
+		return
+	}
+	c.child(r)
+}
+
+// child takes a stage span: into the file's memory and out to the endpoint.
+func (c *Collector) child(r *record) {
+	if c.cfg.File != "" {
+		if len(c.kept) < c.cfg.MaxFileSpans {
+			c.kept = append(c.kept, *r)
+		} else {
+			c.dropped++
+		}
+	}
+	if c.otlp != nil {
+		c.otlp.span(c.runKey(r.run), r, false)
+	}
+}
+
+func (c *Collector) runKey(run int) uint64 { return RunKey(c.cfg.Seed, run) }
+
+// recordCmp orders the spans of one message: by start, end, name, actor, attributes.
+func recordCmp(a, b *record) int {
+	if c := cmp.Compare(a.start, b.start); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.end, b.end); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.name, b.name); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.actor, b.actor); c != 0 {
+		return c
+	}
+	return slices.CompareFunc(a.attrs, b.attrs, func(x, y actors.Attr) int {
+		return cmp.Or(strings.Compare(x.Key, y.Key), cmp.Compare(x.Int, y.Int), strings.Compare(x.Str, y.Str))
+	})
+}
+
+// Close flushes every partition's spans, emits the root spans, writes the file, flushes
+// and shuts down the exporter. Call it once, after the last run has returned.
+func (c *Collector) Close() Stats {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return Stats{Err: errors.New("traces: collector closed twice")}
+	}
+	c.closed = true
+	parts := c.parts
+	c.mu.Unlock()
+	for _, t := range parts {
+		if len(t.buf) > 0 {
+			c.ch <- t.buf
+			t.buf = nil
+		}
+	}
+	close(c.ch)
+	<-c.done
+
+	msgs := make([]*message, 0, len(c.msgs))
+	for _, m := range c.msgs {
+		msgs = append(msgs, m)
+	}
+	slices.SortFunc(msgs, func(a, b *message) int { return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.id, b.id)) })
+	roots := make([]record, len(msgs))
+	for i, m := range msgs {
+		roots[i] = rootRecord(m)
+		if c.otlp != nil {
+			c.otlp.span(c.runKey(m.run), &roots[i], true)
+		}
+	}
+	st := Stats{Traces: int64(len(msgs)), Spans: c.spans, Dropped: c.dropped}
+	if c.cfg.File != "" {
+		n, err := c.writeFile(roots)
+		st.Written = n
+		st.Err = err
+	}
+	if c.otlp != nil {
+		exp, drop, err := c.otlp.close()
+		st.Exported, st.Dropped = exp, st.Dropped+drop
+		if st.Err == nil {
+			st.Err = err
+		}
+	}
+	return st
+}
+
+// rootRecord is the root span of a message: the span the protocol flagged Root, or a
+// "message" span when none was, stretched over the message's whole life.
+func rootRecord(m *message) record {
+	r := record{trace: m.id, run: m.run, name: "message", root: true}
+	if m.root != nil {
+		r = *m.root
+	}
+	r.start, r.end = m.start, m.end
+	return r
+}
+
+// String renders the statistics for the run report.
+func (s Stats) String() string {
+	out := fmt.Sprintf("%d traces, %d spans", s.Traces, s.Spans)
+	if s.Written > 0 {
+		out += fmt.Sprintf(", %d written", s.Written)
+	}
+	if s.Exported > 0 || s.Dropped > 0 {
+		out += fmt.Sprintf(", %d exported, %d dropped", s.Exported, s.Dropped)
+	}
+	if s.Err != nil {
+		out += fmt.Sprintf(" (%v)", s.Err)
+	}
+	return out
+}

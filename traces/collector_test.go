@@ -1,0 +1,248 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/protocols/portals3"
+)
+
+// perfRun runs a short PortalPerf with tracing into a file and returns the file's
+// bytes, the collector's statistics and the run's digest.
+func perfRun(t *testing.T, op portals3.PerfOp, sizes []int64, sample float64, opts actors.Options) ([]byte, Stats, string) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "trace.jsonl")
+	c, err := New(Config{Sample: sample, File: file, Seed: opts.Seed})
+	require.NoError(t, err)
+	cfg := portals3.DefaultPerfConfig()
+	cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = op, sizes, 3, 1
+	opts.Tracer = c.Tracer
+	res, err := portals3.PortalPerf(context.Background(), cfg, opts)
+	require.NoError(t, err)
+	st := c.Close()
+	require.NoError(t, st.Err)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	return b, st, res.Report.Digest
+}
+
+// span is a line of the trace file.
+type span struct {
+	TraceID string         `json:"trace_id"`
+	SpanID  string         `json:"span_id"`
+	Parent  string         `json:"parent_span_id"`
+	Name    string         `json:"name"`
+	StartPS int64          `json:"start_ps"`
+	EndPS   int64          `json:"end_ps"`
+	Actor   string         `json:"actor"`
+	Attrs   map[string]any `json:"attrs"`
+}
+
+func parse(t *testing.T, b []byte) map[string][]span {
+	t.Helper()
+	traces := map[string][]span{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var s span
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &s), "line %q", sc.Text())
+		traces[s.TraceID] = append(traces[s.TraceID], s)
+	}
+	require.NoError(t, sc.Err())
+	return traces
+}
+
+// The trace file is byte-identical for the serial engine and the parallel engine on 1
+// and 2 workers, whatever the partitioning: spans, ids and order depend only on the
+// simulation.
+func TestTraceFileIdenticalAcrossWorkers(t *testing.T) {
+	sizes := []int64{0, 4096}
+	ref, st, _ := perfRun(t, portals3.PerfPut, sizes, 1, actors.Options{Engine: actors.Serial})
+	require.Positive(t, st.Traces)
+	for _, o := range []actors.Options{
+		{Engine: actors.Parallel, Workers: 1},
+		{Engine: actors.Parallel, Workers: 2, Partitioner: actors.Node{}},
+		{Engine: actors.Parallel, Workers: 2, Partitioner: actors.Block{}},
+	} {
+		got, st2, _ := perfRun(t, portals3.PerfPut, sizes, 1, o)
+		assert.Equal(t, st.Spans, st2.Spans)
+		assert.True(t, bytes.Equal(ref, got), "workers %d %T: trace file differs", o.Workers, o.Partitioner)
+	}
+}
+
+// Tracing does not change the simulation: same digest with tracing on and off.
+func TestTracingDoesNotChangeTheRun(t *testing.T) {
+	_, _, on := perfRun(t, portals3.PerfPut, []int64{0, 2048}, 1, actors.Options{Engine: actors.Serial})
+	cfg := portals3.DefaultPerfConfig()
+	cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = portals3.PerfPut, []int64{0, 2048}, 3, 1
+	res, err := portals3.PortalPerf(context.Background(), cfg, actors.Options{Engine: actors.Serial})
+	require.NoError(t, err)
+	assert.Equal(t, res.Report.Digest, on)
+}
+
+// SPEC 7: one trace per message, a root span named after the Portals operation with
+// the message's attributes, child spans for every stage from the library call to the
+// completion, in causal order of simulated time, all inside the root.
+func TestPutTraceStructure(t *testing.T) {
+	b, st, _ := perfRun(t, portals3.PerfPut, []int64{1024}, 1, actors.Options{Engine: actors.Serial})
+	traces := parse(t, b)
+	// 1 warm-up + 3 timed ping-pongs: 8 puts, no acks.
+	assert.Len(t, traces, 8)
+	assert.Equal(t, int64(8), st.Traces)
+	for id, spans := range traces {
+		root := spans[0]
+		assert.Empty(t, root.Parent, "trace %s: the first line is the root", id)
+		assert.Equal(t, "portals/put", root.Name)
+		assert.Equal(t, "put", root.Attrs["portals.kind"])
+		assert.EqualValues(t, 1024, root.Attrs["size_bytes"])
+		assert.Equal(t, "0x1", root.Attrs["portals.match_bits"])
+		assert.Equal(t, id[16:], fmtHex16(root.Attrs["message.id"]), "the message id ends the trace id")
+		first := map[string]span{}
+		count := map[string]int{}
+		for _, s := range spans[1:] {
+			assert.Equal(t, root.SpanID, s.Parent, "%s is a child of the root", s.Name)
+			assert.GreaterOrEqual(t, s.StartPS, root.StartPS, s.Name)
+			assert.LessOrEqual(t, s.EndPS, root.EndPS, s.Name)
+			assert.LessOrEqual(t, s.StartPS, s.EndPS, s.Name)
+			if _, ok := first[s.Name]; !ok {
+				first[s.Name] = s
+			}
+			count[s.Name]++
+		}
+		// 1 KB: a header packet and 16 payload packets + CRC; head and tail packets
+		// each cross the two routers of the 2-node line.
+		assert.Equal(t, 4, count["router/hop"], "trace %s", id)
+		order := []string{"host/ptl_put", "host/send", "ht/write", "ppc/mailbox", "ppc/tx_command", "txdma/message",
+			"router/hop", "rxdma/message", "ppc/rx_header", "host/interrupt", "host/match", "ppc/rx_command",
+			"ppc/rx_done", "host/rx_done"}
+		for i, name := range order {
+			require.Contains(t, first, name, "trace %s has no %s span", id, name)
+			if i > 0 {
+				assert.LessOrEqual(t, first[order[i-1]].StartPS, first[name].StartPS, "%s starts before %s", order[i-1], name)
+			}
+		}
+		assert.Contains(t, first, "ppc/tx_done")
+		assert.Contains(t, first, "host/tx_done")
+		src, dst := first["ppc/tx_command"].Actor, first["ppc/rx_header"].Actor
+		assert.NotEqual(t, src, dst)
+		hop := first["router/hop"]
+		assert.EqualValues(t, 0, hop.Attrs["hops"], "the first hop span is the source router's")
+		assert.Equal(t, nodeOf(src)+".router."+map[string]string{"node[0,0,0]": "xp", "node[1,0,0]": "xm"}[nodeOf(src)], hop.Actor)
+		var last span
+		for _, s := range spans {
+			if s.Name == "router/hop" && s.Actor == nodeOf(dst)+".router.nic" {
+				last = s
+			}
+		}
+		assert.EqualValues(t, 1, last.Attrs["hops"], "the destination router ejects after one hop")
+	}
+}
+
+func fmtHex16(v any) string {
+	var id uint64
+	s, _ := v.(string)
+	for _, c := range s {
+		id = id*10 + uint64(c-'0')
+	}
+	const digits = "0123456789abcdef"
+	out := make([]byte, 16)
+	for i := 15; i >= 0; i-- {
+		out[i] = digits[id&15]
+		id >>= 4
+	}
+	return string(out)
+}
+
+// Sampling is by message id: exactly the sampled ids are traced, each trace whole.
+func TestSamplingByMessageID(t *testing.T) {
+	b, st, _ := perfRun(t, portals3.PerfGet, []int64{0, 64, 8192}, 0.4, actors.Options{Engine: actors.Parallel, Workers: 2})
+	traces := parse(t, b)
+	s := NewSampler(0.4)
+	all, _, _ := perfRun(t, portals3.PerfGet, []int64{0, 64, 8192}, 1, actors.Options{Engine: actors.Serial})
+	full := parse(t, all)
+	var want []string
+	for id, spans := range full {
+		var m uint64
+		for _, c := range id[16:] {
+			m = m*16 + uint64(hexVal(c))
+		}
+		if s.Sampled(m) {
+			want = append(want, id)
+			assert.Equal(t, spans, traces[id], "a sampled trace is whole")
+		}
+	}
+	got := make([]string, 0, len(traces))
+	for id := range traces {
+		got = append(got, id)
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	assert.Equal(t, want, got)
+	assert.Less(t, len(got), len(full))
+	assert.Positive(t, len(got))
+	assert.Equal(t, int64(len(got)), st.Traces)
+	kinds := map[string]bool{}
+	for _, spans := range full {
+		kinds[spans[0].Name] = true
+	}
+	assert.Equal(t, map[string]bool{"portals/get": true, "portals/reply": true}, kinds)
+}
+
+func hexVal(c rune) int {
+	if c >= 'a' {
+		return int(c-'a') + 10
+	}
+	return int(c - '0')
+}
+
+func TestSampler(t *testing.T) {
+	for _, ratio := range []float64{0, 0.01, 0.25, 0.5, 1} {
+		s := NewSampler(ratio)
+		n := 0
+		for i := range uint64(100000) {
+			if s.Sampled(uint64(1)<<40 | (i + 1)) {
+				n++
+			}
+		}
+		assert.InDelta(t, ratio*100000, float64(n), 1000, "ratio %v", ratio)
+	}
+	assert.False(t, NewSampler(1).Sampled(0), "id 0 is no message")
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, c := range []Config{{Sample: -0.1}, {Sample: 1.5}, {Sample: 1, OTLP: "ftp://x:1"}, {Sample: 1, OTLP: "grpc://nohost"},
+		{Sample: 1, MaxFileSpans: -1}} {
+		assert.Error(t, c.Validate(), "%+v", c)
+	}
+	for _, ep := range []string{"localhost:4317", "grpc://127.0.0.1:4317", "grpcs://collector:4317", "http://127.0.0.1:4318", "https://x/v1/traces"} {
+		assert.NoError(t, Config{Sample: 0.5, OTLP: ep}.Validate(), ep)
+	}
+	_, err := New(Config{Sample: 1, File: filepath.Join(t.TempDir(), "no", "such", "dir", "f")})
+	assert.ErrorContains(t, err, "trace file")
+}
+
+// The file holds at most MaxFileSpans stages; the rest are counted as dropped.
+func TestFileBoundCountsDrops(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.jsonl")
+	c, err := New(Config{Sample: 1, File: file, MaxFileSpans: 5})
+	require.NoError(t, err)
+	tr := c.Tracer(0)
+	for i := range 20 {
+		tr.Span(actors.Span{Trace: 7, Name: "x/y", Start: actors.Time(i), End: actors.Time(i + 1)})
+	}
+	st := c.Close()
+	require.NoError(t, st.Err)
+	assert.Equal(t, int64(20), st.Spans)
+	assert.Equal(t, int64(15), st.Dropped)
+	assert.Equal(t, int64(6), st.Written, "5 stages and the root")
+}

@@ -1,0 +1,112 @@
+package traces
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+)
+
+// fileSpan is one line of the trace file.
+type fileSpan struct {
+	TraceID string         `json:"trace_id"`
+	SpanID  string         `json:"span_id"`
+	Parent  string         `json:"parent_span_id,omitempty"`
+	Name    string         `json:"name"`
+	StartPS int64          `json:"start_ps"`
+	EndPS   int64          `json:"end_ps"`
+	Actor   string         `json:"actor,omitempty"`
+	Attrs   map[string]any `json:"attrs,omitempty"`
+}
+
+// writeFile writes the roots and the kept stages, one JSON object per line, each
+// message's root first and its stages in time order: the order and the content depend
+// only on the simulation, so the file is the same for every worker count.
+func (c *Collector) writeFile(roots []record) (int64, error) {
+	slices.SortFunc(c.kept, func(a, b record) int {
+		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.trace, b.trace), recordCmp(&a, &b))
+	})
+	f, err := os.Create(c.cfg.File)
+	if err != nil {
+		return 0, fmt.Errorf("trace file: %w", err)
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	enc := json.NewEncoder(w)
+	var n int64
+	k := 0
+	for i := range roots {
+		r := &roots[i]
+		key := c.runKey(r.run)
+		tid := TraceID(key, r.trace)
+		root := RootSpanID(key, r.trace)
+		if err := enc.Encode(c.fileSpan(tid[:], root[:], nil, r)); err != nil {
+			return n, err
+		}
+		n++
+		for ; k < len(c.kept) && c.kept[k].run == r.run && c.kept[k].trace == r.trace; k++ {
+			s := childSpanID(key, &c.kept[k])
+			if err := enc.Encode(c.fileSpan(tid[:], s[:], root[:], &c.kept[k])); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	if err := w.Flush(); err != nil {
+		_ = f.Close()
+		return n, fmt.Errorf("trace file: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return n, fmt.Errorf("trace file: %w", err)
+	}
+	return n, nil
+}
+
+func (c *Collector) fileSpan(tid, sid, parent []byte, r *record) fileSpan {
+	s := fileSpan{TraceID: hex.EncodeToString(tid), SpanID: hex.EncodeToString(sid), Name: r.name,
+		StartPS: int64(r.start), EndPS: int64(r.end), Actor: r.actor}
+	if parent != nil {
+		s.Parent = hex.EncodeToString(parent)
+	}
+	if len(r.attrs) > 0 || r.root {
+		s.Attrs = make(map[string]any, len(r.attrs)+2)
+		for _, a := range r.attrs {
+			if a.Str != "" {
+				s.Attrs[a.Key] = a.Str
+			} else {
+				s.Attrs[a.Key] = a.Int
+			}
+		}
+		if r.root {
+			s.Attrs["message.id"] = fmt.Sprint(r.trace)
+			if len(c.models) > 1 {
+				s.Attrs["run"] = r.run
+			}
+		}
+	}
+	return s
+}
+
+// nodeOf returns the node part of a hierarchical actor name ("node[1,0,0]" of
+// "node[1,0,0].router.xp"), or "" when the actor is not inside a node.
+func nodeOf(actor string) string {
+	if !strings.HasPrefix(actor, "node[") {
+		return ""
+	}
+	if i := strings.IndexByte(actor, ']'); i > 0 {
+		return actor[:i+1]
+	}
+	return ""
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

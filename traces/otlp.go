@@ -1,0 +1,242 @@
+package traces
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/seastar-sim/seastar/actors"
+)
+
+// endpoint is a parsed --trace-otlp value.
+type endpoint struct {
+	http bool
+	tls  bool
+	host string // host:port
+	url  string // the full URL, for HTTP
+}
+
+func parseEndpoint(s string) (endpoint, error) {
+	bad := func(why string) (endpoint, error) {
+		return endpoint{}, fmt.Errorf("trace OTLP endpoint %q: %s (want host:port, grpc://host:port, grpcs://host:port, http://host:port[/path] or https://...)", s, why)
+	}
+	if !strings.Contains(s, "://") {
+		s = "grpc://" + s
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return bad(err.Error())
+	}
+	if u.Host == "" || u.Port() == "" && (u.Scheme == "grpc" || u.Scheme == "grpcs") {
+		return bad("no host:port")
+	}
+	switch u.Scheme {
+	case "grpc":
+		return endpoint{host: u.Host}, nil
+	case "grpcs":
+		return endpoint{host: u.Host, tls: true}, nil
+	case "http", "https":
+		return endpoint{http: true, tls: u.Scheme == "https", host: u.Host, url: u.String()}, nil
+	}
+	return bad("unknown scheme " + u.Scheme)
+}
+
+// otlpSink turns records into OpenTelemetry spans through the SDK (a TracerProvider
+// whose IDGenerator hands out the ids derived from the message, and whose processor
+// exports synchronously in batches), on the collector's exporting goroutine.
+type otlpSink struct {
+	epoch  time.Time
+	tp     *sdktrace.TracerProvider
+	tracer trace.Tracer
+	proc   *batcher
+}
+
+// idsKey carries the ids of the span being started to the IDGenerator.
+type idsKey struct{}
+
+type ids struct {
+	trace trace.TraceID
+	span  trace.SpanID
+}
+
+// idGenerator gives the SDK the deterministic ids of the span being started.
+type idGenerator struct{}
+
+func (idGenerator) NewIDs(ctx context.Context) (trace.TraceID, trace.SpanID) {
+	v := ctx.Value(idsKey{}).(*ids)
+	return v.trace, v.span
+}
+
+func (idGenerator) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID {
+	return ctx.Value(idsKey{}).(*ids).span
+}
+
+func newOTLPSink(cfg Config) (*otlpSink, error) {
+	ep, err := parseEndpoint(cfg.OTLP)
+	if err != nil {
+		return nil, err
+	}
+	retry := struct {
+		initial, max, elapsed time.Duration
+	}{100 * time.Millisecond, time.Second, cfg.ExportTimeout}
+	var client otlptrace.Client
+	if ep.http {
+		opts := []otlptracehttp.Option{otlptracehttp.WithEndpointURL(ep.url), otlptracehttp.WithTimeout(cfg.ExportTimeout),
+			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: true, InitialInterval: retry.initial, MaxInterval: retry.max, MaxElapsedTime: retry.elapsed})}
+		client = otlptracehttp.NewClient(opts...)
+	} else {
+		opts := []otlptracegrpc.Option{otlptracegrpc.WithEndpoint(ep.host), otlptracegrpc.WithTimeout(cfg.ExportTimeout),
+			otlptracegrpc.WithRetry(otlptracegrpc.RetryConfig{Enabled: true, InitialInterval: retry.initial, MaxInterval: retry.max, MaxElapsedTime: retry.elapsed})}
+		if !ep.tls {
+			opts = append(opts, otlptracegrpc.WithInsecure())
+		}
+		client = otlptracegrpc.NewClient(opts...)
+	}
+	exp, err := otlptrace.New(context.Background(), client)
+	if err != nil {
+		return nil, fmt.Errorf("trace OTLP endpoint %s: %w", cfg.OTLP, err)
+	}
+	attrs := []attribute.KeyValue{attribute.String("service.name", cfg.Service), attribute.Int64("seastar.seed", int64(cfg.Seed))}
+	for _, k := range sortedKeys(cfg.Attrs) {
+		attrs = append(attrs, attribute.String(k, cfg.Attrs[k]))
+	}
+	proc := &batcher{exp: exp, size: 512, timeout: cfg.ExportTimeout, retries: cfg.Retries}
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
+		sdktrace.WithIDGenerator(idGenerator{}),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithSpanProcessor(proc),
+		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeCountLimit: 256, AttributeValueLengthLimit: -1,
+			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
+	)
+	return &otlpSink{epoch: cfg.Epoch, tp: tp, tracer: tp.Tracer("github.com/seastar-sim/seastar/traces"), proc: proc}, nil
+}
+
+// wall is the export timestamp of simulated time t: the epoch plus t truncated to
+// nanoseconds.
+func (s *otlpSink) wall(t actors.Time) time.Time {
+	return s.epoch.Add(time.Duration(int64(t) / 1000))
+}
+
+// span exports r, a stage of message r.trace (or its root), through the SDK.
+func (s *otlpSink) span(run uint64, r *record, root bool) {
+	tid := TraceID(run, r.trace)
+	rootID := RootSpanID(run, r.trace)
+	v := &ids{trace: tid}
+	ctx := context.WithValue(context.Background(), idsKey{}, v)
+	if root {
+		v.span = rootID
+	} else {
+		v.span = childSpanID(run, r)
+		ctx = trace.ContextWithSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: tid, SpanID: rootID, TraceFlags: trace.FlagsSampled}))
+	}
+	attrs := make([]attribute.KeyValue, 0, len(r.attrs)+5)
+	for _, a := range r.attrs {
+		if a.Str != "" {
+			attrs = append(attrs, attribute.String(a.Key, a.Str))
+		} else {
+			attrs = append(attrs, attribute.Int64(a.Key, a.Int))
+		}
+	}
+	attrs = append(attrs, attribute.Int64("sim.start_ps", int64(r.start)), attribute.Int64("sim.end_ps", int64(r.end)))
+	if r.actor != "" {
+		attrs = append(attrs, attribute.String("actor", r.actor))
+		if n := nodeOf(r.actor); n != "" {
+			attrs = append(attrs, attribute.String("node", n))
+		}
+	}
+	if root {
+		attrs = append(attrs, attribute.String("message.id", fmt.Sprint(r.trace)))
+	}
+	_, sp := s.tracer.Start(ctx, r.name, trace.WithTimestamp(s.wall(r.start)), trace.WithAttributes(attrs...),
+		trace.WithSpanKind(trace.SpanKindInternal))
+	sp.End(trace.WithTimestamp(s.wall(r.end)))
+}
+
+// close flushes the last batch and shuts the exporter down.
+func (s *otlpSink) close() (exported, dropped int64, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*s.proc.timeout+time.Second)
+	defer cancel()
+	if e := s.tp.Shutdown(ctx); e != nil && s.proc.err == nil {
+		s.proc.err = e
+	}
+	return s.proc.exported, s.proc.dropped, s.proc.err
+}
+
+// batcher is a span processor that exports in batches, synchronously, on the goroutine
+// that ends the spans (the collector's): unlike the SDK's BatchSpanProcessor it never
+// drops a span for lack of queue room. A failed export counts its spans as dropped;
+// after retries consecutive failures it stops trying and counts the rest.
+type batcher struct {
+	mu       sync.Mutex
+	exp      sdktrace.SpanExporter
+	batch    []sdktrace.ReadOnlySpan
+	size     int
+	timeout  time.Duration
+	retries  int
+	failures int
+	exported int64
+	dropped  int64
+	err      error
+}
+
+func (b *batcher) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.batch = append(b.batch, s)
+	if len(b.batch) >= b.size {
+		b.flush()
+	}
+}
+
+func (b *batcher) flush() {
+	if len(b.batch) == 0 {
+		return
+	}
+	batch := b.batch
+	b.batch = make([]sdktrace.ReadOnlySpan, 0, b.size)
+	if b.failures >= b.retries {
+		b.dropped += int64(len(batch))
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), b.timeout)
+	defer cancel()
+	if err := b.exp.ExportSpans(ctx, batch); err != nil {
+		b.failures++
+		b.dropped += int64(len(batch))
+		if b.err == nil {
+			b.err = fmt.Errorf("trace OTLP export: %w", err)
+		}
+		return
+	}
+	b.failures = 0
+	b.exported += int64(len(batch))
+}
+
+func (b *batcher) ForceFlush(context.Context) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.flush()
+	return nil
+}
+
+func (b *batcher) Shutdown(ctx context.Context) error {
+	b.mu.Lock()
+	b.flush()
+	b.mu.Unlock()
+	return b.exp.Shutdown(ctx)
+}
