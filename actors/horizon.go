@@ -112,6 +112,7 @@ func (p *partition) runEpoch(start, end Time) *SimError {
 			break
 		}
 		p.setClock(min(p.heap.minTime(), safe))
+		p.idle++
 		t1 := time.Now()
 		runtime.Gosched() // wait for the neighbours to advance
 		p.busy -= time.Since(t1)

@@ -100,6 +100,7 @@ type partition struct {
 	// horizon mode
 	clock *atomic.Int64 // published promise, in the run's clock array
 	in    []inEdge      // partitions that can send here, with their lookahead
+	idle  uint64        // polling rounds spent waiting for neighbours
 
 	events      uint64
 	progEvents  atomic.Uint64 // events, published for progress reports

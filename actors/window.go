@@ -15,6 +15,7 @@ type (
 	windowStart struct {
 		w          uint64
 		start, end Time
+		horizon    bool // an epoch of horizon mode rather than a window
 	}
 	// windowsDone tells the coordinator that every partition it started has finished.
 	windowsDone struct{}
@@ -43,7 +44,7 @@ func (p *partition) runWindow(w *windowStart) {
 	switch {
 	case w.w == 0:
 		err = p.protect(p.startActors)
-	case p.r.mode == SyncHorizon:
+	case w.horizon:
 		err = p.runEpoch(w.start, w.end)
 	default:
 		err = p.protect(p.executeWindow)
@@ -96,6 +97,9 @@ type coordinator struct {
 	w        uint64
 	windows  uint64
 	widthSum float64 // seconds
+
+	epoch bool     // the window running is a horizon epoch
+	adapt adaptive // horizon mode: epochs or windows
 }
 
 func (c *coordinator) Receive(ac actor.Context) {
@@ -122,7 +126,7 @@ func (c *coordinator) launch(ac actor.Context, start, end Time) {
 	r.remaining.Store(int32(len(r.active)))
 	for _, i := range r.active {
 		s := &r.parts[i].startMsg
-		s.w, s.start, s.end = c.w, start, end
+		s.w, s.start, s.end, s.horizon = c.w, start, end, c.epoch
 		ac.Send(r.pids[i], s)
 	}
 }
@@ -160,7 +164,8 @@ func (c *coordinator) onWindowsDone(ac actor.Context) {
 func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 	r := c.r
 	width := r.lookahead
-	if r.mode == SyncHorizon {
+	c.epoch = r.mode == SyncHorizon && c.adapt.choose(r.parts, c.epoch)
+	if c.epoch {
 		width = Duration(MaxTime)
 		if r.lookahead <= width/horizonEpoch {
 			width = r.lookahead * horizonEpoch
@@ -172,7 +177,7 @@ func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 	c.widthSum += end.Sub(t).Seconds()
 	r.active = r.active[:0]
 	for i, p := range r.parts {
-		if r.mode == SyncHorizon {
+		if c.epoch {
 			p.clock.Store(int64(t))
 			r.active = append(r.active, int32(i))
 		} else if c.next[i] < end {
@@ -180,4 +185,48 @@ func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 		}
 	}
 	c.launch(ac, t, end)
+}
+
+// Horizon mode pays for the time it lets partitions run ahead with polling rounds: an
+// idle partition advances its clock by one lookahead per round, and each round costs
+// about what a window barrier costs. When events are sparse (a ping-pong between two
+// nodes: one message in flight, one partition working while the other waits) an epoch
+// is mostly such rounds, and windows, which skip idle stretches at once, are cheaper.
+// So after an epoch whose partitions polled more than a quarter of its lookaheads on
+// average, the coordinator runs windows for a while (64 at first, doubling while epochs
+// stay idle, at most 4096) and then tries an epoch again. Results do not depend on it:
+// both modes deliver every event in key order.
+const (
+	fallbackMin = 64
+	fallbackMax = 4096
+)
+
+// adaptive is the coordinator's choice between epochs and windows in horizon mode.
+type adaptive struct {
+	idle     uint64 // the partitions' polling rounds at the start of the last epoch
+	windowed int    // windows left before the next epoch
+	fallback int    // length of the current fall-back, doubling while it lasts
+}
+
+// choose returns whether the next barrier is an epoch; epoch tells whether the last
+// one was.
+func (a *adaptive) choose(parts []*partition, epoch bool) bool {
+	var idle uint64 // the coordinator reads the counters between barriers
+	for _, p := range parts {
+		idle += p.idle
+	}
+	if epoch {
+		if idle-a.idle > uint64(len(parts))*horizonEpoch/4 {
+			a.fallback = min(max(fallbackMin, 2*a.fallback), fallbackMax)
+			a.windowed = a.fallback
+		} else {
+			a.fallback = 0
+		}
+	}
+	a.idle = idle
+	if a.windowed > 0 {
+		a.windowed--
+		return false
+	}
+	return true
 }

@@ -1,22 +1,235 @@
 package main
 
 import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-// benchCommands are the constructors of the `run bench NAME` subcommands. Each
-// benchmark lives in its own file and registers itself from an init function, so that
-// adding a benchmark touches no shared code.
-var benchCommands []func(c *common) *cobra.Command
+// A benchmark is defined once, registered from an init function of its own file, and
+// driven by both `run bench NAME` and `run sweep --bench NAME`:
+//
+//	func init() {
+//		registerBenchmark(&benchmark{name: "pingpong", short: "...", long: "...", example: "...",
+//			ids: []string{"op", "size_bytes"}, flags: pingpongFlags, check: checkPingpong, run: runPingpong})
+//	}
+//
+// The contract:
+//
+//   - flags registers the benchmark's own flags (--sizes, --iters, --mode, ...) on fs
+//     and returns the state they fill. It is called once per command line and, in a
+//     sweep, once per point: every call of check and run gets a fresh state, which
+//     they may modify. A flag that sets a configuration key is bound with bindKey
+//     (fs, flag, key), so that it takes precedence over --set and --config.
+//   - check (optional) validates the state against a resolved configuration without
+//     simulating. `run sweep` calls it for every point before running any, so that a
+//     bad flag is reported once, up front. Its errors are usage errors (exit 2).
+//   - run simulates: one or more actors.Run calls over cfg, with opts (seed, engine,
+//     workers; Progress set by the caller or nil, End not set). It must take every
+//     parameter from cfg and state and nothing from globals, so that sweep points
+//     can run concurrently and give the same results whatever --jobs is. It returns
+//     rows and the report of every simulation it ran. A bad flag or value returns
+//     usage(err); a simulation error returns it with the rows gathered so far
+//     (`run bench` prints them on stderr); cancellation of ctx returns the engine's
+//     actors.ErrInterrupted error.
+//   - Rows use the SPEC section 8 field names where they apply (size_bytes,
+//     latency_us, bandwidth_MBps, msg_per_s, op, conn, mode, layer). The fields named
+//     in ids identify a row (default defaultIDs); every other field is a metric. The
+//     results files hold one line per (point, row, metric); the plots are drawn for
+//     rows with size_bytes and latency_us or bandwidth_MBps, one line per
+//     combination of swept values and identifying fields other than size_bytes.
+//   - Wall-clock figures do not belong in rows (they would make results differ from
+//     run to run): they belong in the reports, which go to run.json, or in params.
+type benchmark struct {
+	name    string   // `run bench NAME`, `run sweep --bench NAME`
+	short   string   // one line for the command list
+	long    string   // the help text
+	example string   // example command lines, indented by two spaces
+	ids     []string // row fields that identify a row rather than measure it; nil: defaultIDs
+
+	flags func(fs *pflag.FlagSet) (state any)
+	check func(cfg *Config, state any) error
+	run   func(ctx context.Context, cfg *Config, opts actors.Options, state any) (*benchOutput, error)
+}
+
+// benchOutput is what a benchmark's run returns.
+type benchOutput struct {
+	rows    []row             // the results, one row per measurement (size, mode, load, ...)
+	reports []*actors.Report  // the report of every simulation, in the order run
+	params  map[string]string // extra entries of the printed params (the mode, the load list, ...)
+	// summary is the report `run bench` prints as the run's; nil combines reports
+	// (events and times summed, digests combined).
+	summary *actors.Report
+}
+
+// defaultIDs are the identifying row fields of SPEC section 8.
+var defaultIDs = []string{"op", "conn", "mode", "layer", "size_bytes"}
+
+// benchmarks holds the registered benchmarks by name.
+var benchmarks = map[string]*benchmark{}
+
+// registerBenchmark adds b to `run bench` and `run sweep`; call it from an init
+// function. It panics on a duplicate or incomplete definition, which every test run
+// catches.
+func registerBenchmark(b *benchmark) {
+	switch {
+	case b.name == "" || b.short == "" || b.flags == nil || b.run == nil:
+		panic(fmt.Sprintf("registerBenchmark %q: name, short, flags and run are required", b.name))
+	case benchmarks[b.name] != nil:
+		panic(fmt.Sprintf("registerBenchmark: %q registered twice", b.name))
+	}
+	benchmarks[b.name] = b
+}
+
+// benchNames returns the names of the registered benchmarks, sorted.
+func benchNames() []string {
+	names := make([]string, 0, len(benchmarks))
+	for n := range benchmarks {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// identifies reports whether row field k identifies a row of b.
+func (b *benchmark) identifies(k string) bool {
+	if b.ids == nil {
+		return slices.Contains(defaultIDs, k)
+	}
+	return slices.Contains(b.ids, k)
+}
 
 func newBenchCmd(c *common) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench NAME",
 		Short: "Run a benchmark (SPEC section 5): see the list of commands below",
-		Args:  cobra.NoArgs,
+		Long: `bench runs one benchmark, prints its rows on stdout (--format table, csv or json) and
+writes a results directory (--out DIR, default results/bench-NAME-UTCTIME, --out none for
+none): config.yaml, run.json, results.csv, results.json and, for benchmarks with sizes,
+latency and bandwidth plots. run sweep runs the same benchmarks over parameter values.`,
+		Args: cobra.NoArgs,
 	}
-	for _, f := range benchCommands {
-		cmd.AddCommand(f(c))
+	for _, name := range benchNames() {
+		cmd.AddCommand(newBenchRunCmd(c, benchmarks[name]))
 	}
 	return cmd
+}
+
+// newBenchRunCmd is `run bench NAME` for a registered benchmark.
+func newBenchRunCmd(c *common, b *benchmark) *cobra.Command {
+	var state any
+	cmd := &cobra.Command{
+		Use:     b.name,
+		Short:   b.short,
+		Long:    b.long,
+		Example: b.example,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.runBench(cmd, b, state)
+		},
+	}
+	state = b.flags(cmd.Flags())
+	return cmd
+}
+
+// runBench runs b once: the command `run bench NAME`.
+func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	cfg, tree, err := c.load(cmd)
+	if err != nil {
+		return err
+	}
+	if b.check != nil {
+		if err := b.check(cfg, state); err != nil {
+			return usage(err)
+		}
+	}
+	out, err := c.newOutput("bench-"+b.name, false)
+	if err != nil {
+		return err
+	}
+	if !c.quiet {
+		var done func()
+		opts.Progress, done = progressPrinter(cmd.ErrOrStderr(), b.name)
+		defer done()
+	}
+	stopProfile, err := c.profile()
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	res, err := b.run(cmd.Context(), cfg, opts, state)
+	stopProfile()
+	if err != nil {
+		if res != nil && len(res.rows) > 0 {
+			fmt.Fprintln(cmd.ErrOrStderr(), "statistics up to the failure:")
+			_ = writeRows(cmd.ErrOrStderr(), res.rows)
+		}
+		return failed(err)
+	}
+	command := "bench " + b.name
+	if err := out.writeSingle(c, command, b, tree, res, start); err != nil {
+		return failed(err)
+	}
+	r := newResult(command, c, res.summaryReport())
+	r.Rows, r.Out = res.rows, out.dir
+	for k, v := range res.params { //lint:ordered distinct keys into a map
+		if _, ok := r.Params[k]; !ok {
+			r.Params[k] = v
+		}
+	}
+	return failed(writeResult(cmd.OutOrStdout(), c.format, r))
+}
+
+// summaryReport is the report `run bench` prints.
+func (o *benchOutput) summaryReport() *actors.Report {
+	if o.summary != nil {
+		return o.summary
+	}
+	return combineReports(o.reports)
+}
+
+// combineReports sums the reports of several runs into one: events and times add up,
+// the digest covers every run's digest in order (a single run keeps its own), and the
+// per-partition statistics are dropped.
+func combineReports(reps []*actors.Report) *actors.Report {
+	if len(reps) == 0 {
+		return &actors.Report{Lookahead: actors.Duration(actors.MaxTime)}
+	}
+	all := *reps[0]
+	all.Parts = nil
+	if len(reps) == 1 {
+		return &all
+	}
+	digests := make([]string, len(reps))
+	all.Events, all.Wall, all.SimTime, all.Windows = 0, 0, 0, 0
+	for i, rep := range reps {
+		digests[i] = rep.Digest
+		all.Events += rep.Events
+		all.Wall += rep.Wall
+		all.SimTime += rep.SimTime
+		all.Windows += rep.Windows
+		all.PeakRSS = max(all.PeakRSS, rep.PeakRSS)
+	}
+	all.Digest = combineDigests(digests)
+	all.EventsPerSec, all.SimPerWall = 0, 0
+	if s := all.Wall.Seconds(); s > 0 {
+		all.EventsPerSec = float64(all.Events) / s
+		all.SimPerWall = all.SimTime.Seconds() / s
+	}
+	return &all
+}
+
+// suggestBench is the error for an unknown benchmark name.
+func suggestBench(name string) error {
+	return fmt.Errorf("--bench: unknown benchmark %q (available: %s)", name, strings.Join(benchNames(), ", "))
 }

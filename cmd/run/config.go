@@ -8,6 +8,7 @@ import (
 	"github.com/seastar-sim/seastar/actors/phold"
 	"github.com/seastar-sim/seastar/machine"
 	"github.com/seastar-sim/seastar/params"
+	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/seastar-sim/seastar/protocols/rawdma"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -18,8 +19,9 @@ import (
 // benchmarks' own groups.
 type Config struct {
 	machine.Params
-	PHOLD  phold.Params `param:"phold"`
-	RawDMA rawdma.Costs `param:"rawdma"`
+	PHOLD   phold.Params    `param:"phold"`
+	RawDMA  rawdma.Costs    `param:"rawdma"`
+	Portals portals3.Params `param:"portals"`
 }
 
 // defaultConfig returns the defaults over machine preset.
@@ -28,7 +30,7 @@ func defaultConfig(preset string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts()}, nil
+	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts(), Portals: portals3.DefaultParams()}, nil
 }
 
 // keyAnnotation binds a command-line flag to a configuration key: an explicit flag
@@ -42,39 +44,58 @@ func bindKey(fs *pflag.FlagSet, name, key string) {
 	}
 }
 
-// load resolves the configuration of cmd. Precedence: flags bound to keys > --set >
-// --config file > the defaults of the machine preset, which is itself taken from
-// --set machine=..., else the file's machine key, else redstorm. The tree returned is
-// bound to the Config.
+// load resolves the configuration of cmd: see resolve; the flags of cmd bound to
+// keys apply.
 func (c *common) load(cmd *cobra.Command) (*Config, *params.Tree, error) {
-	var file []byte
-	if c.config != "" {
-		b, err := os.ReadFile(c.config)
-		if err != nil {
-			return nil, nil, usage(fmt.Errorf("--config: %w", err))
-		}
-		file = b
+	file, err := c.configFile()
+	if err != nil {
+		return nil, nil, err
 	}
+	return c.resolve(file, []*pflag.FlagSet{cmd.Flags()}, nil)
+}
+
+// configFile returns the contents of the --config file, nil without one.
+func (c *common) configFile() ([]byte, error) {
+	if c.config == "" {
+		return nil, nil
+	}
+	b, err := os.ReadFile(c.config)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--config: %w", err))
+	}
+	return b, nil
+}
+
+// resolve builds a configuration. Precedence: the overrides over (a sweep point's
+// values) > the flags of flagSets bound to keys > --set > the --config file (its
+// contents) > the defaults of the machine preset, which is itself taken from the
+// overrides, else --set machine=..., else the file's machine key, else redstorm. The
+// tree returned is bound to the Config, which is validated.
+func (c *common) resolve(file []byte, flagSets []*pflag.FlagSet, over []params.KV) (*Config, *params.Tree, error) {
 	preset := "redstorm"
 	if file != nil {
-		cfg, t, err := c.apply("redstorm", file, nil, nil)
+		cfg, _, err := c.apply("redstorm", file, nil, nil, nil)
 		if err != nil {
 			return nil, nil, err
 		}
 		preset = cfg.Machine
-		_ = t
 	}
 	for _, s := range c.sets {
 		if k, v, ok := strings.Cut(s, "="); ok && strings.TrimSpace(k) == "machine" {
 			preset = strings.TrimSpace(v)
 		}
 	}
-	return c.apply(preset, file, c.sets, cmd)
+	for _, kv := range over {
+		if kv.Key == "machine" {
+			preset = kv.Value
+		}
+	}
+	return c.apply(preset, file, c.sets, flagSets, over)
 }
 
-// apply builds the configuration over preset and applies the file, the --set items
-// and the bound flags of cmd, then validates it.
-func (c *common) apply(preset string, file []byte, sets []string, cmd *cobra.Command) (*Config, *params.Tree, error) {
+// apply builds the configuration over preset and applies the file, the --set items,
+// the bound flags of flagSets and the overrides, then validates it.
+func (c *common) apply(preset string, file []byte, sets []string, flagSets []*pflag.FlagSet, over []params.KV) (*Config, *params.Tree, error) {
 	cfg, err := defaultConfig(preset)
 	if err != nil {
 		return nil, nil, usage(fmt.Errorf("machine: %w", err))
@@ -92,8 +113,8 @@ func (c *common) apply(preset string, file []byte, sets []string, cmd *cobra.Com
 		return nil, nil, usage(fmt.Errorf("--set: %w", err))
 	}
 	var ferr error
-	if cmd != nil {
-		cmd.Flags().Visit(func(f *pflag.Flag) {
+	for _, fs := range flagSets {
+		fs.Visit(func(f *pflag.Flag) {
 			if keys := f.Annotations[keyAnnotation]; len(keys) == 1 && ferr == nil {
 				if err := t.Set(keys[0], f.Value.String()); err != nil {
 					ferr = usage(fmt.Errorf("--%s: %w", f.Name, err))
@@ -103,6 +124,11 @@ func (c *common) apply(preset string, file []byte, sets []string, cmd *cobra.Com
 	}
 	if ferr != nil {
 		return nil, nil, ferr
+	}
+	for _, kv := range over {
+		if err := t.Set(kv.Key, kv.Value); err != nil {
+			return nil, nil, usage(fmt.Errorf("--vary: %w", err))
+		}
 	}
 	if err := t.Validate(); err != nil {
 		return nil, nil, usage(err)

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -26,6 +28,7 @@ type result struct {
 	EventsPerS float64           `json:"events_per_s"`
 	Run        runInfo           `json:"run"`
 	Rows       []row             `json:"rows"`
+	Out        string            `json:"out,omitempty"` // the results directory written, if any
 }
 
 // runInfo is the engine part of the run report.
@@ -74,6 +77,36 @@ func (r row) MarshalJSON() ([]byte, error) {
 		buf = append(append(append(buf, kb...), ':'), vb...)
 	}
 	return append(buf, '}'), nil
+}
+
+// UnmarshalJSON reads a row that MarshalJSON wrote, keeping the field order; numbers
+// become json.Number, so that they print again exactly as they were written.
+func (r *row) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return fmt.Errorf("row: want a JSON object")
+	}
+	*r = row{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return fmt.Errorf("row: %w", err)
+		}
+		var v any
+		if err := dec.Decode(&v); err != nil {
+			return fmt.Errorf("row: field %v: %w", tok, err)
+		}
+		r.set(tok.(string), v)
+	}
+	_, err := dec.Token()
+	return err
+}
+
+// get returns the value of field k and whether the row has it.
+func (r *row) get(k string) (any, bool) {
+	v, ok := r.vals[k]
+	return v, ok
 }
 
 func newResult(command string, c *common, rep *actors.Report) *result {
@@ -129,6 +162,9 @@ func writeCSV(w io.Writer, r *result) error {
 	rec("run", "wall_s", r.WallS)
 	rec("run", "events_per_s", r.EventsPerS)
 	rec("run", "windows", r.Run.Windows)
+	if r.Out != "" {
+		rec("run", "out", r.Out)
+	}
 	for i, rw := range r.Rows {
 		for _, k := range rw.keys {
 			rec(strconv.Itoa(i), k, rw.vals[k])
@@ -160,6 +196,9 @@ func writeTable(w io.Writer, r *result) error {
 	}
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
 	fmt.Fprintf(tw, "digest\t%s\n", r.Digest)
+	if r.Out != "" {
+		fmt.Fprintf(tw, "results\t%s\n", r.Out)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -172,9 +211,24 @@ func writeRows(w io.Writer, rows []row) error {
 		return nil
 	}
 	const maxRows = 16
+	return writeRowsMax(w, rows, maxRows)
+}
+
+// writeRowsMax prints at most maxRows rows (all if maxRows < 0). The columns are
+// the fields of every row, in order of first appearance; a row without a field
+// shows "-".
+func writeRowsMax(w io.Writer, rows []row, maxRows int) error {
+	var cols []string
+	for _, r := range rows {
+		for _, k := range r.keys {
+			if !slices.Contains(cols, k) {
+				cols = append(cols, k)
+			}
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw)
-	for _, k := range rows[0].keys {
+	for _, k := range cols {
 		fmt.Fprintf(tw, "%s\t", k)
 	}
 	fmt.Fprintln(tw)
@@ -183,12 +237,23 @@ func writeRows(w io.Writer, rows []row) error {
 			fmt.Fprintf(tw, "... %d more rows (use --format csv or json)\t\n", len(rows)-maxRows)
 			break
 		}
-		for _, k := range r.keys {
-			switch v := r.vals[k].(type) {
+		for _, k := range cols {
+			v, ok := r.vals[k]
+			switch v := v.(type) {
 			case float64:
 				fmt.Fprintf(tw, "%.4g\t", v)
+			case json.Number:
+				if f, err := v.Float64(); err == nil && strings.ContainsAny(string(v), ".eE") {
+					fmt.Fprintf(tw, "%.4g\t", f)
+				} else {
+					fmt.Fprintf(tw, "%s\t", v)
+				}
 			default:
-				fmt.Fprintf(tw, "%v\t", v)
+				if !ok {
+					fmt.Fprint(tw, "-\t")
+				} else {
+					fmt.Fprintf(tw, "%v\t", v)
+				}
 			}
 		}
 		fmt.Fprintln(tw)

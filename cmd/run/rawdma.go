@@ -10,21 +10,14 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/seastar-sim/seastar/protocols/rawdma"
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func init() { benchCommands = append(benchCommands, newRawDMACmd) }
-
-func newRawDMACmd(c *common) *cobra.Command {
-	var (
-		mode, sizes, hops string
-		bc                = rawdma.DefaultConfig()
-	)
-	mode, sizes, hops = "pingpong", "0", "1"
-	cmd := &cobra.Command{
-		Use:   "rawdma",
-		Short: "Raw DMA between nodes, no protocol: latency vs hops, bandwidth, fan-in and CAM exhaustion",
-		Long: `rawdma measures the hardware path with the smallest firmware that can drive it: host
+func init() {
+	registerBenchmark(&benchmark{
+		name:  "rawdma",
+		short: "Raw DMA between nodes, no protocol: latency vs hops, bandwidth, fan-in and CAM exhaustion",
+		long: `rawdma measures the hardware path with the smallest firmware that can drive it: host
 processes write TX DMA commands straight into the engine's FIFO over HyperTransport, and
 the receiving PPC programs the CAM for each message and posts completion records to host
 memory, which the processes poll.
@@ -41,69 +34,101 @@ raw firmware has no overflow protocol and panics the node, as the C firmware doe
 Machine parameters come from --set KEY=VALUE and --config (see run params); the
 benchmark picks the topology: a line of --hops+1 nodes, or the smallest cubic torus
 that holds the fan-in.`,
-		Example: `  run bench rawdma --mode pingpong --hops 1,2,4,8 --sizes 0
+		example: `  run bench rawdma --mode pingpong --hops 1,2,4,8 --sizes 0
   run bench rawdma --mode stream --sizes 1K:1M:x4 --iters 20
   run bench rawdma --mode stream --sizes 1M --set machine=xt5
   run bench rawdma --mode fanin --senders 8 --sizes 64K --iters 16
-  run bench rawdma --mode fanin --senders 300 --sizes 16K --iters 4`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts, err := c.options()
-			if err != nil {
-				return err
-			}
-			cfg, _, err := c.load(cmd)
-			if err != nil {
-				return err
-			}
-			bc.Machine, bc.Costs = cfg.Params, cfg.RawDMA
-			szs, err := params.ParseSizes(sizes)
-			if err != nil {
-				return usage(fmt.Errorf("--sizes: %w", err))
-			}
-			hs, err := parseInts(hops)
-			if err != nil {
-				return usage(fmt.Errorf("--hops: %w", err))
-			}
-			if !slices.Contains([]string{"pingpong", "stream", "fanin"}, mode) {
-				return usage(fmt.Errorf("--mode: unknown mode %q (want pingpong, stream or fanin)", mode))
-			}
-			if mode == "fanin" {
-				hs = hs[:1] // fan-in chooses its own topology
-			}
-			var rows []row
-			var rep *actors.Report
-			for _, h := range hs {
-				for _, s := range szs {
-					bc.Hops, bc.Size = h, int64(s)
-					if err := bc.Validate(); err != nil {
-						return usage(err)
-					}
-					r, res, err := runRaw(cmd.Context(), mode, bc, opts)
-					rows = append(rows, r)
-					if err != nil {
-						fmt.Fprintln(cmd.ErrOrStderr(), "statistics up to the failure:")
-						_ = writeRows(cmd.ErrOrStderr(), rows)
-						return failed(err)
-					}
-					rep = res.Report
-				}
-			}
-			out := newResult("bench rawdma", c, rep)
-			out.Params["mode"] = mode
-			out.Rows = rows
-			return failed(writeResult(cmd.OutOrStdout(), c.format, out))
+  run bench rawdma --mode fanin --senders 300 --sizes 16K --iters 4
+  run sweep --bench rawdma --vary ppc.clock=250MHz,500MHz -- --mode pingpong --sizes 0:64K:x4`,
+		ids:   []string{"mode", "hops", "senders", "size_bytes"},
+		flags: rawdmaFlags,
+		check: func(cfg *Config, state any) error {
+			_, err := state.(*rawdmaState).plan(cfg)
+			return err
 		},
+		run: runRawDMA,
+	})
+}
+
+// rawdmaState is what the flags of `run bench rawdma` set.
+type rawdmaState struct {
+	mode, sizes, hops string
+	bc                rawdma.Config
+}
+
+func rawdmaFlags(f *pflag.FlagSet) any {
+	s := &rawdmaState{mode: "pingpong", sizes: "0", hops: "1", bc: rawdma.DefaultConfig()}
+	f.StringVar(&s.mode, "mode", s.mode, "pingpong, stream or fanin")
+	f.StringVar(&s.sizes, "sizes", s.sizes, "message sizes: list 0,8,1K or ranges 0:1M:x2, 0:4K:+512")
+	f.StringVar(&s.hops, "hops", s.hops, "distances in router hops (pingpong, stream): a list such as 1,2,4,8")
+	f.IntVar(&s.bc.Iters, "iters", s.bc.Iters, "timed round trips (pingpong) or messages per sender (stream, fanin)")
+	f.IntVar(&s.bc.Warmup, "warmup", s.bc.Warmup, "untimed round trips before the timed ones (pingpong)")
+	f.IntVar(&s.bc.Window, "window", s.bc.Window, "messages in flight per sender")
+	f.IntVar(&s.bc.Senders, "senders", s.bc.Senders, "fanin: number of sending nodes")
+	return s
+}
+
+// rawdmaPlan is a checked `run bench rawdma`: one simulation per hop count and size.
+type rawdmaPlan struct {
+	mode  string
+	hops  []int
+	sizes []actors.Bytes
+	bc    rawdma.Config
+}
+
+// plan checks the flags against cfg; its errors are usage errors.
+func (s *rawdmaState) plan(cfg *Config) (*rawdmaPlan, error) {
+	p := &rawdmaPlan{mode: s.mode, bc: s.bc}
+	p.bc.Machine, p.bc.Costs = cfg.Params, cfg.RawDMA
+	var err error
+	if p.sizes, err = params.ParseSizes(s.sizes); err != nil {
+		return nil, usage(fmt.Errorf("--sizes: %w", err))
 	}
-	f := cmd.Flags()
-	f.StringVar(&mode, "mode", mode, "pingpong, stream or fanin")
-	f.StringVar(&sizes, "sizes", sizes, "message sizes: list 0,8,1K or ranges 0:1M:x2, 0:4K:+512")
-	f.StringVar(&hops, "hops", hops, "distances in router hops (pingpong, stream): a list such as 1,2,4,8")
-	f.IntVar(&bc.Iters, "iters", bc.Iters, "timed round trips (pingpong) or messages per sender (stream, fanin)")
-	f.IntVar(&bc.Warmup, "warmup", bc.Warmup, "untimed round trips before the timed ones (pingpong)")
-	f.IntVar(&bc.Window, "window", bc.Window, "messages in flight per sender")
-	f.IntVar(&bc.Senders, "senders", bc.Senders, "fanin: number of sending nodes")
-	return cmd
+	if p.hops, err = parseInts(s.hops); err != nil {
+		return nil, usage(fmt.Errorf("--hops: %w", err))
+	}
+	if !slices.Contains([]string{"pingpong", "stream", "fanin"}, s.mode) {
+		return nil, usage(fmt.Errorf("--mode: unknown mode %q (want pingpong, stream or fanin)", s.mode))
+	}
+	if s.mode == "fanin" {
+		p.hops = p.hops[:1] // fan-in chooses its own topology
+	}
+	for _, h := range p.hops {
+		for _, size := range p.sizes {
+			bc := p.bc
+			bc.Hops, bc.Size = h, int64(size)
+			if err := bc.Validate(); err != nil {
+				return nil, usage(err)
+			}
+		}
+	}
+	return p, nil
+}
+
+// runRawDMA runs one simulation per hop count and size, one row each. The printed
+// summary is the last simulation's report.
+func runRawDMA(ctx context.Context, cfg *Config, opts actors.Options, state any) (*benchOutput, error) {
+	p, err := state.(*rawdmaState).plan(cfg)
+	if err != nil {
+		return nil, err
+	}
+	out := &benchOutput{params: map[string]string{"mode": p.mode}}
+	for _, h := range p.hops {
+		for _, s := range p.sizes {
+			bc := p.bc
+			bc.Hops, bc.Size = h, int64(s)
+			r, res, err := runRaw(ctx, p.mode, bc, opts)
+			out.rows = append(out.rows, r)
+			if res != nil && res.Report != nil {
+				out.reports = append(out.reports, res.Report)
+				out.summary = res.Report
+			}
+			if err != nil {
+				return out, err
+			}
+		}
+	}
+	return out, nil
 }
 
 // parseInts parses a comma-separated list of positive integers.

@@ -26,6 +26,8 @@ type common struct {
 	cpuprof   string
 	sets      []string
 	config    string
+	out       string
+	args      []string // the command line, for run.json and the --resume hint
 }
 
 func (c *common) register(cmd *cobra.Command) {
@@ -40,6 +42,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
 	f.StringArrayVar(&c.sets, "set", nil, "set a parameter, KEY=VALUE with units (repeatable; see run params)")
 	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
+	f.StringVar(&c.out, "out", "", "results directory (default "+resultsRoot+"/COMMAND-UTCTIME; none: write no files)")
 }
 
 // options turns the common flags into engine options.
@@ -70,7 +73,7 @@ func (c *common) options() (actors.Options, error) {
 // execute runs the command line args and returns the exit status. Errors are printed
 // on stderr; nothing is printed on stdout unless the command succeeds.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	root := newRoot(stdout, stderr)
+	root := newRoot(stdout, stderr, args)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	if err != nil {
@@ -82,16 +85,25 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return exitCode(err)
 }
 
-func newRoot(stdout, stderr io.Writer) *cobra.Command {
-	var c common
+func newRoot(stdout, stderr io.Writer, args []string) *cobra.Command {
+	c := common{args: args}
 	root := &cobra.Command{
 		Use:   "run",
 		Short: "SeaStar network interface simulator",
 		Long: `run simulates Cray SeaStar network interfaces (Red Storm / Cray XT3 and XT5) on a
 conservative parallel discrete-event kernel.
 
-Commands available in this build: phold (the kernel benchmark). The default scenario
-(PortalPerf over generic-mode Portals 3.3) arrives with the Portals model.`,
+Commands available in this build: phold (the kernel benchmark), bench NAME (the
+benchmarks), sweep (a benchmark over parameter values), params (every parameter). The
+default scenario (PortalPerf over generic-mode Portals 3.3) arrives with the Portals
+model.
+
+Simulation commands write a results directory (--out DIR; default
+results/COMMAND-UTCTIME; --out none for none): config.yaml (the resolved
+configuration, a valid --config input), run.json (command line, version, seed,
+digests, engine reports), results.csv and results.json (tidy: one record per point,
+row and metric) and, for benchmarks over message sizes, latency and bandwidth plots
+(PNG and SVG).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -103,7 +115,7 @@ Commands available in this build: phold (the kernel benchmark). The default scen
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newParamsCmd(&c))
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newParamsCmd(&c))
 	return root
 }
 

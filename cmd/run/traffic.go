@@ -1,9 +1,8 @@
 package main
 
 import (
-	"errors"
+	"context"
 	"fmt"
-	"hash/fnv"
 	"math/big"
 	"reflect"
 	"strings"
@@ -12,26 +11,14 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/router/traffic"
-	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
-func init() { benchCommands = append(benchCommands, newTrafficCmd) }
-
-// trafficFlags are the flags of `run bench traffic` that need checking before use.
-type trafficFlags struct {
-	torus   string
-	mesh    bool
-	pattern string
-	loads   string
-}
-
-func newTrafficCmd(c *common) *cobra.Command {
-	cfg := traffic.DefaultConfig()
-	fl := trafficFlags{torus: "8x8x8", pattern: string(cfg.Pattern), loads: cfg.Load.String()}
-	cmd := &cobra.Command{
-		Use:   "traffic",
-		Short: "Synthetic traffic through the router network: offered vs accepted load, latency, link utilization",
-		Long: `traffic replaces every node's NIC by an open-loop generator and sink attached to the
+func init() {
+	registerBenchmark(&benchmark{
+		name:  "traffic",
+		short: "Synthetic traffic through the router network: offered vs accepted load, latency, link utilization",
+		long: `traffic replaces every node's NIC by an open-loop generator and sink attached to the
 router's NIC port. Each node offers --load of the link bandwidth (a message of
 --msg-packets 64-byte packets starts in a packet slot with probability load/msg-packets)
 to destinations chosen by --pattern. After --warmup, the --measure window counts the
@@ -43,34 +30,43 @@ is one run and one row. Time values take units (ps, ns, us, ms, s).
 
 Router and link parameters come from --set router.KEY=VALUE, --set machine=xt5 and
 --config (see run params router); the topology comes from --torus and --mesh.`,
-		Example: `  run bench traffic
+		example: `  run bench traffic
   run bench traffic --torus 8x8x8 --pattern uniform --load 0.1:1:+0.1 --workers 2
   run bench traffic --torus 4x4x4 --mesh --pattern transpose --load 0.5 --format json
   run bench traffic --torus redstorm --load 0.2 --warmup 1us --measure 1us --quiet
   run bench traffic --set router.input_buffer_packets=2 --set router.crc_error_rate=1e-3`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			opts, err := c.options()
-			if err != nil {
-				return err
-			}
-			machine, _, err := c.load(cmd)
-			if err != nil {
-				return err
-			}
-			cfg.Router = machine.Router
-			loads, err := fl.resolve(&cfg)
-			if err != nil {
-				return usage(err)
-			}
-			return runTraffic(cmd, c, cfg, loads, opts)
+		ids:   []string{"pattern", "load_offered"},
+		flags: trafficFlagSet,
+		check: func(cfg *Config, state any) error {
+			_, _, err := state.(*trafficState).plan(cfg)
+			return err
 		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&fl.torus, "torus", fl.torus, "network size XxYxZ, or redstorm (27x16x24)")
-	f.BoolVar(&fl.mesh, "mesh", false, "no wrap links: a mesh instead of a torus")
-	f.StringVar(&fl.pattern, "pattern", fl.pattern, "destinations: uniform, transpose or hotspot")
-	f.StringVar(&fl.loads, "load", fl.loads, "offered load per node, fraction of link bandwidth: a value, list or range")
+		run: runTraffic,
+	})
+}
+
+// trafficFlags are the flags of `run bench traffic` that need checking before use.
+type trafficFlags struct {
+	torus   string
+	mesh    bool
+	pattern string
+	loads   string
+}
+
+// trafficState is what the flags of `run bench traffic` set.
+type trafficState struct {
+	cfg traffic.Config
+	fl  trafficFlags
+}
+
+func trafficFlagSet(f *pflag.FlagSet) any {
+	s := &trafficState{cfg: traffic.DefaultConfig()}
+	cfg := &s.cfg
+	s.fl = trafficFlags{torus: "8x8x8", pattern: string(cfg.Pattern), loads: cfg.Load.String()}
+	f.StringVar(&s.fl.torus, "torus", s.fl.torus, "network size XxYxZ, or redstorm (27x16x24)")
+	f.BoolVar(&s.fl.mesh, "mesh", false, "no wrap links: a mesh instead of a torus")
+	f.StringVar(&s.fl.pattern, "pattern", s.fl.pattern, "destinations: uniform, transpose or hotspot")
+	f.StringVar(&s.fl.loads, "load", s.fl.loads, "offered load per node, fraction of link bandwidth: a value, list or range")
 	f.Var(newTextValue(&cfg.Warmup, "duration"), "warmup", "simulated time before the measurement window")
 	f.Var(newTextValue(&cfg.Measure, "duration"), "measure", "length of the measurement window")
 	f.Var(newTextValue(&cfg.Drain, "duration"), "drain", "simulated time after the window for measured packets to arrive")
@@ -78,7 +74,19 @@ Router and link parameters come from --set router.KEY=VALUE, --set machine=xt5 a
 	f.Var(newTextValue(&cfg.HotspotFraction, "prob"), "hotspot-fraction", "hotspot pattern: share of messages sent to the hotspot node")
 	f.Var(newNodeIDValue(&cfg.HotspotNode), "hotspot-node", "hotspot pattern: node id of the hotspot")
 	f.IntVar(&cfg.SourceQueuePackets, "source-queue", cfg.SourceQueuePackets, "bound of each node's source queue, in packets")
-	return cmd
+	return s
+}
+
+// plan completes the traffic configuration from the machine configuration and the
+// flags; its errors are usage errors.
+func (s *trafficState) plan(machine *Config) (traffic.Config, []actors.Prob, error) {
+	cfg := s.cfg
+	cfg.Router = machine.Router
+	loads, err := s.fl.resolve(&cfg)
+	if err != nil {
+		return cfg, nil, usage(err)
+	}
+	return cfg, loads, nil
 }
 
 // resolve checks the flags, naming the offending one, and completes cfg.
@@ -186,54 +194,33 @@ func parseLoadItem(item string) ([]actors.Prob, error) {
 	return out, nil
 }
 
-// runTraffic runs one simulation per load and prints one row per load.
-func runTraffic(cmd *cobra.Command, c *common, cfg traffic.Config, loads []actors.Prob, opts actors.Options) error {
-	stopProfile, err := c.profile()
+// runTraffic runs one simulation per load, one row each.
+func runTraffic(ctx context.Context, machine *Config, opts actors.Options, state any) (*benchOutput, error) {
+	cfg, loads, err := state.(*trafficState).plan(machine)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer stopProfile()
-	var results []*traffic.Result
+	out := &benchOutput{}
 	var build time.Duration
 	for _, load := range loads {
 		cfg.Load = load
-		o := opts
-		if !c.quiet {
-			var done func()
-			o.Progress, done = progressPrinter(cmd.ErrOrStderr(), "traffic load "+load.String())
-			defer done()
-		}
 		start := time.Now()
-		res, err := traffic.Run(cmd.Context(), cfg, o)
+		res, err := traffic.Run(ctx, cfg, opts)
 		if err != nil {
-			if errors.Is(err, actors.ErrConfig) {
-				return err
-			}
-			return failed(err)
+			return out, err
 		}
 		build += time.Since(start) - res.Report.Wall
-		results = append(results, res)
+		out.reports = append(out.reports, res.Report)
+		out.rows = append(out.rows, trafficRow(res))
 	}
-	stopProfile()
-	r := trafficResult(c, cfg, loads, results)
-	r.Params["build_wall"] = build.Round(time.Millisecond).String()
-	return failed(writeResult(cmd.OutOrStdout(), c.format, r))
-}
-
-func trafficResult(c *common, cfg traffic.Config, loads []actors.Prob, results []*traffic.Result) *result {
-	r := newResult("bench traffic", c, combineReports(results))
-	r.Rows = nil
 	list := make([]string, len(loads))
 	for i, l := range loads {
 		list[i] = l.String()
 	}
-	r.Params["load"] = strings.Join(list, ",")
-	r.Params["nodes"] = fmt.Sprint(cfg.Topo.Nodes())
-	addParams(r.Params, "", cfg)
-	for _, res := range results {
-		r.Rows = append(r.Rows, trafficRow(res))
-	}
-	return r
+	out.params = map[string]string{"load": strings.Join(list, ","), "nodes": fmt.Sprint(cfg.Topo.Nodes())}
+	addParams(out.params, "", cfg)
+	out.params["build_wall"] = build.Round(time.Millisecond).String()
+	return out, nil
 }
 
 func trafficRow(res *traffic.Result) row {
@@ -251,33 +238,6 @@ func trafficRow(res *traffic.Result) row {
 	rw.set("events", res.Events)
 	rw.set("digest", res.Digest)
 	return rw
-}
-
-// combineReports sums the reports of several runs into one: events and times add up,
-// the digest covers every run's digest in order (a single run keeps its own).
-func combineReports(results []*traffic.Result) *actors.Report {
-	all := *results[0].Report
-	all.Parts = nil
-	if len(results) == 1 {
-		return &all
-	}
-	h := fnv.New64a()
-	all.Events, all.Wall, all.SimTime, all.Windows = 0, 0, 0, 0
-	for _, res := range results {
-		rep := res.Report
-		h.Write([]byte(rep.Digest))
-		all.Events += rep.Events
-		all.Wall += rep.Wall
-		all.SimTime += rep.SimTime
-		all.Windows += rep.Windows
-		all.PeakRSS = max(all.PeakRSS, rep.PeakRSS)
-	}
-	all.Digest = fmt.Sprintf("%016x", h.Sum64())
-	if s := all.Wall.Seconds(); s > 0 {
-		all.EventsPerSec = float64(all.Events) / s
-		all.SimPerWall = all.SimTime.Seconds() / s
-	}
-	return &all
 }
 
 // addParams lists the fields of a parameter struct that have a param tag by key,

@@ -13,6 +13,10 @@ import (
 // costs, which are the least constrained; firmware costs are instruction counts of the
 // C firmware's handlers as estimated from its structure (Pedretti & Hudson 2005 s.4.3).
 type Params struct {
+	// Mode is how processes reach the NIC: generic (through the kernel, with
+	// interrupts) or accelerated (user-level, matching in firmware).
+	Mode string `param:"mode" enum:"generic|accelerated" help:"generic: the kernel does matching and the firmware interrupts it; accelerated: processes post to their own mailbox and the firmware matches" source:"SPEC 8; Pedretti & Hudson 2005 s.4"`
+
 	// Layout
 	HeaderBytes  actors.Bytes `param:"header_bytes" help:"Portals header on the wire; with the inline payload and the CRC it fills the 64-byte header packet" source:"Brightwell et al. 2005 s.6: 12 bytes of user data fit in the 64 byte header packet; 48 + 12 + 4 (CRC) = 64 assumed"`
 	InlineMax    actors.Bytes `param:"inline_max" help:"payload that rides inside the header packet (very small message path)" source:"Pedretti & Hudson 2005 s.5.2: 12 bytes"`
@@ -51,6 +55,7 @@ type Params struct {
 // DefaultParams returns the calibrated generic-mode costs.
 func DefaultParams() Params {
 	return Params{
+		Mode:        "generic",
 		HeaderBytes: 48, InlineMax: 12, PageBytes: 4 * actors.KiB, PortalTable: 64, EQSlots: 4096,
 		Sources: 1024, Pendings: 1274, TxPendings: 250, SourceBytes: 64, PendingBytes: 128,
 		FwTxInstr: 60, FwTxStartInstr: 60, FwSOMInstr: 100, FwRxInstr: 100, FwDoneInstr: 60, FwRelInstr: 30,
@@ -64,6 +69,8 @@ func DefaultParams() Params {
 // Validate reports the first invalid field, naming its key.
 func (p Params) Validate() error {
 	switch {
+	case p.Mode != "generic" && p.Mode != "accelerated":
+		return fmt.Errorf("mode must be generic or accelerated (got %q)", p.Mode)
 	case p.HeaderBytes < 1:
 		return fmt.Errorf("header_bytes must be >= 1B (got %s)", p.HeaderBytes)
 	case p.InlineMax < 0 || p.InlineMax > p.HeaderBytes:

@@ -216,3 +216,15 @@ func TestTxPendingExhaustionPanics(t *testing.T) {
 	assert.Contains(t, se.Msg, "out of TX pendings (2 in flight): resource exhaustion")
 	assert.Equal(t, "node[0,0,0].host", se.Actor)
 }
+
+// The byte budget of PortalPerf relies on a deterministic ping-pong repeating every
+// iteration after the warm-up exactly: one timed iteration gives the same latency as
+// twenty, to the picosecond.
+func TestIterationsRepeatExactly(t *testing.T) {
+	sizes := []int64{0, 8, 64 << 10}
+	one := perf(t, PerfPut, sizes, 1, nil)
+	many := perf(t, PerfPut, sizes, 20, nil)
+	for i := range sizes {
+		assert.Equal(t, one[i].Latency, many[i].Latency, "size %d", sizes[i])
+	}
+}
