@@ -97,7 +97,7 @@ func TestBadInputExitsWithUsageError(t *testing.T) {
 		"bad workers":             {[]string{"phold", "--workers", "0"}, []string{"--workers must be >= 1 (got 0)"}},
 		"unknown command":         {[]string{"teleport"}, []string{`unknown command "teleport"`}},
 		"stray argument":          {[]string{"phold", "extra"}, []string{`unknown command "extra"`}},
-		"no default scenario":     {nil, []string{"default scenario", "run phold"}},
+		"default scenario flags":  {[]string{"--op", "teleport"}, []string{`--op: unknown PortalPerf op "teleport"`}},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,6 +27,7 @@ type common struct {
 	config    string
 	out       string
 	args      []string // the command line, for run.json and the --resume hint
+	trace     traceFlags
 }
 
 func (c *common) register(cmd *cobra.Command) {
@@ -43,6 +43,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringArrayVar(&c.sets, "set", nil, "set a parameter, KEY=VALUE with units (repeatable; see run params)")
 	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
 	f.StringVar(&c.out, "out", "", "results directory (default "+resultsRoot+"/COMMAND-UTCTIME; none: write no files)")
+	c.trace.register(f)
 }
 
 // options turns the common flags into engine options.
@@ -87,16 +88,18 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 func newRoot(stdout, stderr io.Writer, args []string) *cobra.Command {
 	c := common{args: args}
+	var defaultState any
 	root := &cobra.Command{
 		Use:   "run",
 		Short: "SeaStar network interface simulator",
 		Long: `run simulates Cray SeaStar network interfaces (Red Storm / Cray XT3 and XT5) on a
 conservative parallel discrete-event kernel.
 
-Commands available in this build: phold (the kernel benchmark), bench NAME (the
-benchmarks), sweep (a benchmark over parameter values), params (every parameter). The
-default scenario (PortalPerf over generic-mode Portals 3.3) arrives with the Portals
-model.
+Without a command, run is the default scenario: PortalPerf put latency and bandwidth
+between two Red Storm nodes over generic-mode Portals 3.3 (Brightwell et al. 2005
+s.5.1), sizes 0 B to 2 MB; it takes the flags of run bench portalperf (--op, --sizes,
+--iters, --bridge, ...). Commands: bench NAME (the benchmarks), sweep (a benchmark over
+parameter values), phold (the kernel benchmark), params (every parameter).
 
 Simulation commands write a results directory (--out DIR; default
 results/COMMAND-UTCTIME; --out none for none): config.yaml (the resolved
@@ -106,16 +109,18 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 (PNG and SVG).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return usage(errors.New("the default scenario (PortalPerf put latency and bandwidth over Portals 3.3) " +
-				"needs the Portals model, which this build does not have yet; available: run phold"))
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return c.runBench(cmd, benchmarks["portalperf"], defaultState)
 		},
 	}
+	// The default scenario takes the flags of run bench portalperf.
+	defaultState = benchmarks["portalperf"].flags(root.Flags())
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newParamsCmd(&c))
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newParamsCmd(&c), newTracedumpCmd())
 	return root
 }
 
