@@ -5,10 +5,10 @@ package actors
 // partition its own Tracer (Options.Tracer), so an implementation needs no locking, and
 // calls it only from that partition's goroutine.
 //
-// Emission points test Context.Tracer for nil first, so that tracing costs one
-// comparison when off, then ask Sampled before they build a span: sampling is a pure
-// function of the trace id, so the same messages are traced for every engine, worker
-// count and partitioning.
+// Emission points test TracerOf(ctx) for nil first, so that tracing costs one
+// comparison when off (and nothing in a notrace build), then ask Sampled before they
+// build a span: sampling is a pure function of the trace id, so the same messages are
+// traced for every engine, worker count and partitioning.
 type Tracer interface {
 	// Sampled reports whether the message with trace id trace is traced.
 	Sampled(trace uint64) bool
@@ -59,7 +59,7 @@ type Traced interface {
 }
 
 // SampledTrace returns the trace id of v if v is Traced and its message is sampled by
-// t, else 0. t must not be nil: callers test ctx.Tracer() first.
+// t, else 0. t must not be nil: callers test TracerOf(ctx) first.
 func SampledTrace(t Tracer, v any) uint64 {
 	tv, ok := v.(Traced)
 	if !ok {
@@ -88,4 +88,15 @@ func newTracer(opts *Options, m *Model, i int) Tracer {
 		b.BindModel(m)
 	}
 	return t
+}
+
+// TracerOf returns ctx's tracer, or nil when tracing is off. Tracing hooks call it
+// rather than ctx.Tracer(): in a build with the notrace tag it is the constant nil, so
+// that the compiler removes the hooks altogether (the reference for measuring what
+// the hooks cost when tracing is off).
+func TracerOf(ctx Context) Tracer {
+	if !traceHooks {
+		return nil
+	}
+	return ctx.Tracer()
 }

@@ -91,7 +91,7 @@ func (l *Link) onWrite(ctx actors.Context, w *Write) {
 	}
 	if w.Payload != nil {
 		ctx.Send(actors.Port(w.To), w.Payload, done.Add(l.p.Latency).Sub(ctx.Now()))
-		if t := ctx.Tracer(); t != nil {
+		if t := actors.TracerOf(ctx); t != nil {
 			l.traceWrite(ctx, t, w, src, done.Add(l.p.Latency))
 		}
 	}

@@ -4,7 +4,7 @@ import "github.com/seastar-sim/seastar/actors"
 
 // Tracer is the run's tracing hook, nil when tracing is off: firmware reports the
 // handlers that work on a sampled message as ppc/... spans (Started to Now).
-func (x *Exec) Tracer() actors.Tracer { return x.ctx.Tracer() }
+func (x *Exec) Tracer() actors.Tracer { return actors.TracerOf(x.ctx) }
 
 // Self is the core's actor, for spans.
 func (x *Exec) Self() actors.ActorID { return x.ctx.Self() }
@@ -19,3 +19,6 @@ func (x *Exec) Queued() actors.Time { return x.queued }
 // Tracing reports whether firmware trace points are compiled in (Params.TraceEnabled):
 // firmware tests it before computing what its trace points record.
 func (x *Exec) Tracing() bool { return x.c.p.TraceEnabled }
+
+// Params returns the core's parameters.
+func (c *Core) Params() Params { return c.p }

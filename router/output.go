@@ -124,7 +124,7 @@ func (p *Port) launch(ctx actors.Context, pk *Packet) {
 		p.stats.Packets++
 		p.stats.Bytes += uint64(pk.Payload)
 	}
-	if tr := ctx.Tracer(); tr != nil {
+	if tr := actors.TracerOf(ctx); tr != nil {
 		p.traceHop(ctx, tr, pk, end)
 	}
 	if p.dir != NIC {

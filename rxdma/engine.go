@@ -115,7 +115,7 @@ func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
 	if p.SOM {
 		e.Stats.Messages++
 		ctx.Send(PortPPC, SOM{Packet: p}, 0)
-		if t := ctx.Tracer(); t != nil {
+		if t := actors.TracerOf(ctx); t != nil {
 			e.traceSOM(ctx, t, p)
 		}
 	}
@@ -259,7 +259,7 @@ func (e *Engine) pop(ctx actors.Context, p *router.Packet) {
 	e.Stats.Packets++
 	ctx.Send(PortRouter, router.Credit(p.VC), max(0, e.freeAt.Sub(ctx.Now())))
 	if p.EOM {
-		if t := ctx.Tracer(); t != nil {
+		if t := actors.TracerOf(ctx); t != nil {
 			e.traceEOM(ctx, t, p)
 		}
 	}

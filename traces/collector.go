@@ -10,14 +10,17 @@ import (
 	"sync"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/seastar-sim/seastar/actors"
 )
 
-// Config configures a Collector. The zero value (with Sample set) traces into nothing
-// but the statistics.
+// Config configures a Collector. With neither File nor OTLP, spans only count in the
+// statistics.
 type Config struct {
-	// Sample is the fraction of messages traced, in [0, 1] (--trace-sample).
-	Sample float64
+	// Sample is the fraction of messages traced (--trace-sample); the zero value traces
+	// none.
+	Sample actors.Prob
 	// File, if set, receives every span as one JSON object per line, sorted, with
 	// simulated times in picoseconds (--trace-file).
 	File string
@@ -42,13 +45,14 @@ type Config struct {
 	// rest as dropped (default 3).
 	ExportTimeout time.Duration
 	Retries       int
+
+	// exporter replaces the OTLP client (tests and benchmarks).
+	exporter sdktrace.SpanExporter
 }
 
 // Validate checks the settings.
 func (c Config) Validate() error {
 	switch {
-	case c.Sample < 0 || c.Sample > 1 || c.Sample != c.Sample:
-		return fmt.Errorf("trace sample ratio must be in [0, 1] (got %v)", c.Sample)
 	case c.MaxFileSpans < 0:
 		return fmt.Errorf("trace file bound must be >= 0 (got %d)", c.MaxFileSpans)
 	case c.ExportTimeout < 0:
@@ -150,7 +154,7 @@ func New(cfg Config) (*Collector, error) {
 		}
 		_ = f.Close()
 	}
-	if cfg.OTLP != "" {
+	if cfg.OTLP != "" || cfg.exporter != nil {
 		s, err := newOTLPSink(cfg)
 		if err != nil {
 			return nil, err
@@ -352,6 +356,27 @@ func (s Stats) String() string {
 	}
 	if s.Err != nil {
 		out += fmt.Sprintf(" (%v)", s.Err)
+	}
+	return out
+}
+
+// Rings returns the firmware trace rings of the PPCs of every run traced so far (call
+// it after the runs): with several runs, each ring's name starts with "runN/".
+func (c *Collector) Rings() []Ring {
+	c.mu.Lock()
+	models := make([]*actors.Model, len(c.models))
+	for m, i := range c.models {
+		models[i] = m
+	}
+	c.mu.Unlock()
+	var out []Ring
+	for i, m := range models {
+		for _, r := range RingsOf(m) {
+			if len(models) > 1 {
+				r.Name = fmt.Sprintf("run%d/%s", i+1, r.Name)
+			}
+			out = append(out, r)
+		}
 	}
 	return out
 }

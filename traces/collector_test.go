@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/protocols/portals3"
@@ -19,10 +22,10 @@ import (
 
 // perfRun runs a short PortalPerf with tracing into a file and returns the file's
 // bytes, the collector's statistics and the run's digest.
-func perfRun(t *testing.T, op portals3.PerfOp, sizes []int64, sample float64, opts actors.Options) ([]byte, Stats, string) {
+func perfRun(t *testing.T, op portals3.PerfOp, sizes []int64, sample string, opts actors.Options) ([]byte, Stats, string) {
 	t.Helper()
 	file := filepath.Join(t.TempDir(), "trace.jsonl")
-	c, err := New(Config{Sample: sample, File: file, Seed: opts.Seed})
+	c, err := New(Config{Sample: actors.MustParseProb(sample), File: file, Seed: opts.Seed})
 	require.NoError(t, err)
 	cfg := portals3.DefaultPerfConfig()
 	cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = op, sizes, 3, 1
@@ -67,14 +70,14 @@ func parse(t *testing.T, b []byte) map[string][]span {
 // simulation.
 func TestTraceFileIdenticalAcrossWorkers(t *testing.T) {
 	sizes := []int64{0, 4096}
-	ref, st, _ := perfRun(t, portals3.PerfPut, sizes, 1, actors.Options{Engine: actors.Serial})
+	ref, st, _ := perfRun(t, portals3.PerfPut, sizes, "1", actors.Options{Engine: actors.Serial})
 	require.Positive(t, st.Traces)
 	for _, o := range []actors.Options{
 		{Engine: actors.Parallel, Workers: 1},
 		{Engine: actors.Parallel, Workers: 2, Partitioner: actors.Node{}},
 		{Engine: actors.Parallel, Workers: 2, Partitioner: actors.Block{}},
 	} {
-		got, st2, _ := perfRun(t, portals3.PerfPut, sizes, 1, o)
+		got, st2, _ := perfRun(t, portals3.PerfPut, sizes, "1", o)
 		assert.Equal(t, st.Spans, st2.Spans)
 		assert.True(t, bytes.Equal(ref, got), "workers %d %T: trace file differs", o.Workers, o.Partitioner)
 	}
@@ -82,7 +85,7 @@ func TestTraceFileIdenticalAcrossWorkers(t *testing.T) {
 
 // Tracing does not change the simulation: same digest with tracing on and off.
 func TestTracingDoesNotChangeTheRun(t *testing.T) {
-	_, _, on := perfRun(t, portals3.PerfPut, []int64{0, 2048}, 1, actors.Options{Engine: actors.Serial})
+	_, _, on := perfRun(t, portals3.PerfPut, []int64{0, 2048}, "1", actors.Options{Engine: actors.Serial})
 	cfg := portals3.DefaultPerfConfig()
 	cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = portals3.PerfPut, []int64{0, 2048}, 3, 1
 	res, err := portals3.PortalPerf(context.Background(), cfg, actors.Options{Engine: actors.Serial})
@@ -94,7 +97,7 @@ func TestTracingDoesNotChangeTheRun(t *testing.T) {
 // the message's attributes, child spans for every stage from the library call to the
 // completion, in causal order of simulated time, all inside the root.
 func TestPutTraceStructure(t *testing.T) {
-	b, st, _ := perfRun(t, portals3.PerfPut, []int64{1024}, 1, actors.Options{Engine: actors.Serial})
+	b, st, _ := perfRun(t, portals3.PerfPut, []int64{1024}, "1", actors.Options{Engine: actors.Serial})
 	traces := parse(t, b)
 	// 1 warm-up + 3 timed ping-pongs: 8 puts, no acks.
 	assert.Len(t, traces, 8)
@@ -165,10 +168,10 @@ func fmtHex16(v any) string {
 
 // Sampling is by message id: exactly the sampled ids are traced, each trace whole.
 func TestSamplingByMessageID(t *testing.T) {
-	b, st, _ := perfRun(t, portals3.PerfGet, []int64{0, 64, 8192}, 0.4, actors.Options{Engine: actors.Parallel, Workers: 2})
+	b, st, _ := perfRun(t, portals3.PerfGet, []int64{0, 64, 8192}, "0.4", actors.Options{Engine: actors.Parallel, Workers: 2})
 	traces := parse(t, b)
-	s := NewSampler(0.4)
-	all, _, _ := perfRun(t, portals3.PerfGet, []int64{0, 64, 8192}, 1, actors.Options{Engine: actors.Serial})
+	s := NewSampler(actors.MustParseProb("0.4"))
+	all, _, _ := perfRun(t, portals3.PerfGet, []int64{0, 64, 8192}, "1", actors.Options{Engine: actors.Serial})
 	full := parse(t, all)
 	var want []string
 	for id, spans := range full {
@@ -207,7 +210,7 @@ func hexVal(c rune) int {
 
 func TestSampler(t *testing.T) {
 	for _, ratio := range []float64{0, 0.01, 0.25, 0.5, 1} {
-		s := NewSampler(ratio)
+		s := NewSampler(actors.MustParseProb(fmt.Sprint(ratio)))
 		n := 0
 		for i := range uint64(100000) {
 			if s.Sampled(uint64(1)<<40 | (i + 1)) {
@@ -216,25 +219,24 @@ func TestSampler(t *testing.T) {
 		}
 		assert.InDelta(t, ratio*100000, float64(n), 1000, "ratio %v", ratio)
 	}
-	assert.False(t, NewSampler(1).Sampled(0), "id 0 is no message")
+	assert.False(t, NewSampler(actors.MustParseProb("1")).Sampled(0), "id 0 is no message")
 }
 
 func TestConfigValidate(t *testing.T) {
-	for _, c := range []Config{{Sample: -0.1}, {Sample: 1.5}, {Sample: 1, OTLP: "ftp://x:1"}, {Sample: 1, OTLP: "grpc://nohost"},
-		{Sample: 1, MaxFileSpans: -1}} {
+	for _, c := range []Config{{OTLP: "ftp://x:1"}, {OTLP: "grpc://nohost"}, {MaxFileSpans: -1}, {ExportTimeout: -1}} {
 		assert.Error(t, c.Validate(), "%+v", c)
 	}
 	for _, ep := range []string{"localhost:4317", "grpc://127.0.0.1:4317", "grpcs://collector:4317", "http://127.0.0.1:4318", "https://x/v1/traces"} {
-		assert.NoError(t, Config{Sample: 0.5, OTLP: ep}.Validate(), ep)
+		assert.NoError(t, Config{OTLP: ep}.Validate(), ep)
 	}
-	_, err := New(Config{Sample: 1, File: filepath.Join(t.TempDir(), "no", "such", "dir", "f")})
+	_, err := New(Config{File: filepath.Join(t.TempDir(), "no", "such", "dir", "f")})
 	assert.ErrorContains(t, err, "trace file")
 }
 
 // The file holds at most MaxFileSpans stages; the rest are counted as dropped.
 func TestFileBoundCountsDrops(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "t.jsonl")
-	c, err := New(Config{Sample: 1, File: file, MaxFileSpans: 5})
+	c, err := New(Config{Sample: actors.MustParseProb("1"), File: file, MaxFileSpans: 5})
 	require.NoError(t, err)
 	tr := c.Tracer(0)
 	for i := range 20 {
@@ -245,4 +247,50 @@ func TestFileBoundCountsDrops(t *testing.T) {
 	assert.Equal(t, int64(20), st.Spans)
 	assert.Equal(t, int64(15), st.Dropped)
 	assert.Equal(t, int64(6), st.Written, "5 stages and the root")
+}
+
+// failing is an exporter whose every export fails.
+type failing struct{ calls int }
+
+func (f *failing) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error {
+	f.calls++
+	return errors.New("connection refused")
+}
+
+func (f *failing) Shutdown(context.Context) error { return nil }
+
+// An endpoint that refuses spans is never silent: every span is counted as dropped and
+// the error is reported; after Retries consecutive failures the exporter stops trying.
+func TestExportFailuresAreCounted(t *testing.T) {
+	f := &failing{}
+	c, err := New(Config{Sample: actors.MustParseProb("1"), exporter: f, Retries: 2})
+	require.NoError(t, err)
+	tr := c.Tracer(0)
+	for i := range 3000 {
+		tr.Span(actors.Span{Trace: uint64(i/10 + 1), Name: "x/y", Start: actors.Time(i), End: actors.Time(i + 5)})
+	}
+	st := c.Close()
+	assert.Equal(t, int64(300), st.Traces)
+	assert.Equal(t, int64(3000), st.Spans)
+	assert.Zero(t, st.Exported)
+	assert.Equal(t, int64(3300), st.Dropped, "3000 stages and 300 roots")
+	assert.ErrorContains(t, st.Err, "connection refused")
+	assert.Equal(t, 2, f.calls, "gave up after 2 failed exports")
+	assert.Contains(t, st.String(), "3300 dropped")
+}
+
+// A span whose end precedes its start is clamped: end >= start always.
+func TestSpanEndNeverBeforeStart(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "t.jsonl")
+	c, err := New(Config{Sample: actors.MustParseProb("1"), File: file})
+	require.NoError(t, err)
+	c.Tracer(0).Span(actors.Span{Trace: 1, Name: "x/y", Start: 10, End: 5})
+	require.NoError(t, c.Close().Err)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	for _, spans := range parse(t, b) {
+		for _, s := range spans {
+			assert.Equal(t, int64(10), s.EndPS)
+		}
+	}
 }

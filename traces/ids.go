@@ -2,9 +2,10 @@ package traces
 
 import (
 	"encoding/binary"
-	"math"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/seastar-sim/seastar/actors"
 )
 
 // mix is the splitmix64 finalizer: a bijection of uint64 with good avalanche.
@@ -18,30 +19,16 @@ func mix(x uint64) uint64 {
 }
 
 // Sampler decides which messages are traced: message id m is sampled when a hash of m,
-// as a fraction of 2^64, is below the ratio. It depends on nothing but the id, so the
-// same messages are sampled whatever runs them.
-type Sampler struct {
-	all       bool
-	threshold uint64
-}
+// as a fraction of 2^64, is below the ratio (actors.Prob.Sample). It depends on nothing
+// but the id, so the same messages are sampled whatever runs them.
+type Sampler struct{ p actors.Prob }
 
-// NewSampler returns the sampler of ratio, which must be in [0, 1].
-func NewSampler(ratio float64) Sampler {
-	if ratio >= 1 {
-		return Sampler{all: true}
-	}
-	if ratio <= 0 || math.IsNaN(ratio) {
-		return Sampler{}
-	}
-	return Sampler{threshold: uint64(ratio * (1 << 64))}
-}
+// NewSampler returns the sampler of ratio.
+func NewSampler(ratio actors.Prob) Sampler { return Sampler{p: ratio} }
 
 // Sampled reports whether message id m is traced. Id 0 is never traced.
 func (s Sampler) Sampled(m uint64) bool {
-	if m == 0 {
-		return false
-	}
-	return s.all || mix(m^0x5ea57a75a3f1e0d1) < s.threshold
+	return m != 0 && s.p.Sample(mix(m^0x5ea57a75a3f1e0d1))
 }
 
 // RunKey is the upper half of the trace ids of one run: a hash of the seed and the

@@ -83,6 +83,31 @@ func (idGenerator) NewSpanID(ctx context.Context, _ trace.TraceID) trace.SpanID 
 }
 
 func newOTLPSink(cfg Config) (*otlpSink, error) {
+	exp := cfg.exporter
+	if exp == nil {
+		var err error
+		if exp, err = newExporter(cfg); err != nil {
+			return nil, err
+		}
+	}
+	attrs := []attribute.KeyValue{attribute.String("service.name", cfg.Service), attribute.Int64("seastar.seed", int64(cfg.Seed))}
+	for _, k := range sortedKeys(cfg.Attrs) {
+		attrs = append(attrs, attribute.String(k, cfg.Attrs[k]))
+	}
+	proc := &batcher{exp: exp, size: 512, timeout: cfg.ExportTimeout, retries: cfg.Retries}
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
+		sdktrace.WithIDGenerator(idGenerator{}),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithSpanProcessor(proc),
+		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeCountLimit: 256, AttributeValueLengthLimit: -1,
+			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
+	)
+	return &otlpSink{epoch: cfg.Epoch, tp: tp, tracer: tp.Tracer("github.com/seastar-sim/seastar/traces"), proc: proc}, nil
+}
+
+// newExporter returns the OTLP exporter of cfg.OTLP.
+func newExporter(cfg Config) (sdktrace.SpanExporter, error) {
 	ep, err := parseEndpoint(cfg.OTLP)
 	if err != nil {
 		return nil, err
@@ -107,20 +132,7 @@ func newOTLPSink(cfg Config) (*otlpSink, error) {
 	if err != nil {
 		return nil, fmt.Errorf("trace OTLP endpoint %s: %w", cfg.OTLP, err)
 	}
-	attrs := []attribute.KeyValue{attribute.String("service.name", cfg.Service), attribute.Int64("seastar.seed", int64(cfg.Seed))}
-	for _, k := range sortedKeys(cfg.Attrs) {
-		attrs = append(attrs, attribute.String(k, cfg.Attrs[k]))
-	}
-	proc := &batcher{exp: exp, size: 512, timeout: cfg.ExportTimeout, retries: cfg.Retries}
-	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
-		sdktrace.WithIDGenerator(idGenerator{}),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithSpanProcessor(proc),
-		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeCountLimit: 256, AttributeValueLengthLimit: -1,
-			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
-	)
-	return &otlpSink{epoch: cfg.Epoch, tp: tp, tracer: tp.Tracer("github.com/seastar-sim/seastar/traces"), proc: proc}, nil
+	return exp, nil
 }
 
 // wall is the export timestamp of simulated time t: the epoch plus t truncated to

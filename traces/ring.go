@@ -9,27 +9,28 @@ import (
 	"slices"
 
 	"github.com/seastar-sim/seastar/actors"
-	"github.com/seastar-sim/seastar/machine"
 	"github.com/seastar-sim/seastar/ppc"
 )
 
 // Ring is the firmware trace ring of one PPC at the end of a run.
 type Ring struct {
-	Name    string // the PPC actor, e.g. "node[0,0,0].ppc"
-	Total   int64  // records ever written; the ring keeps the last len(Records)
+	Name    string          // the PPC actor, e.g. "node[0,0,0].ppc"
+	Period  actors.Duration // of the PPC clock: the unit of the timestamps
+	Total   int64           // records ever written; the ring keeps the last len(Records)
 	Records []ppc.Record
 }
 
-// RingsOf returns the trace rings of a machine's PPCs, in node order, skipping those
+// RingsOf returns the trace rings of a model's PPCs, in actor order, skipping those
 // that recorded nothing.
-func RingsOf(m *machine.Machine) []Ring {
+func RingsOf(m *actors.Model) []Ring {
 	var out []Ring
-	for _, n := range m.Nodes {
-		t := n.PPC.Trace()
-		if t.Total() == 0 {
+	for id := range actors.ActorID(m.NumActors()) {
+		c, ok := m.Actor(id).(*ppc.Core)
+		if !ok || c.Trace().Total() == 0 {
 			continue
 		}
-		out = append(out, Ring{Name: n.Name + ".ppc", Total: t.Total(), Records: t.Records()})
+		t := c.Trace()
+		out = append(out, Ring{Name: m.Name(id), Period: c.Params().Cycles(1), Total: t.Total(), Records: t.Records()})
 	}
 	return out
 }
@@ -39,9 +40,9 @@ func RingsOf(m *machine.Machine) []Ring {
 // the ELF file. Big-endian, as the PowerPC writes it:
 //
 //	"SSTRACE1"
-//	u64 PPC clock period in ps (the timestamp unit)
 //	u32 symbols, each: u32 address, u16 name length, name
-//	u32 rings,   each: u16 name length, name, u64 records written, u32 n,
+//	u32 rings,   each: u16 name length, name, u64 PPC clock period in ps (the
+//	                   timestamp unit), u64 records written, u32 n,
 //	                   n records of (u32 timestamp, u32 value<<24 | pc&0xffffff)
 const ringMagic = "SSTRACE1"
 
@@ -52,8 +53,7 @@ const textBase = 0xff0000
 
 // RingFile is a decoded ring file.
 type RingFile struct {
-	Period  actors.Duration // of one timestamp tick
-	Symbols []Symbol        // by address
+	Symbols []Symbol // by address
 	Rings   []RawRing
 }
 
@@ -66,6 +66,7 @@ type Symbol struct {
 // RawRing is a ring as stored: raw 8-byte records.
 type RawRing struct {
 	Name    string
+	Period  actors.Duration // of one timestamp tick
 	Total   uint64
 	Records []RawRecord
 }
@@ -112,12 +113,13 @@ func symbols(rings []Ring) ([]Symbol, map[string]uint32, error) {
 	return syms, addr, nil
 }
 
-// WriteRings writes rings in the ring file format; period is the PPC clock period
-// (ppc.Params.Clock), the unit of the 32-bit timestamps (which wrap, as the real time
-// base register does).
-func WriteRings(w io.Writer, period actors.Duration, rings []Ring) error {
-	if period <= 0 {
-		return fmt.Errorf("traces: ring clock period must be > 0 (got %s)", period)
+// WriteRings writes rings in the ring file format. A ring's timestamps are 32-bit
+// counts of its Period (the PPC clock), which wrap as the real time base register does.
+func WriteRings(w io.Writer, rings []Ring) error {
+	for _, r := range rings {
+		if r.Period <= 0 {
+			return fmt.Errorf("traces: ring %s: clock period must be > 0 (got %s)", r.Name, r.Period)
+		}
 	}
 	syms, addr, err := symbols(rings)
 	if err != nil {
@@ -127,7 +129,6 @@ func WriteRings(w io.Writer, period actors.Duration, rings []Ring) error {
 	be := binary.BigEndian
 	var b []byte
 	b = append(b, ringMagic...)
-	b = be.AppendUint64(b, uint64(period))
 	b = be.AppendUint32(b, uint32(len(syms)))
 	for _, s := range syms {
 		b = be.AppendUint32(b, s.Addr)
@@ -145,10 +146,11 @@ func WriteRings(w io.Writer, period actors.Duration, rings []Ring) error {
 		b = b[:0]
 		b = be.AppendUint16(b, uint16(len(r.Name)))
 		b = append(b, r.Name...)
+		b = be.AppendUint64(b, uint64(r.Period))
 		b = be.AppendUint64(b, uint64(r.Total))
 		b = be.AppendUint32(b, uint32(len(r.Records)))
 		for _, rec := range r.Records {
-			b = be.AppendUint32(b, uint32(int64(rec.At)/int64(period)))
+			b = be.AppendUint32(b, uint32(int64(rec.At)/int64(r.Period)))
 			b = be.AppendUint32(b, uint32(rec.Value)<<24|(addr[rec.Func]+rec.Offset)&0xffffff)
 		}
 		if _, err := bw.Write(b); err != nil {
@@ -166,10 +168,7 @@ func ReadRings(r io.Reader) (*RingFile, error) {
 	if d.err == nil && string(magic) != ringMagic {
 		return nil, fmt.Errorf("not a trace ring file (magic %q, want %q)", magic, ringMagic)
 	}
-	f := &RingFile{Period: actors.Duration(d.u64("clock period"))}
-	if d.err == nil && f.Period <= 0 {
-		return nil, fmt.Errorf("trace ring file: clock period %d ps must be > 0", int64(f.Period))
-	}
+	f := &RingFile{}
 	nsym := d.count("symbol count", 6)
 	for i := 0; i < nsym && d.err == nil; i++ {
 		s := Symbol{Addr: d.u32("symbol address")}
@@ -179,10 +178,14 @@ func ReadRings(r io.Reader) (*RingFile, error) {
 		}
 		f.Symbols = append(f.Symbols, s)
 	}
-	nring := d.count("ring count", 14)
+	nring := d.count("ring count", 22)
 	for i := 0; i < nring && d.err == nil; i++ {
 		var rr RawRing
 		rr.Name = string(d.bytes(int(d.u16("ring name length")), "ring name"))
+		rr.Period = actors.Duration(d.u64("clock period"))
+		if d.err == nil && rr.Period <= 0 {
+			return nil, fmt.Errorf("trace ring file: ring %s: clock period %d ps must be > 0", rr.Name, int64(rr.Period))
+		}
 		rr.Total = d.u64("records written")
 		n := d.count("record count", 8)
 		if d.err == nil && uint64(n) > rr.Total {
@@ -293,7 +296,7 @@ func (f *RingFile) Dump(w io.Writer) error {
 			fmt.Fprintf(bw, "%08x: %d: %08x %s+%04x", rec.Stamp, rec.Value(), rec.Word, fn, off)
 			if i+1 < len(r.Records) {
 				ticks := r.Records[i+1].Stamp - rec.Stamp // modulo 2^32: the time base wraps
-				fmt.Fprintf(bw, " (%d ns)", actors.Duration(ticks)*f.Period/actors.Nanosecond)
+				fmt.Fprintf(bw, " (%d ns)", actors.Duration(ticks)*r.Period/actors.Nanosecond)
 			}
 			bw.WriteByte('\n')
 		}

@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/protocols/portals3"
 )
 
 // figure2 is the example output of the tracedump tool in Pedretti & Hudson 2005,
@@ -33,7 +35,7 @@ e468209b: 0: 00ff2504 goaccel_tx_command+0070 (290 ns)
 // them (the 500 MHz time base ticks every 2 ns; the last line's delta needs the record
 // after it, which is here and prints without a delta).
 func TestDumpReproducesFigure2(t *testing.T) {
-	f := &RingFile{Period: 2 * actors.Nanosecond, Symbols: []Symbol{
+	f := &RingFile{Symbols: []Symbol{
 		{0xff0c38, "mainloop"}, {0xff1284, "handle_command"}, {0xff20f4, "resolve_source"},
 		{0xff2494, "goaccel_tx_command"}, {0xff3120, "rx_complete"},
 	}}
@@ -47,7 +49,7 @@ func TestDumpReproducesFigure2(t *testing.T) {
 		recs = append(recs, RawRecord{Stamp: stamp, Word: word})
 	}
 	recs = append(recs, RawRecord{Stamp: 0xe468209b + 145, Word: 0x00ff0c4c})
-	f.Rings = []RawRing{{Name: "node[0,0,0].ppc", Total: 11, Records: recs}}
+	f.Rings = []RawRing{{Name: "node[0,0,0].ppc", Period: 2 * actors.Nanosecond, Total: 11, Records: recs}}
 	var out bytes.Buffer
 	require.NoError(t, f.Dump(&out))
 	assert.Equal(t, "# node[0,0,0].ppc: 11 records (11 written)\n"+figure2+"e468212c: 0: 00ff0c4c mainloop+0014\n", out.String())
@@ -57,24 +59,24 @@ func TestDumpReproducesFigure2(t *testing.T) {
 // records back: function, offset, value and the timestamp in PPC ticks.
 func TestRingFileRoundTrip(t *testing.T) {
 	rings := []Ring{
-		{Name: "node[0,0,0].ppc", Total: 5, Records: []ppc.Record{
+		{Name: "node[0,0,0].ppc", Period: 2 * actors.Nanosecond, Total: 5, Records: []ppc.Record{
 			{At: actors.Time(1000 * actors.Nanosecond), Func: "mainloop", Offset: 0x14, Value: 1},
 			{At: actors.Time(1200 * actors.Nanosecond), Func: "tx_command", Offset: 0x6c, Value: 7},
 			{At: actors.Time(1300 * actors.Nanosecond), Func: "mainloop", Offset: 0x14, Value: 6},
 		}},
-		{Name: "node[1,0,0].ppc", Total: 1, Records: []ppc.Record{
+		{Name: "node[1,0,0].ppc", Period: 2 * actors.Nanosecond, Total: 1, Records: []ppc.Record{
 			{At: actors.Time(3 * actors.Microsecond), Func: "rx_header", Offset: 0x400, Value: 255},
 		}},
 	}
 	var buf bytes.Buffer
-	require.NoError(t, WriteRings(&buf, 2*actors.Nanosecond, rings))
+	require.NoError(t, WriteRings(&buf, rings))
 	f, err := ReadRings(bytes.NewReader(buf.Bytes()))
 	require.NoError(t, err)
-	assert.Equal(t, 2*actors.Nanosecond, f.Period)
 	require.Len(t, f.Rings, 2)
 	for i, r := range rings {
 		got := f.Rings[i]
 		assert.Equal(t, r.Name, got.Name)
+		assert.Equal(t, r.Period, got.Period)
 		assert.Equal(t, uint64(r.Total), got.Total)
 		require.Len(t, got.Records, len(r.Records))
 		for j, rec := range r.Records {
@@ -98,7 +100,7 @@ func TestRingFileRoundTrip(t *testing.T) {
 
 // The 32-bit time base wraps (every 8.6 s at 500 MHz); deltas across the wrap are right.
 func TestDumpDeltaAcrossWrap(t *testing.T) {
-	f := &RingFile{Period: 2 * actors.Nanosecond, Symbols: []Symbol{{textBase, "f"}}, Rings: []RawRing{{Name: "p", Total: 2,
+	f := &RingFile{Symbols: []Symbol{{textBase, "f"}}, Rings: []RawRing{{Name: "p", Period: 2 * actors.Nanosecond, Total: 2,
 		Records: []RawRecord{{Stamp: 0xfffffff0, Word: textBase}, {Stamp: 0x10, Word: textBase}}}}}
 	var out bytes.Buffer
 	require.NoError(t, f.Dump(&out))
@@ -108,7 +110,7 @@ func TestDumpDeltaAcrossWrap(t *testing.T) {
 // Bad files are errors that say what is wrong, never panics.
 func TestReadRingsRejectsBadFiles(t *testing.T) {
 	var good bytes.Buffer
-	require.NoError(t, WriteRings(&good, 2*actors.Nanosecond, []Ring{{Name: "p", Total: 1,
+	require.NoError(t, WriteRings(&good, []Ring{{Name: "p", Period: 2 * actors.Nanosecond, Total: 1,
 		Records: []ppc.Record{{At: 10, Func: "f", Offset: 4, Value: 1}}}}))
 	b := good.Bytes()
 	for n := range len(b) {
@@ -120,23 +122,25 @@ func TestReadRingsRejectsBadFiles(t *testing.T) {
 	assert.ErrorContains(t, err, "trailing bytes")
 	_, err = ReadRings(strings.NewReader("ELF\x7f...."))
 	assert.ErrorContains(t, err, "not a trace ring file")
-	huge := append([]byte(ringMagic), make([]byte, 8)...)
-	binary.BigEndian.PutUint64(huge[8:], 2000)
-	huge = binary.BigEndian.AppendUint32(huge, 0xffffffff)
+	huge := binary.BigEndian.AppendUint32([]byte(ringMagic), 0xffffffff)
 	_, err = ReadRings(bytes.NewReader(huge))
 	assert.ErrorContains(t, err, "implausible")
 	over := append([]byte{}, b...)
-	// magic 8, period 8, symbol count 4, symbol "f" 7, ring count 4, ring name "p" 3:
+	// magic 8, symbol count 4, symbol "f" 7, ring count 4, ring name "p" 3, period 8:
 	// the ring's records-written count is at byte 34.
 	binary.BigEndian.PutUint64(over[34:], 0)
 	_, err = ReadRings(bytes.NewReader(over))
 	assert.ErrorContains(t, err, "only 0 were written")
-	assert.Error(t, WriteRings(&bytes.Buffer{}, 0, nil))
+	zero := append([]byte{}, b...)
+	binary.BigEndian.PutUint64(zero[26:], 0) // period
+	_, err = ReadRings(bytes.NewReader(zero))
+	assert.ErrorContains(t, err, "clock period 0 ps must be > 0")
+	assert.Error(t, WriteRings(&bytes.Buffer{}, []Ring{{Name: "p"}}))
 }
 
 func FuzzReadRings(f *testing.F) {
 	var good bytes.Buffer
-	_ = WriteRings(&good, 2*actors.Nanosecond, []Ring{{Name: "p", Total: 2,
+	_ = WriteRings(&good, []Ring{{Name: "p", Period: 2 * actors.Nanosecond, Total: 2,
 		Records: []ppc.Record{{At: 10, Func: "f", Offset: 4, Value: 1}, {At: 20, Func: "g", Offset: 8}}}})
 	f.Add(good.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -146,4 +150,53 @@ func FuzzReadRings(f *testing.F) {
 		}
 		require.NoError(t, rf.Dump(&bytes.Buffer{}))
 	})
+}
+
+// Pedretti & Hudson 2005 s.3.3: with trace points compiled in, the Portals firmware
+// records its dispatches and handlers in each PPC's ring, and every trace point costs
+// about 10 ns of PPC time, so the put latency grows; compiled out, it costs nothing.
+func TestPortalsFirmwareTraceRing(t *testing.T) {
+	run := func(enabled bool) (*portals3.PerfResult, []Ring) {
+		cfg := portals3.DefaultPerfConfig()
+		cfg.Sizes, cfg.Iters, cfg.Warmup = []int64{0}, 4, 1
+		cfg.Machine.PPC.TraceEnabled = enabled
+		c, err := New(Config{})
+		require.NoError(t, err)
+		res, err := portals3.PortalPerf(context.Background(), cfg, actors.Options{Engine: actors.Serial, Tracer: c.Tracer})
+		require.NoError(t, err)
+		require.NoError(t, c.Close().Err)
+		return res, c.Rings()
+	}
+	off, none := run(false)
+	on, rings := run(true)
+	assert.Empty(t, none)
+	require.Len(t, rings, 2)
+	assert.Equal(t, "node[0,0,0].ppc", rings[0].Name)
+	assert.Equal(t, 2*actors.Nanosecond, rings[0].Period, "500 MHz")
+	funcs := map[string]bool{}
+	for _, r := range rings {
+		assert.Equal(t, int64(len(r.Records)), r.Total, "the ring has not wrapped")
+		for i, rec := range r.Records {
+			funcs[rec.Func] = true
+			if i > 0 {
+				assert.LessOrEqual(t, r.Records[i-1].At, rec.At)
+			}
+		}
+	}
+	for _, f := range []string{"mainloop", "tx_command", "tx_done", "rx_header", "release"} {
+		assert.True(t, funcs[f], "trace point in %s", f)
+	}
+	extra := on.Rows[0].Latency - off.Rows[0].Latency
+	assert.Positive(t, extra)
+	assert.Zero(t, extra%(10*actors.Nanosecond/2), "whole trace points on the one-way path (%s)", extra)
+
+	var buf bytes.Buffer
+	require.NoError(t, WriteRings(&buf, rings))
+	f, err := ReadRings(&buf)
+	require.NoError(t, err)
+	var out bytes.Buffer
+	require.NoError(t, f.Dump(&out))
+	first := strings.SplitN(out.String(), "\n", 3)
+	assert.Equal(t, fmt.Sprintf("# node[0,0,0].ppc: %d records (%d written)", len(rings[0].Records), rings[0].Total), first[0])
+	assert.Regexp(t, `^[0-9a-f]{8}: [0-9]+: [0-9a-f]{8} mainloop\+0014 \([0-9]+ ns\)$`, first[1])
 }

@@ -402,7 +402,7 @@ func (e *Engine) send(ctx actors.Context, op outPacket, pio bool) {
 	e.staged -= op.staged
 	e.inj.Inject(ctx, PortRouter, p)
 	if p.EOM {
-		if t := ctx.Tracer(); t != nil {
+		if t := actors.TracerOf(ctx); t != nil {
 			e.traceMessage(ctx, t, op, pio)
 		}
 	}

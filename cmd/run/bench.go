@@ -157,6 +157,11 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	if err != nil {
 		return err
 	}
+	tr, err := c.startTracing(cfg, "bench "+b.name)
+	if err != nil {
+		return err
+	}
+	opts.Tracer = tr.hook()
 	if !c.quiet {
 		var done func()
 		opts.Progress, done = progressPrinter(cmd.ErrOrStderr(), b.name)
@@ -169,6 +174,10 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	start := time.Now()
 	res, err := b.run(cmd.Context(), cfg, opts, state)
 	stopProfile()
+	trace, terr := tr.finish(cmd.ErrOrStderr())
+	if err == nil {
+		err = terr
+	}
 	if err != nil {
 		if res != nil && len(res.rows) > 0 {
 			fmt.Fprintln(cmd.ErrOrStderr(), "statistics up to the failure:")
@@ -181,7 +190,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 		return failed(err)
 	}
 	r := newResult(command, c, res.summaryReport())
-	r.Rows, r.Out = res.rows, out.dir
+	r.Rows, r.Out, r.Trace = res.rows, out.dir, trace
 	for k, v := range res.params { //lint:ordered distinct keys into a map
 		if _, ok := r.Params[k]; !ok {
 			r.Params[k] = v

@@ -29,6 +29,7 @@ type result struct {
 	Run        runInfo           `json:"run"`
 	Rows       []row             `json:"rows"`
 	Out        string            `json:"out,omitempty"` // the results directory written, if any
+	Trace      *traceReport      `json:"trace,omitempty"`
 }
 
 // runInfo is the engine part of the run report.
@@ -165,6 +166,9 @@ func writeCSV(w io.Writer, r *result) error {
 	if r.Out != "" {
 		rec("run", "out", r.Out)
 	}
+	if r.Trace != nil {
+		rec("run", "trace", r.Trace)
+	}
 	for i, rw := range r.Rows {
 		for _, k := range rw.keys {
 			rec(strconv.Itoa(i), k, rw.vals[k])
@@ -198,6 +202,9 @@ func writeTable(w io.Writer, r *result) error {
 	fmt.Fprintf(tw, "digest\t%s\n", r.Digest)
 	if r.Out != "" {
 		fmt.Fprintf(tw, "results\t%s\n", r.Out)
+	}
+	if r.Trace != nil {
+		fmt.Fprintf(tw, "tracing\t%s\n", r.Trace)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -33,6 +33,9 @@ worker count and partitioning.`,
 			if err != nil {
 				return err
 			}
+			if err := c.refuseTracing("phold has no messages to trace"); err != nil {
+				return err
+			}
 			cfg, tree, err := c.load(cmd)
 			if err != nil {
 				return err

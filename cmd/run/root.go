@@ -27,6 +27,7 @@ type common struct {
 	config    string
 	out       string
 	args      []string // the command line, for run.json and the --resume hint
+	trace     traceFlags
 }
 
 func (c *common) register(cmd *cobra.Command) {
@@ -42,6 +43,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringArrayVar(&c.sets, "set", nil, "set a parameter, KEY=VALUE with units (repeatable; see run params)")
 	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
 	f.StringVar(&c.out, "out", "", "results directory (default "+resultsRoot+"/COMMAND-UTCTIME; none: write no files)")
+	c.trace.register(f)
 }
 
 // options turns the common flags into engine options.
@@ -118,7 +120,7 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newParamsCmd(&c))
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newParamsCmd(&c), newTracedumpCmd())
 	return root
 }
 

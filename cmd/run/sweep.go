@@ -183,6 +183,9 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 	if err != nil {
 		return nil, err
 	}
+	if err := c.refuseTracing("trace one point of a sweep with run bench and its --set values"); err != nil {
+		return nil, err
+	}
 	opts.Progress = nil
 	b := benchmarks[s.bench]
 	switch {

@@ -1,0 +1,160 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/traces"
+	"github.com/spf13/pflag"
+)
+
+// traceFlags are the tracing flags of every simulation command (SPEC sections 7, 8).
+type traceFlags struct {
+	otlp   string
+	file   string
+	sample actors.Prob
+	epoch  string
+	ring   string
+}
+
+func (t *traceFlags) register(f *pflag.FlagSet) {
+	t.sample = actors.MustParseProb("1")
+	f.StringVar(&t.otlp, "trace-otlp", "", "export one trace per message over OTLP: host:port or grpc://host:port (gRPC), http://host:port[/v1/traces] (HTTP)")
+	f.StringVar(&t.file, "trace-file", "", "write every span to this file, one JSON object per line, times in simulated picoseconds")
+	f.Var(newTextValue(&t.sample, "ratio"), "trace-sample", "fraction of messages traced, chosen by message id (0.01 or 1%)")
+	f.StringVar(&t.epoch, "trace-epoch", "now", "wall-clock time of simulated time 0 in exported spans: now (the run's start, whole seconds) or RFC 3339")
+	f.StringVar(&t.ring, "trace-ring", "", "write the firmware trace rings of the PPCs to this file (with --set ppc.trace_enabled=true); read it with run tracedump")
+}
+
+// tracing is the tracing of one command: nil when no tracing flag is set.
+type tracing struct {
+	flags *traceFlags
+	col   *traces.Collector
+	epoch time.Time
+}
+
+// startTracing checks the tracing flags against the configuration and starts a
+// collector if any is set. Its errors are usage errors.
+func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
+	t := &c.trace
+	if t.otlp == "" && t.file == "" && t.ring == "" {
+		return nil, nil
+	}
+	epoch := time.Now().UTC().Truncate(time.Second) // Jaeger's default search window finds it
+	if t.epoch != "now" {
+		e, err := time.Parse(time.RFC3339Nano, t.epoch)
+		if err != nil {
+			return nil, usage(fmt.Errorf("--trace-epoch: %q is neither now nor an RFC 3339 time", t.epoch))
+		}
+		epoch = e
+	}
+	if t.ring != "" && cfg != nil && !cfg.Params.PPC.TraceEnabled {
+		return nil, usage(fmt.Errorf("--trace-ring: the firmware trace points are compiled out: add --set ppc.trace_enabled=true"))
+	}
+	sample := t.sample
+	if t.otlp == "" && t.file == "" {
+		sample = actors.Prob{} // rings only
+	}
+	col, err := traces.New(traces.Config{Sample: sample, File: t.file, OTLP: t.otlp, Epoch: epoch, Seed: c.seed,
+		Attrs: map[string]string{"seastar.command": command, "seastar.args": strings.Join(c.args, " ")}})
+	if err != nil {
+		return nil, usage(fmt.Errorf("--trace-file, --trace-otlp: %w", err))
+	}
+	return &tracing{flags: t, col: col, epoch: epoch}, nil
+}
+
+// hook is the engine's tracing hook (nil when tracing is off).
+func (t *tracing) hook() func(int) actors.Tracer {
+	if t == nil {
+		return nil
+	}
+	return t.col.Tracer
+}
+
+// traceReport is the tracing part of the run report.
+type traceReport struct {
+	Sample   string `json:"sample"`
+	File     string `json:"file,omitempty"`
+	OTLP     string `json:"otlp,omitempty"`
+	Epoch    string `json:"epoch,omitempty"`
+	Traces   int64  `json:"traces"`
+	Spans    int64  `json:"spans"`
+	Written  int64  `json:"written"`
+	Exported int64  `json:"exported"`
+	Dropped  int64  `json:"dropped"`
+	Error    string `json:"error,omitempty"`
+	RingFile string `json:"ring_file,omitempty"`
+	Rings    int    `json:"rings,omitempty"`
+}
+
+// finish flushes and exports the spans, writes the trace rings and returns the report.
+// An export that failed is reported (the error and the dropped spans, and a warning on
+// stderr), not fatal: the simulation's results stand.
+func (t *tracing) finish(stderr io.Writer) (*traceReport, error) {
+	if t == nil {
+		return nil, nil
+	}
+	st := t.col.Close()
+	r := &traceReport{Sample: t.flags.sample.String(), File: t.flags.file, OTLP: t.flags.otlp, Traces: st.Traces,
+		Spans: st.Spans, Written: st.Written, Exported: st.Exported, Dropped: st.Dropped}
+	if t.flags.otlp != "" {
+		r.Epoch = t.epoch.Format(time.RFC3339Nano)
+	}
+	if st.Err != nil {
+		r.Error = st.Err.Error()
+		fmt.Fprintf(stderr, "run: warning: tracing: %v (%d spans dropped)\n", st.Err, st.Dropped)
+	}
+	if t.flags.ring != "" {
+		rings := t.col.Rings()
+		f, err := os.Create(t.flags.ring)
+		if err != nil {
+			return r, fmt.Errorf("--trace-ring: %w", err)
+		}
+		if err := traces.WriteRings(f, rings); err != nil {
+			f.Close()
+			return r, fmt.Errorf("--trace-ring: %w", err)
+		}
+		if err := f.Close(); err != nil {
+			return r, fmt.Errorf("--trace-ring: %w", err)
+		}
+		r.RingFile, r.Rings = t.flags.ring, len(rings)
+	}
+	return r, nil
+}
+
+// String is the report's line in the table output.
+func (r *traceReport) String() string {
+	var parts []string
+	if r.File != "" || r.OTLP != "" {
+		s := fmt.Sprintf("%d traces (sample %s), %d spans", r.Traces, r.Sample, r.Spans)
+		if r.File != "" {
+			s += fmt.Sprintf(", %d written to %s", r.Written, r.File)
+		}
+		if r.OTLP != "" {
+			s += fmt.Sprintf(", %d exported to %s (epoch %s)", r.Exported, r.OTLP, r.Epoch)
+		}
+		if r.Dropped > 0 {
+			s += fmt.Sprintf(", %d dropped", r.Dropped)
+		}
+		parts = append(parts, s)
+	}
+	if r.RingFile != "" {
+		parts = append(parts, fmt.Sprintf("%d firmware trace rings in %s", r.Rings, r.RingFile))
+	}
+	if r.Error != "" {
+		parts = append(parts, "error: "+r.Error)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// refuseTracing is the error of commands that have no messages to trace.
+func (c *common) refuseTracing(what string) error {
+	if t := &c.trace; t.otlp != "" || t.file != "" || t.ring != "" {
+		return usage(fmt.Errorf("--trace-otlp, --trace-file and --trace-ring apply to run bench: %s", what))
+	}
+	return nil
+}

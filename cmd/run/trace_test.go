@@ -1,0 +1,89 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var smallPerf = []string{"bench", "portalperf", "--sizes", "0,2K", "--iters", "3", "--quiet", "--out", "none"}
+
+// SPEC 7: the trace file is byte-identical across worker counts and engines, and the
+// run report counts what was traced.
+func TestTraceFileSameForAnyWorkers(t *testing.T) {
+	dir := t.TempDir()
+	var files [][]byte
+	for i, args := range [][]string{{"--engine", "serial"}, {"--workers", "1"}, {"--workers", "2", "--partition", "node"}} {
+		file := filepath.Join(dir, "t"+string(rune('0'+i))+".jsonl")
+		all := append(append(append([]string{}, smallPerf...), "--trace-file", file, "--trace-sample", "50%", "--format", "json"), args...)
+		code, out, errs := invoke(t, all...)
+		require.Equal(t, 0, code, errs)
+		var v struct {
+			Trace traceReport `json:"trace"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+		assert.Positive(t, v.Trace.Traces)
+		assert.Equal(t, v.Trace.Spans, v.Trace.Written)
+		assert.Zero(t, v.Trace.Dropped)
+		assert.Equal(t, "0.5", v.Trace.Sample)
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		assert.Equal(t, v.Trace.Written, int64(strings.Count(string(b), "\n")))
+		files = append(files, b)
+	}
+	assert.Equal(t, string(files[0]), string(files[1]), "serial vs 1 worker")
+	assert.Equal(t, string(files[0]), string(files[2]), "serial vs 2 workers")
+}
+
+// run tracedump prints the rings a run wrote with --trace-ring in the format of
+// Pedretti & Hudson 2005 figure 2.
+func TestTraceRingAndTracedump(t *testing.T) {
+	ring := filepath.Join(t.TempDir(), "ring.bin")
+	code, out, errs := invoke(t, append(append([]string{}, smallPerf...), "--set", "ppc.trace_enabled=true", "--trace-ring", ring)...)
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, out, "2 firmware trace rings in "+ring)
+	code, out, errs = invoke(t, "tracedump", ring)
+	require.Equal(t, 0, code, errs)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	require.Greater(t, len(lines), 10)
+	assert.Regexp(t, `^# node\[0,0,0\]\.ppc: \d+ records \(\d+ written\)$`, lines[0])
+	rec := regexp.MustCompile(`^[0-9a-f]{8}: \d+: [0-9a-f]{8} [a-z_]+\+[0-9a-f]{4}( \(\d+ ns\))?$`)
+	heads := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "# ") {
+			heads++
+			continue
+		}
+		assert.Regexp(t, rec, l)
+	}
+	assert.Equal(t, 2, heads)
+	assert.Contains(t, out, "mainloop+0014")
+	assert.Contains(t, out, "rx_header+006c")
+}
+
+func TestTraceFlagErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(append([]string{}, smallPerf...), "--trace-ring", filepath.Join(dir, "r")), "ppc.trace_enabled=true"},
+		{append(append([]string{}, smallPerf...), "--trace-otlp", "ftp://x:1"), "unknown scheme"},
+		{append(append([]string{}, smallPerf...), "--trace-file", filepath.Join(dir, "f"), "--trace-epoch", "yesterday"), "--trace-epoch"},
+		{append(append([]string{}, smallPerf...), "--trace-file", filepath.Join(dir, "f"), "--trace-sample", "2"), "--trace-sample"},
+		{append(append([]string{}, smallPerf...), "--trace-file", filepath.Join(dir, "no", "dir", "f")), "trace file"},
+		{[]string{"phold", "--quiet", "--out", "none", "--trace-file", filepath.Join(dir, "f")}, "phold has no messages"},
+		{[]string{"tracedump", filepath.Join(dir, "missing")}, "no such file"},
+		{[]string{"tracedump"}, "accepts 1 arg"},
+	} {
+		code, _, errs := invoke(t, tc.args...)
+		assert.Equal(t, 2, code, "%v: %s", tc.args, errs)
+		assert.Contains(t, errs, tc.want, tc.args)
+	}
+}
