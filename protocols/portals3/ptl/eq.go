@@ -3,12 +3,14 @@ package ptl
 // eq is an event queue: a circular buffer of fixed capacity. The writer never waits:
 // when the queue is full a new event overwrites the oldest one, and the reader learns
 // of the loss from the sequence numbers (PTL_EQ_DROPPED), as in the reference
-// implementation.
+// implementation. The buffer grows (up to the capacity) when it is full of unread
+// events, so that a large queue costs only the most events it ever held unread.
 type eq struct {
 	h     EQHandle
-	ring  []Event
-	write uint64 // sequence number of the next event posted
-	read  uint64 // sequence number the reader expects next
+	ring  []Event // event s is at s % len(ring)
+	size  uint64  // capacity
+	write uint64  // sequence number of the next event posted
+	read  uint64  // sequence number the reader expects next
 	// owed counts events that operations in flight have committed to post here (their
 	// SEND_START before SendStarted, their END events): MDUpdate treats the queue as
 	// not empty while any is owed.
@@ -18,9 +20,23 @@ type eq struct {
 // push posts ev and returns it with its sequence number.
 func (q *eq) push(ev Event) Event {
 	ev.Sequence = q.write
+	if n := uint64(len(q.ring)); q.write-q.read >= n && n < q.size {
+		q.grow()
+	}
 	q.ring[q.write%uint64(len(q.ring))] = ev
 	q.write++
 	return ev
+}
+
+// grow doubles the ring (at least 8 slots, at most the capacity), keeping the unread
+// events. It is only called while no event has been lost, so they are all there.
+func (q *eq) grow() {
+	n := min(q.size, max(8, 2*uint64(len(q.ring))))
+	ring := make([]Event, n)
+	for s := q.read; s < q.write; s++ {
+		ring[s%n] = q.ring[s%uint64(len(q.ring))]
+	}
+	q.ring = ring
 }
 
 // oldest is the sequence number of the oldest event still in the ring.
@@ -58,7 +74,7 @@ func (ni *NI) EQAlloc(count int) (EQHandle, error) {
 	if count < 1 {
 		return EQNone, ErrNoSpace
 	}
-	q := &eq{ring: make([]Event, count)}
+	q := &eq{size: uint64(count)}
 	h, ok := ni.eqs.alloc(q)
 	if !ok {
 		return EQNone, ErrNoSpace
