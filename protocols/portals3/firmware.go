@@ -293,6 +293,9 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 		}
 	}
 	rest := pd.wire.Len - pd.mlength + f.crc
+	for ; rest > f.cmax; rest -= f.cmax { // a long discard (truncated or dropped payload) takes several commands
+		cmds = append(cmds, cam.Command{Bytes: f.cmax, Discard: true})
+	}
 	cmds = append(cmds, cam.Command{Bytes: rest, Discard: true})
 	cmds[len(cmds)-1].CRC = true
 	return cmds
