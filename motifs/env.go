@@ -1,0 +1,324 @@
+package motifs
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/protocols/mpi"
+)
+
+// env is what the ranks of a run share, read-only once the run starts, and the logs
+// each rank writes into its own slot.
+type env struct {
+	cfg   Config
+	nodes []int  // rank -> node
+	grid  [3]int // halo3d
+	// random, hotspot: destinations of the messages rank r sends in iteration i are
+	// dests[(i*R+r)*M : +M]; recvs[i*R+r] is how many it receives.
+	dests []int32
+	recvs []int32
+	logs  []rankLog
+}
+
+// rankLog is what one rank records.
+type rankLog struct {
+	starts, ends []actors.Time // timed iterations
+	sends, recvd []msgRec      // point-to-point messages, in order
+	calls        []actors.Duration
+	bytes, msgs  int64
+}
+
+// msgRec is a message as one side saw it: the other rank, when it was sent (at the
+// sender) or completed (at the receiver), and whether it was sent in a timed
+// iteration.
+type msgRec struct {
+	peer  int32
+	timed bool
+	at    actors.Time
+}
+
+func newEnv(cfg Config, nodes int) (*env, error) {
+	r := cfg.ranks()
+	e := &env{cfg: cfg, nodes: place(cfg.Placement, nodes, r, cfg.Seed), logs: make([]rankLog, r)}
+	if cfg.Motif == Halo3D {
+		e.grid = cfg.Grid
+		if e.grid == [3]int{} {
+			e.grid = factor3(r)
+			if r == nodes {
+				topo, _ := cfg.Machine.Topology()
+				e.grid = [3]int{topo.X, topo.Y, topo.Z}
+			}
+		}
+	}
+	if cfg.Motif == Random || cfg.Motif == Hotspot {
+		if r < 2 && cfg.Messages > 0 {
+			return nil, fmt.Errorf("%s traffic needs at least 2 ranks", cfg.Motif)
+		}
+		e.draw(r)
+	}
+	return e, nil
+}
+
+// place returns the nodes of ranks 0..r-1.
+func place(p Placement, nodes, r int, seed uint64) []int {
+	perm := make([]int, nodes)
+	for i := range perm {
+		perm[i] = i
+	}
+	if p == RandomPlaced {
+		rng := actors.NewRand(seed, "motifs.placement")
+		for i := nodes - 1; i > 0; i-- {
+			j := rng.IntN(i + 1)
+			perm[i], perm[j] = perm[j], perm[i]
+		}
+	}
+	return perm[:r]
+}
+
+// factor3 splits n into three factors as near equal as possible, largest first (as
+// MPI_Dims_create).
+func factor3(n int) [3]int {
+	best, score := [3]int{n, 1, 1}, n+2
+	for a := 1; a*a*a <= n; a++ {
+		if n%a != 0 {
+			continue
+		}
+		for b := a; a*b*b <= n; b++ {
+			if (n/a)%b != 0 {
+				continue
+			}
+			if c := n / a / b; a+b+c < score {
+				best, score = [3]int{c, b, a}, a+b+c
+			}
+		}
+	}
+	return best
+}
+
+// draw picks the destinations of random and hotspot traffic for every iteration.
+func (e *env) draw(r int) {
+	cfg := e.cfg
+	iters, m := cfg.Warmup+cfg.Iters, cfg.Messages
+	e.dests = make([]int32, iters*r*m)
+	e.recvs = make([]int32, iters*r)
+	rng := actors.NewRand(cfg.Seed, "motifs.traffic")
+	for i := range iters {
+		for src := range r {
+			for k := range m {
+				var d int
+				if cfg.Motif == Hotspot && src != cfg.HotRank && cfg.HotFraction.Sample(rng.Uint64()) {
+					d = cfg.HotRank
+				} else if d = rng.IntN(r - 1); d >= src {
+					d++ // uniform over the other ranks
+				}
+				e.dests[(i*r+src)*m+k] = int32(d)
+				e.recvs[i*r+d]++
+			}
+		}
+	}
+}
+
+// program is every rank's program: a barrier, then the iterations.
+func (e *env) program(c *mpi.Comm) error {
+	cfg := e.cfg
+	lg := &e.logs[c.Rank()]
+	lg.starts = make([]actors.Time, 0, cfg.Iters)
+	lg.ends = make([]actors.Time, 0, cfg.Iters)
+	body, err := e.body(c, lg)
+	if err != nil {
+		return err
+	}
+	if err := c.Barrier(); err != nil {
+		return err
+	}
+	if body == nil { // a rank without a part in the motif records no iterations
+		return nil
+	}
+	var bytes0, msgs0 int64
+	for it := range cfg.Warmup + cfg.Iters {
+		timed := it >= cfg.Warmup
+		if it == cfg.Warmup {
+			bytes0, msgs0 = c.Stats.BytesSent, c.Stats.Sends
+		}
+		start := c.Wtime()
+		if err := body(it, timed); err != nil {
+			return fmt.Errorf("%s iteration %d: %w", cfg.Motif, it, err)
+		}
+		if timed {
+			lg.starts = append(lg.starts, start)
+			lg.ends = append(lg.ends, c.Wtime())
+		}
+	}
+	lg.bytes, lg.msgs = c.Stats.BytesSent-bytes0, c.Stats.Sends-msgs0
+	return nil
+}
+
+// body returns the per-iteration code of the motif, with its buffers allocated; nil
+// for a rank that takes no part.
+func (e *env) body(c *mpi.Comm, lg *rankLog) (func(it int, timed bool) error, error) {
+	cfg := e.cfg
+	size, p := int64(cfg.Size), c.Size()
+	switch cfg.Motif {
+	case PingPong:
+		return e.pingpong(c, lg, size), nil
+	case Halo3D:
+		return e.halo(c, lg, size), nil
+	case Alltoall:
+		send, recv := c.Alloc(size*int64(p)), c.Alloc(size*int64(p))
+		return e.collective(c, lg, func() error { return c.Alltoall(send, recv, size) }), nil
+	case Allreduce:
+		send, recv := c.Alloc(size), c.Alloc(size)
+		return e.collective(c, lg, func() error { return c.Allreduce(send, recv, mpi.OpSum) }), nil
+	}
+	return e.traffic(c, lg, size), nil
+}
+
+// collective times one call per iteration.
+func (e *env) collective(c *mpi.Comm, lg *rankLog, call func() error) func(int, bool) error {
+	return func(_ int, timed bool) error {
+		c.Compute(e.cfg.Compute)
+		t := c.Wtime()
+		err := call()
+		if timed {
+			lg.calls = append(lg.calls, c.Wtime().Sub(t))
+		}
+		return err
+	}
+}
+
+// pingpong: ranks r < P/2 send first; their partners r + P/2 answer.
+func (e *env) pingpong(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) error {
+	half := c.Size() / 2
+	rank := c.Rank()
+	if rank >= 2*half { // odd job size: the last rank sits out
+		return nil
+	}
+	partner, first := rank+half, true
+	if rank >= half {
+		partner, first = rank-half, false
+	}
+	sbuf, rbuf := c.Alloc(size), c.Alloc(size)
+	send := func(timed bool) error {
+		t := c.Wtime()
+		if err := c.Send(sbuf, partner, 1); err != nil {
+			return err
+		}
+		lg.sends = append(lg.sends, msgRec{peer: int32(partner), timed: timed, at: t})
+		return nil
+	}
+	recv := func() error {
+		st, err := c.Recv(rbuf, partner, 1)
+		if err == nil {
+			lg.recvd = append(lg.recvd, msgRec{peer: int32(st.Source), at: st.Done})
+		}
+		return err
+	}
+	return func(_ int, timed bool) error {
+		c.Compute(e.cfg.Compute)
+		if first {
+			if err := send(timed); err != nil {
+				return err
+			}
+			return recv()
+		}
+		if err := recv(); err != nil {
+			return err
+		}
+		return send(timed)
+	}
+}
+
+// halo: 6 Irecv, 6 Isend, Waitall, after Compute. The message sent in direction k
+// (k = 2*dim for +, 2*dim+1 for -) has tag k; it is received from the neighbour on
+// the opposite side.
+func (e *env) halo(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) error {
+	g := e.grid
+	r := c.Rank()
+	pos := [3]int{r % g[0], r / g[0] % g[1], r / (g[0] * g[1])}
+	var nbr []int // neighbour in direction k, for the directions that exist
+	var dirs []int
+	for d := range 3 {
+		if g[d] < 2 {
+			continue
+		}
+		for s, step := range []int{1, -1} {
+			q := pos
+			q[d] = (q[d] + step + g[d]) % g[d]
+			nbr = append(nbr, q[0]+g[0]*(q[1]+g[1]*q[2]))
+			dirs = append(dirs, 2*d+s)
+		}
+	}
+	n := len(nbr)
+	sbufs, rbufs := make([]mpi.Buf, n), make([]mpi.Buf, n)
+	for k := range n {
+		sbufs[k], rbufs[k] = c.Alloc(size), c.Alloc(size)
+	}
+	reqs := make([]*mpi.Request, 2*n)
+	sts := make([]mpi.Status, 2*n)
+	sent := make([]actors.Time, n)
+	return func(_ int, timed bool) error {
+		c.Compute(e.cfg.Compute)
+		for k := range n {
+			// from the neighbour on the other side, which sent in direction dirs[k]
+			var err error
+			if reqs[k], err = c.Irecv(rbufs[k], nbr[k^1], dirs[k]); err != nil {
+				return err
+			}
+		}
+		for k := range n {
+			sent[k] = c.Wtime()
+			var err error
+			if reqs[n+k], err = c.Isend(sbufs[k], nbr[k], dirs[k]); err != nil {
+				return err
+			}
+		}
+		if err := c.Waitall(reqs, sts); err != nil {
+			return err
+		}
+		for k := range n {
+			lg.sends = append(lg.sends, msgRec{peer: int32(nbr[k]), timed: timed, at: sent[k]})
+			lg.recvd = append(lg.recvd, msgRec{peer: int32(sts[k].Source), at: sts[k].Done})
+		}
+		return nil
+	}
+}
+
+// traffic: random and hotspot. Receives from any source are posted first, then the
+// sends, then everything is waited for. The tag is the iteration, so that a message
+// is received in the iteration it was sent in.
+func (e *env) traffic(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) error {
+	rank, p, m := c.Rank(), c.Size(), e.cfg.Messages
+	sbuf, rbuf := c.Alloc(size), c.Alloc(size)
+	var reqs []*mpi.Request
+	var sts []mpi.Status
+	return func(it int, timed bool) error {
+		c.Compute(e.cfg.Compute)
+		nr := int(e.recvs[it*p+rank])
+		reqs, sts = reqs[:0], slices.Grow(sts[:0], nr+m)[:nr+m]
+		for range nr {
+			r, err := c.Irecv(rbuf, mpi.AnySource, it%(mpi.TagUB+1))
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+		}
+		dests := e.dests[(it*p+rank)*m : (it*p+rank+1)*m]
+		for _, d := range dests {
+			t := c.Wtime()
+			r, err := c.Isend(sbuf, int(d), it%(mpi.TagUB+1))
+			if err != nil {
+				return err
+			}
+			reqs = append(reqs, r)
+			lg.sends = append(lg.sends, msgRec{peer: d, timed: timed, at: t})
+		}
+		if err := c.Waitall(reqs, sts); err != nil {
+			return err
+		}
+		for _, st := range sts[:nr] {
+			lg.recvd = append(lg.recvd, msgRec{peer: int32(st.Source), at: st.Done})
+		}
+		return nil
+	}
+}
