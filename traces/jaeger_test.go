@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -171,7 +172,9 @@ func (j *jaeger) get(t *testing.T, path string, q url.Values, into any) int {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	if resp.StatusCode == http.StatusOK {
-		require.NoError(t, json.Unmarshal(b, into), "%s: %s", path, b)
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber() // exact integers
+		require.NoError(t, dec.Decode(into), "%s: %s", path, b)
 	}
 	return resp.StatusCode
 }
@@ -198,6 +201,14 @@ type v1Span struct {
 		Type  string `json:"type"`
 		Value any    `json:"value"`
 	} `json:"tags"`
+}
+
+// num renders a JSON number (float64 or json.Number) exactly, as an integer when it is one.
+func num(v any) string {
+	if f, ok := v.(float64); ok {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return fmt.Sprint(v)
 }
 
 func (s *v1Span) tag(k string) any {
@@ -347,13 +358,13 @@ func TestJaeger(t *testing.T) {
 			require.True(t, ok, "trace %s: span %s %s is in Jaeger", id, ws.SpanID, ws.Name)
 			assert.Equal(t, ws.Name, s.Operation)
 			assert.Equal(t, epoch.UnixMicro()+ws.StartPS/1_000_000, s.StartTime, "%s: start = epoch + simulated time", ws.Name)
-			assert.Equal(t, strconv.FormatInt(ws.StartPS, 10), fmt.Sprint(s.tag("sim.start_ps")), "%s: exact picoseconds", ws.Name)
-			assert.Equal(t, strconv.FormatInt(ws.EndPS, 10), fmt.Sprint(s.tag("sim.end_ps")))
+			assert.Equal(t, strconv.FormatInt(ws.StartPS, 10), num(s.tag("sim.start_ps")), "%s: exact picoseconds", ws.Name)
+			assert.Equal(t, strconv.FormatInt(ws.EndPS, 10), num(s.tag("sim.end_ps")))
 			assert.Equal(t, ws.Actor, s.tag("actor"))
 			if ws.Parent == "" {
 				assert.Empty(t, s.References, "the root has no parent")
 				assert.Equal(t, ws.Attrs["portals.match_bits"], s.tag("portals.match_bits"))
-				assert.EqualValues(t, ws.Attrs["size_bytes"], s.tag("size_bytes"))
+				assert.Equal(t, num(ws.Attrs["size_bytes"]), num(s.tag("size_bytes")))
 				assert.Equal(t, ws.Attrs["message.id"], s.tag("message.id"))
 				continue
 			}
@@ -362,7 +373,7 @@ func TestJaeger(t *testing.T) {
 			assert.Equal(t, root.SpanID, s.References[0].SpanID, "%s is a child of the root", ws.Name)
 			assert.GreaterOrEqual(t, s.StartTime, byID[root.SpanID].StartTime, "%s starts inside the root", ws.Name)
 			if ws.Name == "router/hop" {
-				assert.EqualValues(t, ws.Attrs["hops"], s.tag("hops"))
+				assert.Equal(t, num(ws.Attrs["hops"]), num(s.tag("hops")))
 			}
 		}
 	}

@@ -47,6 +47,9 @@ func parseEndpoint(s string) (endpoint, error) {
 	case "grpcs":
 		return endpoint{host: u.Host, tls: true}, nil
 	case "http", "https":
+		if u.Path == "" || u.Path == "/" {
+			u.Path = "/v1/traces" // the OTLP/HTTP default
+		}
 		return endpoint{http: true, tls: u.Scheme == "https", host: u.Host, url: u.String()}, nil
 	}
 	return bad("unknown scheme " + u.Scheme)
