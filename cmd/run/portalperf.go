@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
@@ -30,6 +31,12 @@ processes reach the Portals library in the kernel: qkbridge (Catamount, physical
 contiguous memory, one DMA command per message), ukbridge (Linux user process: system
 call, pinned 4 KB pages, one DMA command per page) or kbridge (Linux kernel client).
 
+--set portals.mode=accelerated runs both ranks as accelerated processes: commands go
+straight to their firmware mailboxes, the firmware matches and no interrupt is raised
+(Catamount only: qkbridge). --match-list N puts N match entries that do not match
+ahead of the benchmark's entry on the target portal, so every message walks them: on
+the host in generic mode, in the PPC firmware in accelerated mode.
+
 A simulation is deterministic, so after the warm-up every iteration of a size repeats
 the same timing: --budget caps the timed iterations of large sizes to budget/size (at
 least 2) without changing the result. --budget 0 runs --iters for every size.`,
@@ -37,9 +44,11 @@ least 2) without changing the result. --budget 0 runs --iters for every size.`,
   run bench portalperf --op put,get,bidir --sizes 0,8,1K,100K,2M
   run bench portalperf --sizes 0:64:+4                 # the step where payloads leave the header
   run bench portalperf --bridge ukbridge --set machine=xt5
+  run bench portalperf --set portals.mode=accelerated --op put,get,bidir
+  run bench portalperf --sizes 0 --match-list 0,16,64,128,256 --set portals.mode=accelerated
   run bench portalperf --set ppc.icache=false --set ppc.dcache=false --sizes 0,1K
   run sweep --bench portalperf --vary ppc.clock=400MHz,500MHz --vary portals.kern_put=100ns,200ns`,
-		ids:   []string{"op", "mode", "bridge", "size_bytes"},
+		ids:   []string{"op", "mode", "bridge", "match_list", "size_bytes"},
 		flags: portalperfFlags,
 		check: func(cfg *Config, state any) error {
 			_, err := state.(*portalperfState).plan(cfg)
@@ -52,6 +61,7 @@ least 2) without changing the result. --budget 0 runs --iters for every size.`,
 // portalperfState is what the flags of `run bench portalperf` set.
 type portalperfState struct {
 	ops, sizes, bridge string
+	matchList          string
 	iters, warmup, min int
 	budget             actors.Bytes
 }
@@ -67,6 +77,7 @@ func portalperfFlags(f *pflag.FlagSet) any {
 	f.Var(newTextValue(&s.budget, "bytes"), "budget", "cap the timed iterations of a size to budget/size (at least --min-iters); 0: no cap")
 	f.IntVar(&s.min, "min-iters", s.min, "the least timed iterations of a size under --budget")
 	f.StringVar(&s.bridge, "bridge", s.bridge, "qkbridge (Catamount), ukbridge (Linux user) or kbridge (Linux kernel)")
+	f.StringVar(&s.matchList, "match-list", "0", "match entries that do not match ahead of the benchmark's on the target portal: a list such as 0,16,64,256 (one simulation each)")
 	return s
 }
 
@@ -81,6 +92,10 @@ func (s *portalperfState) plan(cfg *Config) ([]portals3.PerfConfig, error) {
 	if err != nil {
 		return nil, usage(fmt.Errorf("--bridge: %w", err))
 	}
+	lens, err := parseCounts(s.matchList)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--match-list: %w", err))
+	}
 	var plans []portals3.PerfConfig
 	for item := range strings.SplitSeq(s.ops, ",") {
 		op, err := portals3.ParsePerfOp(strings.TrimSpace(item))
@@ -92,15 +107,31 @@ func (s *portalperfState) plan(cfg *Config) ([]portals3.PerfConfig, error) {
 		for _, sz := range sizes {
 			pc.Sizes = append(pc.Sizes, int64(sz))
 		}
-		if err := pc.Validate(); err != nil {
-			return nil, usage(fmt.Errorf("%w (flags --iters, --warmup, --min-iters, --budget)", err))
+		for _, n := range lens {
+			pc.MatchList = n
+			if err := pc.Validate(); err != nil {
+				return nil, usage(fmt.Errorf("%w (flags --iters, --warmup, --min-iters, --budget)", err))
+			}
+			plans = append(plans, pc)
 		}
-		plans = append(plans, pc)
 	}
 	return plans, nil
 }
 
-// runPortalPerf runs one simulation per op; each size gives a row.
+// parseCounts parses a comma-separated list of counts >= 0.
+func parseCounts(s string) ([]int, error) {
+	var out []int
+	for item := range strings.SplitSeq(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(item))
+		if err != nil || n < 0 {
+			return nil, fmt.Errorf("%q is not a count >= 0", item)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// runPortalPerf runs one simulation per op and match list length; each size gives a row.
 func runPortalPerf(ctx context.Context, cfg *Config, opts actors.Options, state any) (*benchOutput, error) {
 	plans, err := state.(*portalperfState).plan(cfg)
 	if err != nil {
@@ -118,6 +149,7 @@ func runPortalPerf(ctx context.Context, cfg *Config, opts actors.Options, state 
 				r.set("op", string(pr.Op))
 				r.set("mode", cfg.Portals.Mode)
 				r.set("bridge", string(pc.Bridge))
+				r.set("match_list", pc.MatchList)
 				r.set("size_bytes", pr.Size)
 				r.set("latency_us", pr.Latency.Microseconds())
 				r.set("bandwidth_MBps", pr.Bandwidth/1e6)

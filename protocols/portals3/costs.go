@@ -47,6 +47,21 @@ type Params struct {
 	KernRxCmd   actors.Duration `param:"kern_rx_cmd" help:"building a receive command (DMA program) for the firmware" source:"assumed"`
 	CmdBytes    actors.Bytes    `param:"cmd_bytes" help:"size of a mailbox command, per DMA region included" source:"assumed: 16-byte entries"`
 
+	// Accelerated mode (Pedretti & Hudson 2005 s.4.1-4.3; Brightwell et al. 2005 s.4.1)
+	AccelProcs      int             `param:"accel_processes" help:"accelerated (user-level) processes per node, each with its own mailbox, pendings and match lists in SRAM" source:"Pedretti & Hudson 2005 s.4.1: one or two on each Catamount compute node"`
+	AccelPendings   int             `param:"accel_pendings" help:"pendings of each accelerated process (lower halves in SRAM)" source:"assumed: sized to fit the SRAM budget beside the generic process"`
+	AccelTxPendings int             `param:"accel_tx_pendings" help:"of an accelerated process's pendings, its host-managed transmit pool" source:"assumed"`
+	AccelObjects    int             `param:"accel_objects" help:"match entries plus memory descriptors an accelerated process may have: they live in SRAM for the firmware's matching" source:"assumed"`
+	ObjectBytes     actors.Bytes    `param:"object_bytes" help:"SRAM size of a match entry or memory descriptor (accelerated mode)" source:"assumed: ids, match and ignore bits, list links in 32 bytes"`
+	AccelEQSlots    int             `param:"accel_eq_slots" help:"entries of an accelerated process's firmware event queue in host memory" source:"assumed"`
+	FwMatchInstr    int             `param:"fw_match_instr" help:"PPC instructions of Portals matching in firmware: fixed part (header checks, portal lookup)" source:"assumed"`
+	FwMatchMEInstr  int             `param:"fw_match_me_instr" help:"PPC instructions per match entry traversed (compare ids and masked bits, follow the list)" source:"assumed"`
+	FwMatchMELoads  int             `param:"fw_match_me_loads" help:"cached SRAM loads per match entry traversed (entry and its MD)" source:"assumed: a 64-byte entry is two cache lines"`
+	FwDMAInstr      int             `param:"fw_dma_instr" help:"PPC instructions to build one DMA command from a contiguous buffer (accelerated mode: the firmware builds the DMA program)" source:"assumed"`
+	FwTableInstr    int             `param:"fw_table_instr" help:"PPC instructions of an offloaded table call (ME/MD attach, bind, unlink, update), besides the list walk" source:"assumed"`
+	AccelLibCall    actors.Duration `param:"accel_lib_call" help:"user-level library time of a Portals call in accelerated mode (no crossing): validate, build the command" source:"assumed: about half of kern_put, which also pays the kernel's validation"`
+	AccelLibEvent   actors.Duration `param:"accel_lib_event" help:"user-level library time to turn a firmware record into Portals events" source:"assumed: as kern_event"`
+
 	// Bridges
 	LinuxSyscall actors.Duration `param:"linux_syscall" help:"system call into the Linux kernel and back (ukbridge)" source:"assumed"`
 	PinPage      actors.Duration `param:"pin_page" help:"pinning and translating one user page (ukbridge)" source:"assumed"`
@@ -62,6 +77,9 @@ func DefaultParams() Params {
 		KernPut: 200 * actors.Nanosecond, KernIRQ: 150 * actors.Nanosecond, KernMatch: 100 * actors.Nanosecond,
 		KernMatchME: 10 * actors.Nanosecond, KernEvent: 70 * actors.Nanosecond, KernEQ: 50 * actors.Nanosecond,
 		KernRxCmd: 200 * actors.Nanosecond, CmdBytes: 16,
+		AccelProcs: 2, AccelPendings: 128, AccelTxPendings: 32, AccelObjects: 512, ObjectBytes: 32, AccelEQSlots: 1024,
+		FwMatchInstr: 40, FwMatchMEInstr: 12, FwMatchMELoads: 2, FwDMAInstr: 10, FwTableInstr: 60,
+		AccelLibCall: 100 * actors.Nanosecond, AccelLibEvent: 70 * actors.Nanosecond,
 		LinuxSyscall: 250 * actors.Nanosecond, PinPage: 100 * actors.Nanosecond,
 	}
 }
@@ -87,9 +105,17 @@ func (p Params) Validate() error {
 		return fmt.Errorf("tx_pendings must be in 1..pendings-1 (got %d)", p.TxPendings)
 	case p.SourceBytes < 1 || p.PendingBytes < 1:
 		return fmt.Errorf("source_bytes and pending_bytes must be >= 1B")
+	case p.AccelProcs < 0:
+		return fmt.Errorf("accel_processes must be >= 0 (got %d)", p.AccelProcs)
+	case p.AccelTxPendings < 1 || p.AccelTxPendings >= p.AccelPendings:
+		return fmt.Errorf("accel_tx_pendings must be in 1..accel_pendings-1 (got %d of %d)", p.AccelTxPendings, p.AccelPendings)
+	case p.AccelObjects < 2 || p.ObjectBytes < 1 || p.AccelEQSlots < 1:
+		return fmt.Errorf("accel_objects must be >= 2, object_bytes >= 1B and accel_eq_slots >= 1")
+	case p.FwMatchInstr < 0 || p.FwMatchMEInstr < 0 || p.FwMatchMELoads < 0 || p.FwDMAInstr < 0 || p.FwTableInstr < 0:
+		return fmt.Errorf("firmware instruction counts must be >= 0")
 	}
 	for _, d := range []actors.Duration{p.KernPut, p.KernIRQ, p.KernMatch, p.KernMatchME, p.KernEvent, p.KernEQ,
-		p.KernRxCmd, p.LinuxSyscall, p.PinPage} {
+		p.KernRxCmd, p.LinuxSyscall, p.PinPage, p.AccelLibCall, p.AccelLibEvent} {
 		if d < 0 {
 			return fmt.Errorf("kernel and bridge costs must be >= 0")
 		}

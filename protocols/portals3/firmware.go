@@ -4,6 +4,7 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/rxdma"
 	"github.com/seastar-sim/seastar/txdma"
@@ -33,6 +34,9 @@ type Firmware struct {
 	inFIFO int   // TX commands pushed and not retired
 	pushed uint64
 	eqNext uint64
+	accel  []accelProc     // accelerated processes by slot
+	byPID  map[ptl.PID]int // accelerated slot of a pid
+	wireID uint64          // messages the firmware originates
 	Stats  FirmwareStats
 }
 
@@ -45,7 +49,9 @@ type pending struct {
 	rxLeft  int             // RX commands pushed and not retired
 	regions []Region
 	mlength int64
-	have    bool // the host's receive command arrived
+	have    bool         // the host's receive command arrived
+	role    pendRole     // accelerated pendings: what the pending is for
+	d       ptl.Delivery // accelerated pendings: what the firmware's matching decided
 }
 
 type pendState uint8
@@ -71,13 +77,17 @@ type FirmwareStats struct {
 	PeakSources, PeakRx    int
 	PeakCAM                int
 	Interrupts             int64
+	Records                int64 // records written to accelerated processes
+	MatchWalked            int64 // match entries the firmware examined (accelerated)
+	Dropped                int64 // accelerated messages that matched nothing
 }
 
 // NewFirmware returns the generic firmware of node. cp and tp are the node's CAM and TX
 // DMA parameters.
 func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *Firmware {
 	f := &Firmware{node: node, p: p, cmax: int64(cp.CommandMax), depth: cp.QueueDepth, camN: cp.Entries,
-		crc: int64(tp.CRCBytes), fifo: tp.CommandsMax, pend: make([]pending, p.Pendings), srcs: map[router.NodeID]*source{}}
+		crc: int64(tp.CRCBytes), fifo: tp.CommandsMax, pend: make([]pending, p.Pendings+p.AccelProcs*p.AccelPendings),
+		srcs: map[router.NodeID]*source{}, accel: make([]accelProc, p.AccelProcs), byPID: map[ptl.PID]int{}}
 	for i := p.Pendings - 1; i >= p.TxPendings; i-- {
 		f.rxFree = append(f.rxFree, i)
 	}
@@ -94,6 +104,7 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 	b.Alloc("generic pendings", f.p.PendingBytes, f.p.Pendings)
 	b.Alloc("generic mailbox", 64, 32)
 	b.Alloc("NIC control block", 256, 1)
+	f.bootAccel(b)
 	return nil
 }
 
@@ -113,6 +124,14 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onRxCommand(x, ev)
 	case ReleaseCommand:
 		f.onRelease(x, ev)
+	case *AccelTx:
+		f.onAccelTx(x, ev)
+	case *AccelTable:
+		f.onAccelTable(x, ev)
+	case AccelRelease:
+		f.onAccelRelease(x, ev)
+	case *AccelInit:
+		f.onAccelInit(x, ev)
 	case rxdma.SOM:
 		f.onSOM(x, ev)
 	case rxdma.Done:
@@ -225,11 +244,15 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	}
 	id := f.txList[0]
 	f.txList = f.txList[1:]
-	pd := &f.pend[id]
-	f.post(x, TxDone, id, pd.peer, pd.wire)
-	f.unref(pd.peer)
-	*pd = pending{} // the TX pool is host-managed: the host reuses the id after TxDone
-	f.Stats.Sent++
+	if k := f.slotOf(id); k >= 0 {
+		f.accelTxDone(x, k, id)
+	} else {
+		pd := &f.pend[id]
+		f.post(x, TxDone, id, pd.peer, pd.wire)
+		f.unref(pd.peer)
+		*pd = pending{} // the TX pool is host-managed: the host reuses the id after TxDone
+		f.Stats.Sent++
+	}
 	f.feedTx(x)
 }
 
@@ -245,6 +268,13 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 		x.Fatalf("portals: packet %s is not a Portals message", s.Packet)
 	}
 	x.LoadUncached(int(f.p.HeaderBytes / 4)) // read the header out of the RX FIFO
+	if hdr, ok := w.Hdr.(*ptl.Header); ok && len(f.byPID) > 0 {
+		x.Instr(4) // which firmware-level process: the pid table
+		if k, ok := f.byPID[hdr.Dst.PID]; ok {
+			f.onAccelSOM(x, s, w, hdr, k)
+			return
+		}
+	}
 	if len(f.rxFree) == 0 {
 		x.Fatalf("portals: out of RX pendings (%d in use) for a message from node %d: resource exhaustion panics the node",
 			f.p.Pendings-f.p.TxPendings, w.Src)
@@ -356,8 +386,14 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	x.Instr(f.p.FwDoneInstr / 2)
 	pd.state = rxDone
 	src.rxList = src.rxList[1:]
-	f.post(x, RxDone, id, d.Src, pd.wire)
-	f.Stats.Received++
+	if k := f.slotOf(id); k < 0 {
+		f.post(x, RxDone, id, d.Src, pd.wire)
+		f.Stats.Received++
+	} else if pd.role == roleDrop {
+		f.freeAccel(x, id)
+	} else {
+		f.accelRxDone(x, k, id)
+	}
 	if len(src.rxList) > 0 {
 		f.programRx(x, d.Src, src)
 		return

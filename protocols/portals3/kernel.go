@@ -54,6 +54,8 @@ type Stack struct {
 	eqNext uint64
 	wireID uint64
 	Stats  StackStats
+
+	accelUsed int // accelerated slots given to processes
 }
 
 // StackStats counts what the host side did.
@@ -210,7 +212,7 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 	w := ev.Wire
 	hdr := w.Hdr.(*ptl.Header)
 	pr := s.nis[hdr.Dst.PID]
-	if pr == nil {
+	if pr == nil || pr.accel { // an accelerated process not registered yet: nobody to match
 		s.drop(c, ev)
 		return
 	}

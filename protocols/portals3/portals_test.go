@@ -90,8 +90,14 @@ func TestDeterministicAcrossEngines(t *testing.T) {
 	}
 }
 
-// scenario runs two processes (node 0 and node 1) with the given programs.
+// scenario runs two generic processes (node 0 and node 1) with the given programs.
 func scenario(t *testing.T, p0, p1 func(*Process) error) error {
+	t.Helper()
+	return scenarioMode(t, "generic", p0, p1)
+}
+
+// scenarioMode is scenario with processes in mode.
+func scenarioMode(t *testing.T, mode string, p0, p1 func(*Process) error) error {
 	t.Helper()
 	g := actors.NewGraph()
 	mp := DefaultPerfConfig().Machine
@@ -99,7 +105,7 @@ func scenario(t *testing.T, p0, p1 func(*Process) error) error {
 	_, stacks, err := Build(g, mp, DefaultParams())
 	require.NoError(t, err)
 	for i, prog := range []func(*Process) error{p0, p1} {
-		require.NoError(t, stacks[i].Spawn(fmt.Sprintf("p%d", i), 0, 0, 1, 1000, QKBridge, func(pr *Process) {
+		require.NoError(t, stacks[i].SpawnMode(mode, fmt.Sprintf("p%d", i), 0, 0, 1, 1000, QKBridge, func(pr *Process) {
 			if err := prog(pr); err != nil {
 				pr.Proc().Fatalf("%v", err)
 			}
@@ -117,6 +123,12 @@ var node1 = ptl.ProcessID{NID: 1, PID: 0}
 // remote offset of the target buffer, with an ack when asked, and a get brings the
 // target's bytes back.
 func TestPutAndGetDataLandAtTheRightOffset(t *testing.T) {
+	for _, mode := range []string{"generic", "accelerated"} {
+		t.Run(mode, func(t *testing.T) { dataLands(t, mode) })
+	}
+}
+
+func dataLands(t *testing.T, mode string) {
 	src := make([]byte, 300)
 	for i := range src {
 		src[i] = byte(i)
@@ -124,7 +136,7 @@ func TestPutAndGetDataLandAtTheRightOffset(t *testing.T) {
 	dst := make([]byte, 1000)
 	back := make([]byte, 300)
 	var acked, replied bool
-	err := scenario(t, func(pr *Process) error {
+	err := scenarioMode(t, mode, func(pr *Process) error {
 		eq, _ := pr.EQAlloc(64)
 		md, err := pr.MDBind(ptl.MD{Start: 0x1000, Length: 300, Buf: src, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
 		if err != nil {

@@ -18,6 +18,13 @@ type Process struct {
 	p       *host.Proc
 	bells   map[ptl.EQHandle]uint64 // events posted per event queue
 	waiting ptl.EQHandle            // the queue EQWait blocks on, EQNone if none
+
+	// accelerated mode (accel.go, accel_proc.go)
+	accel   bool
+	slot    int    // the firmware-level process
+	txFree  []int  // the host-managed TX pool of the slot
+	recNext uint64 // next record of the slot's event queue
+	calls   uint64 // offloaded calls made
 }
 
 // bell is what the kernel writes to wake a process waiting on an event queue.
@@ -40,25 +47,65 @@ func (pr *Process) ring(c ctx, eq ptl.EQHandle) {
 }
 
 // Spawn starts a process with Portals interface (pid, jid, uid) on core of the host,
-// reaching the kernel through bridge, and runs prog in it.
+// reaching the kernel through bridge, and runs prog in it. The process runs in the
+// mode of the stack's parameters (portals.mode).
 func (s *Stack) Spawn(name string, core int, pid ptl.PID, jid ptl.JID, uid ptl.UID, bridge Bridge, prog func(*Process)) error {
+	return s.SpawnMode(s.p.Mode, name, core, pid, jid, uid, bridge, prog)
+}
+
+// SpawnMode is Spawn in an explicit mode, generic or accelerated: generic and
+// accelerated processes coexist on a node. An accelerated process needs physically
+// contiguous memory (a Catamount application, qkbridge), and a node has at most
+// portals.accel_processes of them.
+func (s *Stack) SpawnMode(mode, name string, core int, pid ptl.PID, jid ptl.JID, uid ptl.UID, bridge Bridge, prog func(*Process)) error {
 	if _, dup := s.nis[pid]; dup {
 		return fmt.Errorf("portals: node %d already has a process with pid %d", s.node, pid)
 	}
 	lim := ptl.DefaultLimits()
 	lim.PtEntries = s.p.PortalTable
+	accel := false
+	switch mode {
+	case "generic":
+	case "accelerated":
+		if bridge.paged() {
+			return fmt.Errorf("portals: node %d pid %d: accelerated mode needs physically contiguous memory "+
+				"(a Catamount process, qkbridge), not %s (Pedretti & Hudson 2005 s.4.1)", s.node, pid, bridge)
+		}
+		if s.accelUsed == s.p.AccelProcs {
+			return fmt.Errorf("portals: node %d pid %d: the node has no accelerated slot left (portals.accel_processes = %d)",
+				s.node, pid, s.p.AccelProcs)
+		}
+		accel = true
+		lim.MaxMEs, lim.MaxMDs = s.p.AccelObjects, s.p.AccelObjects // they live in SRAM
+	default:
+		return fmt.Errorf("portals: unknown mode %q (want generic or accelerated)", mode)
+	}
 	ni, err := ptl.NewNI(ptl.Config{NID: ptl.NID(s.node), PID: pid, JID: jid, UID: uid, Limits: lim})
 	if err != nil {
 		return err
 	}
-	pr := &Process{s: s, ni: ni, bridge: bridge, bells: map[ptl.EQHandle]uint64{}, waiting: ptl.EQNone}
+	pr := &Process{s: s, ni: ni, bridge: bridge, bells: map[ptl.EQHandle]uint64{}, waiting: ptl.EQNone, accel: accel}
+	if accel {
+		pr.slot = s.accelUsed
+		s.accelUsed++
+		base := s.p.Pendings + pr.slot*s.p.AccelPendings
+		for i := base + s.p.AccelTxPendings - 1; i >= base; i-- {
+			pr.txFree = append(pr.txFree, i)
+		}
+	}
 	s.nis[pid] = pr
 	_, err = s.cpu.Spawn(name, core, func(hp *host.Proc) {
 		pr.p = hp
+		if accel {
+			pr.register()
+		}
 		prog(pr)
 	})
 	return err
 }
+
+// Accelerated reports whether the process runs in accelerated mode.
+func (pr *Process) Accelerated() bool { return pr.accel }
 
 // procCtx is kernel work done in a process's system call: process time.
 type procCtx struct{ *host.Proc }
@@ -87,38 +134,61 @@ func (pr *Process) Proc() *host.Proc { return pr.p }
 // Now is the process's clock.
 func (pr *Process) Now() actors.Time { return pr.p.Now() }
 
-// EQAlloc is PtlEQAlloc.
+// EQAlloc is PtlEQAlloc. Event queues are in host memory; setting one up goes through
+// the kernel in either mode.
 func (pr *Process) EQAlloc(count int) (ptl.EQHandle, error) {
 	pr.enter(pr.s.p.KernEQ)
 	return pr.ni.EQAlloc(count)
 }
 
-// MEAttach is PtlMEAttach.
-func (pr *Process) MEAttach(pt ptl.PtIndex, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (ptl.MEHandle, error) {
+// table runs a call that changes or reads the match lists: in the kernel's library
+// (generic), or offloaded to the firmware, where an accelerated process's lists live.
+// call returns the list entries it walked.
+func (pr *Process) table(call func() int) {
+	if pr.accel {
+		pr.offload(call)
+		return
+	}
 	pr.enter(pr.s.p.KernEQ)
-	return pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos)
+	call()
 }
 
-// MDAttach is PtlMDAttach.
-func (pr *Process) MDAttach(me ptl.MEHandle, md ptl.MD, unlink ptl.UnlinkOp) (ptl.MDHandle, error) {
-	pr.enter(pr.s.p.KernEQ)
-	return pr.ni.MDAttach(me, md, unlink)
+// MEAttach is PtlMEAttach.
+func (pr *Process) MEAttach(pt ptl.PtIndex, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (h ptl.MEHandle, err error) {
+	pr.table(func() int { h, err = pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos); return 0 })
+	return h, err
+}
+
+// MDAttach is PtlMDAttach. An accelerated process's MDs must be contiguous: an iovec
+// MD is PTL_MD_ILLEGAL.
+func (pr *Process) MDAttach(me ptl.MEHandle, md ptl.MD, unlink ptl.UnlinkOp) (h ptl.MDHandle, err error) {
+	if err := pr.contiguous(md); err != nil {
+		return h, err
+	}
+	pr.table(func() int { h, err = pr.ni.MDAttach(me, md, unlink); return 0 })
+	return h, err
 }
 
 // MDBind is PtlMDBind: a free-floating MD, for initiating puts and gets.
-func (pr *Process) MDBind(md ptl.MD, unlink ptl.UnlinkOp) (ptl.MDHandle, error) {
-	pr.enter(pr.s.p.KernEQ)
-	return pr.ni.MDBind(md, unlink)
+func (pr *Process) MDBind(md ptl.MD, unlink ptl.UnlinkOp) (h ptl.MDHandle, err error) {
+	if err := pr.contiguous(md); err != nil {
+		return h, err
+	}
+	pr.table(func() int { h, err = pr.ni.MDBind(md, unlink); return 0 })
+	return h, err
 }
 
 // MDUnlink is PtlMDUnlink.
-func (pr *Process) MDUnlink(h ptl.MDHandle) error {
-	pr.enter(pr.s.p.KernEQ)
-	return pr.ni.MDUnlink(h)
+func (pr *Process) MDUnlink(h ptl.MDHandle) (err error) {
+	pr.table(func() int { err = pr.ni.MDUnlink(h); return 0 })
+	return err
 }
 
 // Put is PtlPut: the library builds the header and hands the message to the firmware.
 func (pr *Process) Put(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64, hdr ptl.HdrData) error {
+	if pr.accel {
+		return pr.accelPut(md, ack, target, pt, bits, remoteOffset, hdr)
+	}
 	t0 := pr.p.Now()
 	pr.enter(pr.s.p.KernPut)
 	h, err := pr.ni.Put(md, ack, target, pt, bits, remoteOffset, hdr)
@@ -142,6 +212,9 @@ func (pr *Process) Put(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessID, pt
 
 // Get is PtlGet: a header-only request; the reply's data lands in md.
 func (pr *Process) Get(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64) error {
+	if pr.accel {
+		return pr.accelGet(md, target, pt, bits, remoteOffset)
+	}
 	t0 := pr.p.Now()
 	pr.enter(pr.s.p.KernPut)
 	h, err := pr.ni.Get(md, target, pt, bits, remoteOffset)
@@ -157,25 +230,40 @@ func (pr *Process) Get(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtIndex, bi
 
 // EQGet is PtlEQGet: the next event, or ptl.ErrEQEmpty.
 func (pr *Process) EQGet(eq ptl.EQHandle) (ptl.Event, error) {
-	pr.enter(pr.s.p.KernEQ)
+	pr.library()
 	return pr.ni.EQGet(eq)
+}
+
+// library enters the Portals library for a call that reads its state: through the
+// bridge into the kernel (generic), or in user space, first turning the firmware's
+// records into events (accelerated).
+func (pr *Process) library() {
+	if !pr.accel {
+		pr.enter(pr.s.p.KernEQ)
+		return
+	}
+	pr.p.Compute(pr.s.p.AccelLibCall)
+	pr.poll()
 }
 
 // EQCount is the number of events waiting in eq (a PtlEQGet loop without consuming).
 func (pr *Process) EQCount(eq ptl.EQHandle) (int, error) {
-	pr.enter(pr.s.p.KernEQ)
+	pr.library()
 	return pr.ni.EQCount(eq)
 }
 
 // Status is PtlNIStatus: one of the interface's status registers.
 func (pr *Process) Status(sr ptl.SRIndex) (uint64, error) {
-	pr.enter(pr.s.p.KernEQ)
+	pr.library()
 	return pr.ni.Status(sr)
 }
 
 // EQWait is PtlEQWait: generic mode enters the kernel and waits there until the
 // interrupt handler posts an event to the queue.
 func (pr *Process) EQWait(eq ptl.EQHandle) (ptl.Event, error) {
+	if pr.accel {
+		return pr.accelWait(eq)
+	}
 	pr.enter(pr.s.p.KernEQ)
 	for {
 		ev, err := pr.ni.EQGet(eq)

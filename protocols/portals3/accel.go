@@ -1,0 +1,402 @@
+package portals3
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
+)
+
+// Accelerated mode (Pedretti & Hudson 2005 s.4.1-4.3; Brightwell et al. 2005 s.4.1;
+// Dillow & Atchley 2011 s.III.B): a user-level process owns a firmware-level process of
+// its own, with a dedicated mailbox, its own pools of pendings and its match lists in
+// SRAM. It posts transmit commands straight into its mailbox, and the firmware builds
+// the DMA program from the (physically contiguous, Catamount) buffer. Arriving
+// messages are matched by the firmware against the process's match lists and deposited
+// at once, with no interrupt; the firmware writes completion records into the
+// process's event queue in host memory, which the library polls when it is entered,
+// turning them into Portals events and releasing the pendings. Calls that change the
+// match lists (ME and MD attach, bind, unlink, update) are offloaded: a command into
+// the mailbox and a result the library busy-waits for. Generic processes, in the
+// kernel, keep working beside accelerated ones: the firmware routes each arriving
+// message by its destination pid.
+
+// Commands of an accelerated process's mailbox.
+type (
+	// AccelInit registers an accelerated process with the firmware (sent by the kernel
+	// when the process starts: initialization cannot be offloaded).
+	AccelInit struct {
+		Slot   int
+		PID    ptl.PID
+		NI     *ptl.NI
+		Result uint64 // host address of the result
+	}
+	// AccelTx sends a message whose header the library stored in TX pending
+	// Pending's upper half; the firmware builds the DMA program for Region.
+	AccelTx struct {
+		Slot    int
+		Pending int
+		Wire    *Wire
+		Region  Region // the payload (Len 0: none, or inline)
+		Kind    WireKind
+	}
+	// AccelTable runs a match-list or MD call in the firmware, where the lists live.
+	AccelTable struct {
+		Slot   int
+		Walk   func() int // the call; returns the list entries it walked
+		Result uint64     // host address of the result
+	}
+	// AccelRelease returns an RX pending to the firmware.
+	AccelRelease struct{ Slot, Pending int }
+)
+
+func (c *AccelInit) String() string {
+	return fmt.Sprintf("portals.AccelInit(slot%d pid%d)", c.Slot, c.PID)
+}
+func (c *AccelTx) String() string {
+	return fmt.Sprintf("portals.AccelTx(slot%d p%d %s)", c.Slot, c.Pending, c.Wire)
+}
+func (c *AccelTable) String() string { return fmt.Sprintf("portals.AccelTable(slot%d)", c.Slot) }
+func (c AccelRelease) String() string {
+	return fmt.Sprintf("portals.AccelRelease(slot%d p%d)", c.Slot, c.Pending)
+}
+
+// RecordKind is the kind of a record of an accelerated process's event queue.
+type RecordKind uint8
+
+// Records the firmware writes for an accelerated process.
+const (
+	RecRxDone  RecordKind = iota // a put or reply arrived (payload in place); release the pending
+	RecGetDone                   // a get was served (the reply has left); release the pending
+	RecTxDone                    // a message of the process has left; its TX pending is free
+	RecEvents                    // matching posted events (an ack); nothing to release
+	RecResult                    // the result of an offloaded call or of the registration
+)
+
+var recordNames = [...]string{"rx-done", "get-done", "tx-done", "events", "result"}
+
+func (k RecordKind) String() string { return recordNames[k] }
+
+// Record is an entry of an accelerated process's event queue in host memory (or the
+// result slot of an offloaded call), written by the firmware.
+type Record struct {
+	Addr    uint64
+	Kind    RecordKind
+	Pending int
+	Wire    *Wire
+	D       ptl.Delivery // what matching decided (rx-done, get-done)
+}
+
+func (r *Record) String() string {
+	return fmt.Sprintf("portals.Record(%s p%d %v)", r.Kind, r.Pending, r.Wire)
+}
+
+// Address implements host.Addressed.
+func (r *Record) Address() uint64 { return r.Addr }
+
+// Host memory of accelerated processes (names, not real memory).
+const (
+	accelEQBase     = 0x7200_0000 // record rings, one per slot
+	accelResultBase = 0x7300_0000 // result slots of offloaded calls, one ring per slot
+	accelSlotStride = 0x0010_0000
+	resultSlots     = 1024
+)
+
+// accelSlot is the address of record i of slot k's event queue.
+func accelRecord(k int, i uint64, size int) uint64 {
+	return accelEQBase + uint64(k)*accelSlotStride + (i%uint64(size))*eventSlotBytes
+}
+
+// accelResult is the address of the result of the i-th offloaded call of slot k.
+func accelResult(k int, i uint64) uint64 {
+	return accelResultBase + uint64(k)*accelSlotStride + (i%resultSlots)*8
+}
+
+// Roles of the pendings of accelerated processes.
+type pendRole uint8
+
+const (
+	roleGeneric pendRole = iota
+	roleSend             // a put or get request of the process
+	roleRecv             // an arriving put or reply, deposited by the RX DMA
+	roleReply            // an arriving get, served by the firmware with a reply
+	roleAck              // an ack the firmware owes for a put
+	roleDrop             // an arriving message that matched nothing: payload discarded
+)
+
+// accelProc is the firmware's side of an accelerated process.
+type accelProc struct {
+	ni     *ptl.NI
+	pid    ptl.PID
+	base   int   // first pending id of the slot
+	rxFree []int // firmware-managed RX pool
+	eqNext uint64
+	live   bool
+}
+
+// slotOf returns the accelerated slot owning pending id, or -1 for the generic process.
+func (f *Firmware) slotOf(id int) int {
+	if id < f.p.Pendings {
+		return -1
+	}
+	return (id - f.p.Pendings) / f.p.AccelPendings
+}
+
+// record writes r into slot k's event queue (no interrupt: the library polls).
+func (f *Firmware) record(x *ppc.Exec, k int, r *Record) {
+	a := &f.accel[k]
+	r.Addr = accelRecord(k, a.eqNext, f.p.AccelEQSlots)
+	a.eqNext++
+	x.HostWrite(eventSlotBytes, r)
+	f.Stats.Records++
+}
+
+func (f *Firmware) checkSlot(x *ppc.Exec, k int, what string) *accelProc {
+	if k < 0 || k >= len(f.accel) || !f.accel[k].live {
+		x.Fatalf("portals: %s for accelerated slot %d, which is not registered", what, k)
+	}
+	return &f.accel[k]
+}
+
+func (f *Firmware) onAccelInit(x *ppc.Exec, c *AccelInit) {
+	f.mailbox(x, 1)
+	x.Instr(f.p.FwTableInstr)
+	if c.Slot < 0 || c.Slot >= len(f.accel) || f.accel[c.Slot].live {
+		x.Fatalf("portals: registration of accelerated slot %d: no such free slot", c.Slot)
+	}
+	if _, dup := f.byPID[c.PID]; dup {
+		x.Fatalf("portals: pid %d is already accelerated", c.PID)
+	}
+	a := &f.accel[c.Slot]
+	*a = accelProc{ni: c.NI, pid: c.PID, base: f.p.Pendings + c.Slot*f.p.AccelPendings, live: true}
+	for i := a.base + f.p.AccelPendings - 1; i >= a.base+f.p.AccelTxPendings; i-- {
+		a.rxFree = append(a.rxFree, i)
+	}
+	f.byPID[c.PID] = c.Slot
+	x.Store(8)
+	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
+}
+
+// onAccelTable runs an offloaded call: the lists it walks are in cached SRAM.
+func (f *Firmware) onAccelTable(x *ppc.Exec, c *AccelTable) {
+	f.checkSlot(x, c.Slot, "table call")
+	f.mailbox(x, 1)
+	walked := c.Walk()
+	x.Instr(f.p.FwTableInstr + f.p.FwMatchMEInstr*walked)
+	x.Load(f.p.FwMatchMELoads * walked)
+	x.Store(4)
+	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
+}
+
+// onAccelTx queues a transmit of an accelerated process: the firmware builds the DMA
+// program from the contiguous buffer (one command per CommandMax bytes).
+func (f *Firmware) onAccelTx(x *ppc.Exec, c *AccelTx) {
+	a := f.checkSlot(x, c.Slot, "transmit command")
+	f.mailbox(x, 1)
+	x.Instr(f.p.FwTxInstr)
+	if c.Pending < a.base || c.Pending >= a.base+f.p.AccelTxPendings || f.pend[c.Pending].state != free {
+		x.Fatalf("portals: accelerated transmit with bad or busy TX pending %d", c.Pending)
+	}
+	pd := &f.pend[c.Pending]
+	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst, role: roleSend}
+	f.source(x, c.Wire.Dst)
+	f.queueTx(x, c.Pending, c.Wire, upperAddr(c.Pending), []Region{c.Region})
+}
+
+// queueTx builds the TX commands of a message whose header is at header in host
+// memory, with payload regions (the firmware's own DMA program), and puts the pending
+// at the tail of the TX pending list.
+func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload []Region) {
+	pd := &f.pend[id]
+	pd.txCmds = append(pd.txCmds[:0], txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
+		txdma.Command{Kind: txdma.Transmit, Addr: header, Bytes: int64(f.p.HeaderBytes) + w.Inline})
+	for _, r := range payload {
+		for off := int64(0); off < r.Len; off += f.cmax {
+			x.Instr(f.p.FwDMAInstr)
+			pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.Transmit, Addr: r.Addr + uint64(off), Bytes: min(f.cmax, r.Len-off)})
+		}
+	}
+	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
+	pd.state = txQueued
+	x.Store(8)
+	f.txList = append(f.txList, id)
+	if len(f.txList) == 1 {
+		f.feedTx(x)
+	}
+}
+
+// onAccelSOM handles a new message for accelerated slot k: the firmware matches it
+// and sets the pending up at once (Pedretti & Hudson 2005 s.4.3.2).
+func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header, k int) {
+	a := &f.accel[k]
+	if len(a.rxFree) == 0 {
+		x.Fatalf("portals: out of RX pendings of accelerated process %d (%d in use) for a message from node %d: "+
+			"resource exhaustion panics the node", a.pid, f.p.AccelPendings-f.p.AccelTxPendings, w.Src)
+	}
+	id := a.rxFree[len(a.rxFree)-1]
+	a.rxFree = a.rxFree[:len(a.rxFree)-1]
+	src := f.source(x, w.Src)
+	d := a.ni.DeliverHeader(*hdr)
+	x.Instr(f.p.FwMatchInstr + f.p.FwMatchMEInstr*d.Searched)
+	x.Load(f.p.FwMatchMELoads * d.Searched)
+	f.Stats.MatchWalked += int64(d.Searched)
+	pd := &f.pend[id]
+	*pd = pending{state: rxWaiting, wire: w, peer: w.Src, d: d, role: roleRecv}
+	x.HostWrite(f.p.HeaderBytes, nil) // the header into the upper pending, for the library
+	switch {
+	case !d.Accepted:
+		pd.role = roleDrop
+		f.Stats.Dropped++
+	case hdr.Op == ptl.OpAck:
+		x.Discard(s.Packet)
+		f.record(x, k, &Record{Kind: RecEvents, Pending: -1, Wire: w})
+		f.freeAccel(x, id)
+		return
+	case hdr.Op == ptl.OpGet:
+		x.Discard(s.Packet)
+		f.serveGet(x, k, id)
+		return
+	}
+	if w.Len == 0 { // nothing to receive: inline payload (or none), or a dropped header
+		x.Discard(s.Packet)
+		if pd.role == roleDrop {
+			f.freeAccel(x, id)
+			return
+		}
+		f.Stats.Inline++
+		x.HostWrite(actors.Bytes(w.Inline), nil) // the payload from the header into the MD
+		f.accelRxDone(x, k, id)
+		return
+	}
+	if pd.role != roleDrop {
+		for _, r := range d.Regions {
+			pd.regions = append(pd.regions, Region{Addr: r.Addr, Len: int64(r.Len)})
+		}
+		pd.mlength = int64(d.MLength)
+	}
+	pd.have = true
+	pd.rxCmds = f.rxProgram(pd)
+	src.rxList = append(src.rxList, id)
+	f.Stats.PeakRx = max(f.Stats.PeakRx, len(src.rxList))
+	if src.rxList[0] == id {
+		f.programRx(x, w.Src, src)
+	}
+}
+
+// serveGet answers a get for slot k from the firmware: the reply header goes into the
+// pending's upper half and the TX DMA sends it with the data of the matched MD.
+func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
+	a := &f.accel[k]
+	pd := &f.pend[id]
+	pd.role = roleReply
+	resp := *pd.d.Response
+	f.wireID++
+	w := &Wire{Kind: Reply, Src: f.node, Dst: pd.peer, Hdr: &resp, ID: uint64(f.node)<<40 | fwWireIDs | f.wireID}
+	var payload []Region
+	if n := int64(resp.Length); n <= int64(f.p.InlineMax) {
+		w.Inline = n
+	} else {
+		w.Len = n
+	}
+	for _, r := range pd.d.Regions {
+		payload = append(payload, Region{Addr: r.Addr, Len: int64(r.Len)})
+	}
+	if w.Inline > 0 { // the firmware reads the small payload into the header
+		x.LoadHost(int((w.Inline + 3) / 4))
+		payload = nil
+	}
+	w.Data = a.ni.ReadData(pd.d)
+	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // the reply header into the upper pending
+	f.queueTx(x, id, w, upperAddr(id), payload)
+}
+
+// fwWireIDs marks the ids of messages the firmware originates (replies and acks of
+// accelerated processes), apart from the host's.
+const fwWireIDs = 1 << 39
+
+// accelRxDone completes an arriving put or reply of slot k: a record for the library
+// and, for a put that asked for one, the ack the firmware sends itself.
+func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
+	pd := &f.pend[id]
+	pd.state = rxDone
+	if pd.wire.Data != nil { // the bytes, when modelled, are in the MD now: the DMA put them there
+		if err := f.accel[k].ni.WriteData(pd.d, pd.wire.Data); err != nil {
+			x.Fatalf("portals: writing %s: %v", pd.wire, err)
+		}
+	}
+	f.record(x, k, &Record{Kind: RecRxDone, Pending: id, Wire: pd.wire, D: pd.d})
+	f.Stats.Received++
+	if pd.d.Response != nil && pd.d.Header.Op == ptl.OpPut {
+		f.sendAck(x, k, pd.d.Response)
+	}
+}
+
+// sendAck sends an ack from a firmware-managed pending of slot k.
+func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header) {
+	a := &f.accel[k]
+	if len(a.rxFree) == 0 {
+		x.Fatalf("portals: out of pendings of accelerated process %d for an ack: resource exhaustion panics the node", a.pid)
+	}
+	id := a.rxFree[len(a.rxFree)-1]
+	a.rxFree = a.rxFree[:len(a.rxFree)-1]
+	h := *resp
+	f.wireID++
+	w := &Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: uint64(f.node)<<40 | fwWireIDs | f.wireID}
+	f.pend[id] = pending{wire: w, peer: w.Dst, role: roleAck}
+	f.source(x, w.Dst)
+	x.HostWrite(f.p.HeaderBytes, nil)
+	f.queueTx(x, id, w, upperAddr(id), nil)
+}
+
+// accelTxDone retires a transmit of an accelerated process's pending.
+func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
+	pd := &f.pend[id]
+	switch pd.role {
+	case roleSend: // host-managed: the library takes the pending back with the record
+		f.record(x, k, &Record{Kind: RecTxDone, Pending: id, Wire: pd.wire})
+		f.unref(pd.peer)
+		*pd = pending{}
+	case roleReply:
+		pd.state = rxDone
+		f.record(x, k, &Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: pd.d})
+	case roleAck:
+		f.freeAccel(x, id)
+	default:
+		x.Fatalf("portals: TX completion of accelerated pending %d in role %d", id, pd.role)
+	}
+	f.Stats.Sent++
+}
+
+// freeAccel returns a firmware-managed pending to its slot's RX pool.
+func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
+	a := &f.accel[f.slotOf(id)]
+	peer := f.pend[id].peer
+	f.pend[id] = pending{}
+	a.rxFree = append(a.rxFree, id)
+	f.unref(peer)
+	x.Store(2)
+}
+
+func (f *Firmware) onAccelRelease(x *ppc.Exec, c AccelRelease) {
+	a := f.checkSlot(x, c.Slot, "release")
+	f.mailbox(x, 0)
+	x.Instr(f.p.FwRelInstr)
+	if c.Pending < a.base+f.p.AccelTxPendings || c.Pending >= a.base+f.p.AccelPendings || f.pend[c.Pending].state != rxDone {
+		x.Fatalf("portals: accelerated release of pending %d, which is not a completed RX pending of slot %d", c.Pending, c.Slot)
+	}
+	f.freeAccel(x, c.Pending)
+}
+
+// bootAccel adds the accelerated processes' structures to the SRAM budget.
+func (f *Firmware) bootAccel(b *ppc.Boot) {
+	if f.p.AccelProcs == 0 {
+		return
+	}
+	b.Alloc("accelerated pendings", f.p.PendingBytes, f.p.AccelProcs*f.p.AccelPendings)
+	b.Alloc("accelerated match entries and MDs", f.p.ObjectBytes, f.p.AccelProcs*f.p.AccelObjects)
+	b.Alloc("accelerated mailboxes", 64, f.p.AccelProcs*32)
+}
