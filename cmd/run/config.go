@@ -8,6 +8,7 @@ import (
 	"github.com/seastar-sim/seastar/actors/phold"
 	"github.com/seastar-sim/seastar/machine"
 	"github.com/seastar-sim/seastar/params"
+	"github.com/seastar-sim/seastar/protocols/mpi"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/seastar-sim/seastar/protocols/rawdma"
 	"github.com/spf13/cobra"
@@ -22,6 +23,7 @@ type Config struct {
 	PHOLD   phold.Params    `param:"phold"`
 	RawDMA  rawdma.Costs    `param:"rawdma"`
 	Portals portals3.Params `param:"portals"`
+	MPI     mpi.Params      `param:"mpi"`
 }
 
 // defaultConfig returns the defaults over machine preset.
@@ -30,7 +32,8 @@ func defaultConfig(preset string) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts(), Portals: portals3.DefaultParams()}, nil
+	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts(), Portals: portals3.DefaultParams(),
+		MPI: mpi.DefaultParams()}, nil
 }
 
 // keyAnnotation binds a command-line flag to a configuration key: an explicit flag
