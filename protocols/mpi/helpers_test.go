@@ -14,6 +14,10 @@ import (
 
 var serial = actors.Options{Engine: actors.Serial}
 
+// testMode is the Portals mode the jobs of the tests run in (see
+// TestSemanticsAcceleratedMode).
+var testMode = "generic"
+
 // testParams are small limits for data-carrying jobs: a 1 KiB eager limit, so that
 // the long protocol shows at modest sizes, and four 8 KiB unexpected buffers.
 func testParams() Params {
@@ -31,7 +35,9 @@ func job(t *testing.T, n int, p Params, opts actors.Options, prog func(c *Comm) 
 	g := actors.NewGraph()
 	mp := machine.Default()
 	mp.Torus, mp.Wrap = torusFor(n), "torus"
-	_, stacks, err := portals3.Build(g, mp, portals3.DefaultParams())
+	pp := portals3.DefaultParams()
+	pp.Mode = testMode
+	_, stacks, err := portals3.Build(g, mp, pp)
 	require.NoError(t, err)
 	nodes := make([]int, n)
 	for i := range nodes {

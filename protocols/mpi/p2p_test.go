@@ -366,7 +366,7 @@ func TestBadArguments(t *testing.T) {
 // in order, and some runs hit the race (PtlMDUpdate refused the post).
 func TestPostRaceNeverOvertakes(t *testing.T) {
 	retried, unexpected, posted := 0, 0, 0
-	for d := 3 * actors.Microsecond; d <= 8*actors.Microsecond; d += 50 * actors.Nanosecond {
+	for d := 3 * actors.Microsecond; d <= 10*actors.Microsecond; d += 50 * actors.Nanosecond {
 		var a, b []byte
 		var stats Stats
 		_, _, err := job(t, 2, testParams(), serial, func(c *Comm) error {
@@ -406,4 +406,31 @@ func TestPostRaceNeverOvertakes(t *testing.T) {
 	assert.Positive(t, retried, "the sweep never hit the posting window")
 	assert.Positive(t, unexpected)
 	assert.Positive(t, posted)
+}
+
+// The library is the same over accelerated-mode Portals (matching in the firmware, no
+// interrupts): the semantics tests pass unchanged.
+func TestSemanticsAcceleratedMode(t *testing.T) {
+	testMode = "accelerated"
+	defer func() { testMode = "generic" }()
+	for _, tc := range []struct {
+		name string
+		f    func(*testing.T)
+	}{
+		{"TaggedMatchingOrderUnexpected", TestTaggedMatchingOrderUnexpected},
+		{"PostedReceivesMatchInOrder", TestPostedReceivesMatchInPostingOrder},
+		{"WildcardSourceAndTag", TestWildcardSourceAndTag},
+		{"EagerAndLongDataCorrectness", TestEagerAndLongDataCorrectness},
+		{"Truncation", TestTruncation},
+		{"UnexpectedBuffersRepost", TestUnexpectedBuffersRepost},
+		{"PostRaceNeverOvertakes", TestPostRaceNeverOvertakes},
+		{"SendToSelf", TestSendToSelf},
+		{"BarrierHoldsEveryRank", TestBarrierHoldsEveryRank},
+		{"AllreduceSums", TestAllreduceSums},
+		{"AlltoallBlocks", TestAlltoallBlocks},
+		{"BcastData", TestBcastData},
+		{"UnexpectedBufferExhaustionIsReported", TestUnexpectedBufferExhaustionIsReported},
+	} {
+		t.Run(tc.name, tc.f)
+	}
 }

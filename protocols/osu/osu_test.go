@@ -104,3 +104,17 @@ func TestValidate(t *testing.T) {
 		assert.Error(t, err)
 	}
 }
+
+// The Portals mode is configuration: with portals.mode=accelerated (no interrupts,
+// matching in the firmware) both layers are faster at 0 B, and MPI still adds its calls.
+func TestAcceleratedModeIsConfiguration(t *testing.T) {
+	accel := func(c *Config) { c.Portals.Mode = "accelerated" }
+	for _, l := range []Layer{LayerPortals, LayerMPI} {
+		gen := runOSU(t, Latency, l, []int64{0}, nil).Rows[0]
+		acc := runOSU(t, Latency, l, []int64{0}, accel).Rows[0]
+		assert.Less(t, acc.Latency, gen.Latency-actors.Microsecond, "%s", l)
+	}
+	pt := runOSU(t, Latency, LayerPortals, []int64{0}, accel).Rows[0]
+	mp := runOSU(t, Latency, LayerMPI, []int64{0}, accel).Rows[0]
+	assert.Greater(t, mp.Latency, pt.Latency)
+}
