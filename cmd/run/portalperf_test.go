@@ -63,3 +63,22 @@ func TestBenchPortalPerfOps(t *testing.T) {
 	assert.Greater(t, lat["get"], lat["put"])
 	assert.Greater(t, lat["bidir"], lat["put"])
 }
+
+// run bench netpipe: rows per op and size; a stream sends small messages faster than
+// a ping-pong's one-way latency. Bad schedules are usage errors.
+func TestBenchNetPIPE(t *testing.T) {
+	code, out, errs := invoke(t, "bench", "netpipe", "--op", "pingpong,stream", "--sizes", "8,1K", "--iters", "100",
+		"--quiet", "--format", "json", "--out", "none")
+	require.Equal(t, 0, code, errs)
+	var v struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	require.Len(t, v.Rows, 4)
+	assert.Equal(t, "pingpong", v.Rows[0]["op"])
+	assert.Equal(t, "stream", v.Rows[2]["op"])
+	assert.Less(t, v.Rows[2]["latency_us"].(float64), v.Rows[0]["latency_us"].(float64))
+	code, _, errs = invoke(t, "bench", "netpipe", "--start", "1K", "--end", "8", "--out", "none")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "need 1 <= start <= end")
+}

@@ -50,9 +50,9 @@ func (pr *Process) contiguous(md ptl.MD) error {
 // command with the buffer; the firmware builds the DMA program.
 func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []byte) {
 	s := pr.s
-	if len(pr.txFree) == 0 {
-		pr.p.Fatalf("portals: node %d pid %d out of TX pendings (%d in flight): resource exhaustion",
-			s.node, pr.ni.ID().PID, s.p.AccelTxPendings)
+	for len(pr.txFree) == 0 { // the pool is the library's own: wait for a transmit to finish
+		addr := accelRecord(pr.slot, pr.recNext, s.p.AccelEQSlots)
+		pr.consume(addr, pr.p.WaitFor(addr))
 	}
 	id := pr.txFree[len(pr.txFree)-1]
 	pr.txFree = pr.txFree[:len(pr.txFree)-1]

@@ -149,41 +149,49 @@ func PortalPerf(ctx context.Context, cfg PerfConfig, opts actors.Options) (*Perf
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	mp := cfg.Machine
-	mp.Torus, mp.Wrap = "2x1x1", "mesh"
-	g := actors.NewGraph()
-	m, stacks, err := Build(g, mp, cfg.Portals)
-	if err != nil {
-		return nil, err
-	}
 	rows := make([]PerfRow, len(cfg.Sizes))
+	rep, m, stacks, err := runPair(ctx, cfg.Machine, cfg.Portals, cfg.Bridge, "portalperf", opts,
+		func(pr *Process, rank int, peer ptl.ProcessID) error { return perfRank(pr, cfg, rank, peer, rows) })
+	if err != nil {
+		return nil, err
+	}
 	var perr error
-	fail := func(pr *Process, err error) { pr.p.Fatalf("portalperf: %v", err) }
-	for rank := range 2 {
-		peer := ptl.ProcessID{NID: ptl.NID(1 - rank), PID: 0}
-		err := stacks[rank].Spawn(fmt.Sprintf("portalperf[%d]", rank), 0, 0, perfJID, perfUID, cfg.Bridge, func(pr *Process) {
-			if err := perfRank(pr, cfg, rank, peer, rows); err != nil {
-				fail(pr, err)
-			}
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	model, err := g.Build()
-	if err != nil {
-		return nil, err
-	}
-	rep, err := actors.Run(ctx, model, opts)
-	if err != nil {
-		return nil, err
-	}
 	for i, r := range rows {
 		if r.Iters == 0 {
 			perr = errors.Join(perr, fmt.Errorf("portalperf: size %d did not complete", cfg.Sizes[i]))
 		}
 	}
 	return &PerfResult{Rows: rows, Report: rep, Stacks: stacks, Nodes: m}, perr
+}
+
+// runPair runs prog as pid 0 on both nodes of a two-node line, one router hop apart:
+// rank 0 on node 0, rank 1 on node 1, each with the other as peer. An error of prog
+// ends the run, naming the program.
+func runPair(ctx context.Context, mp machine.Params, p Params, bridge Bridge, name string, opts actors.Options,
+	prog func(pr *Process, rank int, peer ptl.ProcessID) error) (*actors.Report, *machine.Machine, []*Stack, error) {
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	g := actors.NewGraph()
+	m, stacks, err := Build(g, mp, p)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	for rank := range 2 {
+		peer := ptl.ProcessID{NID: ptl.NID(1 - rank), PID: 0}
+		err := stacks[rank].Spawn(fmt.Sprintf("%s[%d]", name, rank), 0, 0, perfJID, perfUID, bridge, func(pr *Process) {
+			if err := prog(pr, rank, peer); err != nil {
+				pr.p.Fatalf("%s: %v", name, err)
+			}
+		})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	model, err := g.Build()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rep, err := actors.Run(ctx, model, opts)
+	return rep, m, stacks, err
 }
 
 // perfRank is the program of one rank. Memory descriptors are persistent and created
