@@ -51,6 +51,13 @@ type Options struct {
 	// with a snapshot of the run, from one goroutine at a time.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// OnLayout, if set, is called once the parallel engine has partitioned the model,
+	// before it runs, with the partition sizes, cut links and lookahead.
+	OnLayout func(Layout)
+	// Cluster, if set, splits the run across the processes of a multi-process session
+	// (see Connect and Listen); every process of the session runs the same sequence of
+	// runs with its end of the session. Results do not depend on it.
+	Cluster *Cluster
 }
 
 func (o *Options) setDefaults() error {
@@ -80,6 +87,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = time.Second
+	}
+	if o.Cluster != nil && o.Engine == Serial {
+		return configErrorf("the serial engine runs in one process; a multi-process run needs the parallel engine")
 	}
 	return nil
 }
@@ -116,6 +126,9 @@ func (r *Report) String() string {
 	how := fmt.Sprintf("%s engine, %d partitions on %d workers", r.Engine, r.Partitions, r.Workers)
 	if r.Sync != "" {
 		how += " (" + string(r.Sync) + ")"
+	}
+	if r.Processes > 1 {
+		how += fmt.Sprintf(" in %d processes", r.Processes)
 	}
 	return fmt.Sprintf("%s: %d events, sim %s in %s wall (%.3g events/s), digest %s",
 		how, r.Events, r.SimTime, r.Wall.Round(time.Millisecond), r.EventsPerSec, r.Digest)

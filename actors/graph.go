@@ -18,6 +18,8 @@ type Graph struct {
 	direct    Duration
 	directSet bool
 	errs      []error
+	exports   []exportSpec // state results read (Export)
+	coords    Coordinates  // grid positions for the slab partitioner (SetCoordinates)
 }
 
 type block struct {
@@ -129,7 +131,7 @@ func (g *Graph) Build() (*Model, error) {
 		g.errorf("graph: direct-send latency %s is negative", g.direct)
 	}
 	order := g.sortedBlocks()
-	m := &Model{direct: -1}
+	m := &Model{direct: -1, coords: g.coords}
 	if g.directSet && g.direct >= 0 {
 		m.direct = g.direct
 	}
@@ -151,6 +153,9 @@ func (g *Graph) Build() (*Model, error) {
 	linked := make([]bool, len(m.ports))
 	g.resolveLinks(m, idOf, linked)
 	g.checkDangling(m, idOf, linked)
+	for _, x := range g.exports {
+		m.exports = append(m.exports, export{owner: idOf[x.owner], s: x.s})
+	}
 	if len(g.errs) > 0 {
 		return nil, joinErrors(g.errs)
 	}

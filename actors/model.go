@@ -15,6 +15,8 @@ type Model struct {
 	out      []outLink // outgoing link of each port, flattened like ports
 	links    []Link    // every link, by (From, FromPort)
 	direct   Duration  // latency of SendTo; < 0 if direct sends are disabled
+	exports  []export  // state results read, shipped between processes (Graph.Export)
+	coords   Coordinates
 	used     bool
 }
 

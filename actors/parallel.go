@@ -79,6 +79,9 @@ type prun struct {
 	active    []int32      // partitions running the current window, written by the coordinator
 	abort     atomic.Bool  // the run was cancelled
 	finished  chan error
+
+	dist         *distRun      // the share of a multi-process run, nil in one process
+	remoteEvents atomic.Uint64 // events of the other processes, for progress reports
 }
 
 // partition executes the actors it owns.
@@ -169,7 +172,11 @@ func (a *partitionActor) Receive(c actor.Context) {
 }
 
 func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) {
-	of, err := opts.Partitioner.Partition(m, opts.Workers)
+	procs := 1
+	if opts.Cluster != nil {
+		procs = opts.Cluster.Processes()
+	}
+	of, err := opts.Partitioner.Partition(m, opts.Workers*procs)
 	if err != nil {
 		return nil, err
 	}
@@ -189,6 +196,12 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	r := &prun{m: m, st: newActorStates(m, opts.Seed), owner: of, end: opts.End, lookahead: info.lookahead,
 		mode: mode, finished: make(chan error, 1)}
 	r.parts = newPartitions(r, info.parts, opts)
+	if opts.OnLayout != nil {
+		opts.OnLayout(r.layout(opts, info, procs))
+	}
+	if opts.Cluster != nil {
+		return runDistributed(ctx, r, opts, info)
+	}
 	if mode == SyncHorizon {
 		wireHorizons(r)
 	}
@@ -214,7 +227,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	if runErr != nil {
 		return nil, runErr
 	}
-	return r.report(opts, info, c, elapsed), nil
+	return r.report(opts, info, c.windows, c.widthSum, elapsed), nil
 }
 
 // sharedSystem is the protoactor actor system every run in the process uses: building
@@ -238,6 +251,12 @@ func actorSystem() *actor.ActorSystem {
 // chooseSync resolves the synchronization mode for a run with parts partitions.
 func chooseSync(opts *Options, parts int) (SyncMode, error) {
 	fits := parts <= opts.Workers
+	if opts.Cluster != nil {
+		if opts.Sync == SyncHorizon {
+			return "", configErrorf("synchronization horizon is not available across processes (use window or auto)")
+		}
+		return SyncWindow, nil
+	}
 	switch opts.Sync {
 	case SyncWindow:
 		return SyncWindow, nil
@@ -279,24 +298,57 @@ func (r *prun) wait(ctx context.Context, opts *Options, start time.Time) error {
 		tick = t.C
 	}
 	done := ctx.Done()
+	var failed <-chan struct{}
+	if r.dist != nil {
+		failed = r.dist.cl.Failed()
+	}
 	for {
 		select {
 		case err := <-r.finished:
-			if r.abort.Load() {
+			if r.abort.Load() && ctx.Err() != nil {
+				return fmt.Errorf("parallel engine at t=%s: %w (%v)", r.progressNow(), ErrInterrupted, ctx.Err())
+			}
+			if r.abort.Load() && r.dist == nil {
 				return fmt.Errorf("parallel engine at t=%s: %w (%v)", r.progressNow(), ErrInterrupted, ctx.Err())
 			}
 			return err
+		case <-failed:
+			// The controller handles what arrived before the failure first: if that
+			// completes the run, the run succeeds.
+			failed = nil
+			r.abort.Store(true)
+			r.dist.cl.ep.sys.Root.Send(r.dist.ctl, sessionLost{})
 		case <-tick:
 			var events uint64
 			for _, p := range r.parts {
 				events += p.progEvents.Load()
 			}
+			events += r.remoteEvents.Load()
 			opts.Progress(Progress{Now: r.progressNow(), End: r.end, Events: events, Wall: time.Since(start)})
 		case <-done:
 			r.abort.Store(true)
 			done = nil
+			if r.dist != nil { // the peers may be in a long window: do not wait for them
+				return fmt.Errorf("parallel engine at t=%s: %w (%v)", r.progressNow(), ErrInterrupted, ctx.Err())
+			}
 		}
 	}
+}
+
+// layout describes the partitioning for Options.OnLayout.
+func (r *prun) layout(opts *Options, info cutInfo, procs int) Layout {
+	l := Layout{Partitioning: opts.Partitioner.Name(), CutLinks: info.cut, Lookahead: info.lookahead, Sync: r.mode,
+		Processes: procs}
+	for _, p := range r.parts {
+		l.Partitions = append(l.Partitions, len(p.actors))
+	}
+	if procs > 1 {
+		l.ProcessParts = make([]int, procs)
+		for i := range r.parts {
+			l.ProcessParts[i*procs/len(r.parts)]++
+		}
+	}
+	return l
 }
 
 // progressNow is the earliest simulated time any partition reported.
@@ -308,19 +360,19 @@ func (r *prun) progressNow() Time {
 	return now
 }
 
-func (r *prun) report(opts *Options, info cutInfo, c *coordinator, wall time.Duration) *Report {
+func (r *prun) report(opts *Options, info cutInfo, windows uint64, widthSum float64, wall time.Duration) *Report {
 	rep := &Report{Engine: Parallel, Workers: opts.Workers, Partitioning: opts.Partitioner.Name(), Sync: r.mode,
 		Partitions: len(r.parts), End: r.end, Wall: wall, Lookahead: info.lookahead, CutLinks: info.cut}
-	pending := false
+	pending := r.dist != nil && r.dist.pending
 	for _, p := range r.parts {
 		rep.Events += p.events
 		pending = pending || p.heap.len() > 0
 		rep.Parts = append(rep.Parts, PartitionStats{Name: r.m.names[p.actors[0]], Actors: len(p.actors),
 			Events: p.events, Activations: p.activations, Busy: p.busy})
 	}
-	rep.Windows = c.windows
-	if c.windows > 0 {
-		rep.MeanWindow = Duration(c.widthSum / float64(c.windows) * float64(Second))
+	rep.Windows = windows
+	if windows > 0 {
+		rep.MeanWindow = Duration(widthSum / float64(windows) * float64(Second))
 	}
 	rep.SimTime = simTimeCovered(r.st, pending, r.end)
 	rep.finish(r.st)

@@ -15,7 +15,7 @@ type Partitioner interface {
 }
 
 // ParsePartitioner returns the built-in partitioner called name: "block", "node"
-// (grouped by TopSegment) or "auto".
+// (grouped by TopSegment), "auto" or "slab" (Slab, for models with coordinates).
 func ParsePartitioner(name string) (Partitioner, error) {
 	switch name {
 	case "block":
@@ -24,8 +24,10 @@ func ParsePartitioner(name string) (Partitioner, error) {
 		return Node{}, nil
 	case "auto":
 		return Auto{}, nil
+	case "slab":
+		return Slab{}, nil
 	}
-	return nil, configErrorf("unknown partitioning %q (want block, node or auto)", name)
+	return nil, configErrorf("unknown partitioning %q (want block, node, auto or slab)", name)
 }
 
 // Block puts every actor in its own partition: one protoactor actor, and so one

@@ -13,6 +13,7 @@ type Report struct {
 	Partitioning string // partitioner name
 	Partitions   int
 	Sync         SyncMode // synchronization mode of the parallel engine
+	Processes    int      // OS processes that shared the run (0 or 1: one)
 
 	Events  uint64 // events delivered
 	SimTime Time   // simulated time covered: End if events remained, else the last event time
@@ -28,7 +29,7 @@ type Report struct {
 	MeanWindow Duration // mean width of the windows or epochs executed (after skip-ahead)
 	CutLinks   int      // links crossing partitions
 
-	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere)
+	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere); the largest over processes
 
 	Parts []PartitionStats
 }

@@ -248,6 +248,7 @@ func buildNetwork(g *actors.Graph, topo Topology, p Params, ejectCredits int, da
 		return nil, fmt.Errorf("router: eject credits must be in 1..32768 (got %d)", ejectCredits)
 	}
 	cfg := newConfig(topo, p, ejectCredits, dateline)
+	g.SetCoordinates(NodeCoordinates)
 	n := &Network{Topo: topo, Params: p, NIC: make([]NICPorts, topo.Nodes()), cfg: cfg}
 	refs := make([][numDirs]actors.Ref, topo.Nodes())
 	for id := range refs {

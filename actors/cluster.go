@@ -1,0 +1,908 @@
+package actors
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+	"github.com/asynkron/protoactor-go/remote"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/wrapperspb"
+)
+
+// Multi-process runs.
+//
+// A run can be split across OS processes: every process builds the same model from
+// the same configuration, owns a contiguous share of the partitions and runs them on
+// its own workers; the events that cross between processes travel in window batches
+// over protoactor-go remote (gRPC). One process coordinates (process 0, the one that
+// connects, see Connect); the others are workers (Listen, then Listener.Accept). A
+// Cluster is one session between them: the coordinator and every worker pass it in
+// Options.Cluster to each Run of the same sequence of runs, and each Run is then one
+// distributed run (see distributed.go) whose digest, events and results equal those of
+// a single-process run.
+//
+// Safety: endpoints bind loopback addresses unless ClusterConfig.AllowNonLoopback is
+// set (the protocol has no authentication); the handshake refuses a peer built from
+// another binary (ClusterConfig.Version, codec registry) and, through Session.Confirm,
+// one that resolved another configuration; every Run compares a fingerprint of the
+// model, seed and partitioning across processes. Peers exchange heartbeats: a peer
+// that disconnects or stays silent longer than ClusterConfig.Timeout ends the session
+// with an error naming it, in every process, rather than a hang.
+//
+// Messages go through remote as google.protobuf.BytesValue frames (a registered
+// protobuf type, so remote's default serializer carries them) holding this package's
+// own encoding (codec.go); one actor per process, the bridge, receives them.
+
+// ClusterConfig configures this process's endpoint of a multi-process run.
+type ClusterConfig struct {
+	// Listen is the address the endpoint binds, host:port; port 0 picks a free port.
+	// Default "127.0.0.1:0".
+	Listen string
+	// AllowNonLoopback permits binding an address other than a loopback one. Peers are
+	// not authenticated: allow it only on a trusted network.
+	AllowNonLoopback bool
+	// Timeout is how long a peer may stay silent (no heartbeat, no answer to the
+	// handshake) before the session fails. Default DefaultPeerTimeout.
+	Timeout time.Duration
+	// Version identifies the simulator binary; peers must have the same. Default
+	// BinaryVersion().
+	Version string
+}
+
+// DefaultPeerTimeout is the default ClusterConfig.Timeout.
+const DefaultPeerTimeout = 10 * time.Second
+
+func (c *ClusterConfig) setDefaults() error {
+	if c.Listen == "" {
+		c.Listen = "127.0.0.1:0"
+	}
+	if c.Timeout == 0 {
+		c.Timeout = DefaultPeerTimeout
+	}
+	if c.Timeout < 0 {
+		return configErrorf("cluster: peer timeout %s is negative", c.Timeout)
+	}
+	if c.Version == "" {
+		c.Version = BinaryVersion()
+	}
+	return nil
+}
+
+// Hello is what a coordinator sends its workers when it connects: what to run.
+type Hello struct {
+	// Args is the command line the workers run, in the simulator's own terms.
+	Args []string
+	// Files holds the contents of files the command reads (a configuration file), by
+	// the name Args uses.
+	Files map[string][]byte
+	// ConfigHash identifies the resolved configuration; each worker resolves its own
+	// and compares (Cluster.Confirm).
+	ConfigHash string
+}
+
+// BinaryVersion identifies the running binary: the Go version, the main module's
+// version and the SHA-256 of the executable file, so that two processes agree only if
+// they run the same build.
+func BinaryVersion() string {
+	binaryVersionOnce.Do(func() {
+		v := runtime.Version()
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			v += " " + bi.Main.Path + "@" + bi.Main.Version
+		}
+		if exe, err := os.Executable(); err == nil {
+			if f, err := os.Open(exe); err == nil {
+				h := sha256.New()
+				if _, err := io.Copy(h, f); err == nil {
+					v += " exe:" + hex.EncodeToString(h.Sum(nil))[:16]
+				}
+				f.Close()
+			}
+		}
+		binaryVersion = v
+	})
+	return binaryVersion
+}
+
+var (
+	binaryVersionOnce sync.Once
+	binaryVersion     string
+)
+
+// bridgeName is the registered name of every process's bridge actor.
+const bridgeName = "seastar-bridge"
+
+// maxFrame bounds a gRPC message between processes (the end-of-run state of a large
+// machine takes tens of megabytes).
+const maxFrame = 1 << 30
+
+// Frame kinds.
+const (
+	fHello     byte = iota + 1 // coordinator -> worker: session, peers, what to run
+	fAccept                    // worker -> coordinator: accepted (empty) or refused (reason)
+	fHeartbeat                 // both ways
+	fEnd                       // either way: the sender ends the session (error text, or empty)
+	fReady                     // worker -> coordinator: ready for run k, with its fingerprint
+	fStart                     // coordinator -> worker: run window w, with the coordinator's batch
+	fDone                      // worker -> coordinator: window w done, with the worker's batch
+	fBatch                     // worker -> worker: the events of window w
+	fFinish                    // coordinator -> worker: the run ends (with its error)
+	fFinal                     // worker -> coordinator: final state of the worker's actors
+	fFinalAll                  // coordinator -> worker: final state of every actor
+	fAbort                     // either way: the run fails (reason)
+	fFinalAck                  // worker -> coordinator: the worker has the final state
+)
+
+var frameNames = [...]string{"?", "hello", "accept", "heartbeat", "end", "ready", "start", "done", "batch",
+	"finish", "final", "final-all", "abort", "final-ack"}
+
+// frame is one message between processes, as the bridge hands it to the session.
+type frame struct {
+	kind    byte
+	session uint64
+	from    int
+	to      int
+	run     uint64
+	w       uint64
+	body    []byte
+}
+
+const frameMagic = 0x5e
+
+func encodeFrame(kind byte, session uint64, from, to int, run, w uint64, body []byte) []byte {
+	var e Encoder
+	e.b = make([]byte, 0, 32+len(body))
+	e.Byte(frameMagic)
+	e.Byte(kind)
+	e.Fixed64(session)
+	e.Uint(uint64(from))
+	e.Uint(uint64(to))
+	e.Uint(run)
+	e.Uint(w)
+	e.b = append(e.b, body...)
+	return e.b
+}
+
+func decodeFrame(b []byte) (*frame, error) {
+	d := NewDecoder(b)
+	if d.Byte() != frameMagic {
+		return nil, errors.New("cluster: not a simulator frame")
+	}
+	f := &frame{kind: d.Byte(), session: d.Fixed64(), from: int(d.Uint()), to: int(d.Uint()), run: d.Uint(), w: d.Uint()}
+	if d.Err() != nil || f.kind == 0 || int(f.kind) >= len(frameNames) {
+		return nil, fmt.Errorf("cluster: malformed frame header (%v)", d.Err())
+	}
+	f.body = d.b
+	return f, nil
+}
+
+// endpoint is this process's remote endpoint: an actor system with remote started
+// on an address, and the bridge actor. A process has one endpoint for all its
+// sessions (remote.Start sets gRPC's process-wide logger, so starting a second one
+// while the first has connections would race); sessions are told apart by their id
+// and the index of the process they are for, so that one test process can play every
+// process of a session.
+type endpoint struct {
+	sys  *actor.ActorSystem
+	rem  *remote.Remote
+	addr string
+	host string
+	any  bool // bound with AllowNonLoopback
+
+	mu        sync.Mutex
+	sessions  map[sessKey]*Cluster
+	hellos    chan *frame // hellos for Listener.Accept
+	listeners []*Listener
+}
+
+type sessKey struct {
+	id    uint64
+	index int
+}
+
+// checkBind refuses non-loopback addresses unless allowed.
+func checkBind(addr string, allow bool) (host string, port int, err error) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", 0, configErrorf("cluster: listen address %q: %v (want host:port, e.g. 127.0.0.1:7001)", addr, err)
+	}
+	port, err = strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, configErrorf("cluster: listen address %q: port %q is not a number in 0..65535", addr, p)
+	}
+	if !allow && !isLoopback(h) {
+		return "", 0, configErrorf("cluster: listen address %q is not a loopback address; peers are not authenticated, "+
+			"so binding another interface needs an explicit opt-in (--allow-non-loopback)", addr)
+	}
+	return h, port, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// endpoints are the endpoints this process started; they live as long as it.
+var endpoints struct {
+	mu  sync.Mutex
+	all []*endpoint
+}
+
+// endpointFor returns the process's endpoint for cfg.Listen: an existing one if the
+// address matches (any port if 0 was asked for, on the same host), else a new one.
+func endpointFor(cfg ClusterConfig) (*endpoint, error) {
+	host, port, err := checkBind(cfg.Listen, cfg.AllowNonLoopback)
+	if err != nil {
+		return nil, err
+	}
+	endpoints.mu.Lock()
+	defer endpoints.mu.Unlock()
+	for _, ep := range endpoints.all {
+		_, p, _ := net.SplitHostPort(ep.addr)
+		if ep.host == host && (port == 0 || p == strconv.Itoa(port)) {
+			return ep, nil
+		}
+	}
+	ep, err := newEndpoint(host, port, cfg.AllowNonLoopback)
+	if err != nil {
+		return nil, err
+	}
+	endpoints.all = append(endpoints.all, ep)
+	return ep, nil
+}
+
+func newEndpoint(host string, port int, allow bool) (ep *endpoint, err error) {
+	listen := net.JoinHostPort(host, strconv.Itoa(port))
+	// Bind once here so that a busy or invalid address is a clean error (remote.Start
+	// panics), and to learn the port when 0 was asked for.
+	lis, err := net.Listen("tcp", listen)
+	if err != nil {
+		return nil, configErrorf("cluster: cannot listen on %s: %v", listen, err)
+	}
+	port = lis.Addr().(*net.TCPAddr).Port
+	lis.Close()
+
+	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
+		return slog.New(slog.NewTextHandler(io.Discard, nil))
+	}))
+	rc := remote.Configure(host, port)
+	rc.MaxRetryCount = 1 // a peer that cannot be reached fails the session at once
+	rc.ServerOptions = append(rc.ServerOptions, grpc.MaxRecvMsgSize(maxFrame), grpc.MaxSendMsgSize(maxFrame))
+	rc.DialOptions = append(rc.DialOptions, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxFrame),
+		grpc.MaxCallSendMsgSize(maxFrame)))
+	ep = &endpoint{sys: sys, host: host, any: allow, sessions: map[sessKey]*Cluster{}, hellos: make(chan *frame, 16)}
+	ep.rem = remote.NewRemote(sys, rc)
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = configErrorf("cluster: cannot listen on %s: %v", listen, p)
+			}
+		}()
+		ep.rem.Start()
+	}()
+	if err != nil {
+		return nil, err
+	}
+	ep.addr = sys.Address()
+	if _, err := sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &bridge{ep: ep} }), bridgeName); err != nil {
+		ep.rem.Shutdown(false)
+		return nil, fmt.Errorf("cluster: cannot start the bridge actor: %w", err)
+	}
+	sys.EventStream.Subscribe(func(evt any) {
+		if t, ok := evt.(*remote.EndpointTerminatedEvent); ok {
+			for _, s := range ep.active() {
+				s.lost(t.Address)
+			}
+		}
+	})
+	return ep, nil
+}
+
+// active lists the sessions in progress.
+func (ep *endpoint) active() []*Cluster {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	out := make([]*Cluster, 0, len(ep.sessions))
+	for _, s := range ep.sessions { //lint:ordered every session is told; order does not matter
+		out = append(out, s)
+	}
+	return out
+}
+
+func (ep *endpoint) session(id uint64, index int) *Cluster {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	return ep.sessions[sessKey{id, index}]
+}
+
+func (ep *endpoint) register(c *Cluster) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	ep.sessions[sessKey{c.id, c.self}] = c
+}
+
+func (ep *endpoint) unregister(c *Cluster) {
+	ep.mu.Lock()
+	defer ep.mu.Unlock()
+	if ep.sessions[sessKey{c.id, c.self}] == c {
+		delete(ep.sessions, sessKey{c.id, c.self})
+	}
+}
+
+// send delivers a frame to the bridge of the process at addr.
+func (ep *endpoint) send(addr string, b []byte) {
+	ep.sys.Root.Send(actor.NewPID(addr, bridgeName), &wrapperspb.BytesValue{Value: b})
+}
+
+// bridge receives every frame from other processes and hands it to its session.
+type bridge struct{ ep *endpoint }
+
+func (b *bridge) Receive(c actor.Context) {
+	bv, ok := c.Message().(*wrapperspb.BytesValue)
+	if !ok {
+		return // lifecycle messages
+	}
+	f, err := decodeFrame(bv.Value)
+	if err != nil {
+		return // not ours: ignore
+	}
+	ep := b.ep
+	if f.kind == fHello {
+		ep.mu.Lock()
+		idle := false
+		for _, l := range ep.listeners {
+			idle = idle || l.cur == nil || l.cur.closed()
+		}
+		ep.mu.Unlock()
+		if idle {
+			select {
+			case ep.hellos <- f:
+				return
+			default:
+			}
+		}
+		if h, err := decodeHello(f.body); err == nil {
+			var e Encoder
+			e.String(fmt.Sprintf("the worker at %s is busy with another coordinator's session (or not a worker)", ep.addr))
+			ep.send(h.addrs[0], encodeFrame(fAccept, f.session, f.to, 0, 0, 0, e.Bytes()))
+		}
+		return
+	}
+	if s := ep.session(f.session, f.to); s != nil {
+		s.receive(f)
+	}
+}
+
+// Cluster is one session of a multi-process run, seen from one process: the
+// coordinator's (Connect) or a worker's (Listener.Accept). Pass it in
+// Options.Cluster to every Run of the session, in the same order in every process;
+// close it with Close when the command ends.
+type Cluster struct {
+	ep      *endpoint
+	id      uint64
+	self    int      // this process's index: 0 coordinates
+	addrs   []string // every process's address, by index
+	timeout time.Duration
+	hello   Hello
+	mute    atomic.Bool // tests: the process stops sending, as if it hung
+
+	heard []atomic.Int64 // wall time (UnixNano) a frame last came from each process
+
+	mu       sync.Mutex
+	err      error         // why the session failed or ended
+	failed   chan struct{} // closed when err is set
+	runs     uint64        // runs begun
+	running  bool
+	cur      *distRun // the run in progress, nil between runs
+	pending  []*frame // frames for runs not begun yet
+	accepted []bool   // coordinator: workers that accepted the session
+	acceptCh chan struct{}
+	stop     chan struct{}
+	stopped  sync.Once
+}
+
+// Processes is the number of processes in the session.
+func (c *Cluster) Processes() int { return len(c.addrs) }
+
+// Index is this process's index: 0 for the coordinator, 1.. for workers.
+func (c *Cluster) Index() int { return c.self }
+
+// Addr is this process's address.
+func (c *Cluster) Addr() string { return c.addrs[c.self] }
+
+// Peer returns the address of process i.
+func (c *Cluster) Peer(i int) string { return c.addrs[i] }
+
+// Hello is what the coordinator asked for.
+func (c *Cluster) Hello() Hello { return c.hello }
+
+// Err is why the session ended, nil while it is up.
+func (c *Cluster) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *Cluster) closed() bool {
+	select {
+	case <-c.stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// Failed is closed when the session fails or ends.
+func (c *Cluster) Failed() <-chan struct{} { return c.failed }
+
+func newSession(ep *endpoint, id uint64, self int, addrs []string, timeout time.Duration) *Cluster {
+	c := &Cluster{ep: ep, id: id, self: self, addrs: addrs, timeout: timeout, heard: make([]atomic.Int64, len(addrs)),
+		failed: make(chan struct{}), acceptCh: make(chan struct{}), accepted: make([]bool, len(addrs)),
+		stop: make(chan struct{})}
+	now := time.Now().UnixNano()
+	for i := range c.heard {
+		c.heard[i].Store(now)
+	}
+	return c
+}
+
+func (c *Cluster) peerName(i int) string {
+	if i == 0 {
+		return fmt.Sprintf("coordinator %s", c.addrs[0])
+	}
+	return fmt.Sprintf("worker %s (process %d)", c.addrs[i], i)
+}
+
+// watched lists the processes whose silence fails the session: every worker for the
+// coordinator, the coordinator for a worker.
+func (c *Cluster) watched() []int {
+	if c.self != 0 {
+		return []int{0}
+	}
+	w := make([]int, 0, len(c.addrs)-1)
+	for i := 1; i < len(c.addrs); i++ {
+		w = append(w, i)
+	}
+	return w
+}
+
+// heartbeat sends heartbeats and watches for silent peers until the session ends.
+func (c *Cluster) heartbeat() {
+	every := min(time.Second, max(c.timeout/4, 10*time.Millisecond))
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.stop:
+			return
+		case now := <-t.C:
+			for _, i := range c.watched() {
+				c.sendTo(i, fHeartbeat, 0, 0, nil)
+				silent := now.Sub(time.Unix(0, c.heard[i].Load()))
+				if silent <= c.timeout {
+					continue
+				}
+				c.mu.Lock()
+				accepted := c.self != 0 || c.accepted[i]
+				c.mu.Unlock()
+				if accepted {
+					c.fail(fmt.Errorf("cluster: %s has not answered for %s (peer timeout %s)",
+						c.peerName(i), silent.Round(time.Millisecond), c.timeout))
+				} else {
+					c.fail(fmt.Errorf("cluster: cannot reach %s: no answer to the handshake within %s "+
+						"(is a worker listening there? start one with: run worker --listen %s)", c.peerName(i), c.timeout, c.addrs[i]))
+				}
+			}
+		}
+	}
+}
+
+// sendTo sends a frame to process i.
+func (c *Cluster) sendTo(i int, kind byte, run, w uint64, body []byte) {
+	if c.mute.Load() {
+		return
+	}
+	c.ep.send(c.addrs[i], encodeFrame(kind, c.id, c.self, i, run, w, body))
+}
+
+// lost is called when the connection to addr breaks or cannot be made.
+func (c *Cluster) lost(addr string) {
+	for _, i := range c.watched() {
+		if c.addrs[i] != addr {
+			continue
+		}
+		c.mu.Lock()
+		accepted := c.self != 0 || c.accepted[i]
+		c.mu.Unlock()
+		if accepted {
+			c.fail(fmt.Errorf("cluster: lost the connection to %s (the process died or closed its endpoint)", c.peerName(i)))
+		} else {
+			c.fail(fmt.Errorf("cluster: cannot reach %s (is a worker listening there? start one with: run worker --listen %s)",
+				c.peerName(i), addr))
+		}
+	}
+}
+
+// fail ends the session with err (the first error sticks) and tells the peers.
+func (c *Cluster) fail(err error) {
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return
+	}
+	c.err = err
+	close(c.failed)
+	c.mu.Unlock()
+	var e Encoder
+	e.String(err.Error())
+	for _, i := range c.watched() {
+		c.sendTo(i, fEnd, 0, 0, e.Bytes())
+	}
+}
+
+// receive handles a frame of this session (on the bridge's goroutine).
+func (c *Cluster) receive(f *frame) {
+	if f.from < 0 || f.from >= len(c.addrs) || f.from == c.self {
+		return
+	}
+	c.heard[f.from].Store(time.Now().UnixNano())
+	switch f.kind {
+	case fHeartbeat:
+		return
+	case fAccept:
+		d := NewDecoder(f.body)
+		if reason := d.String(); reason != "" {
+			c.fail(configErrorf("cluster: %s refused the session: %s", c.peerName(f.from), reason))
+			return
+		}
+		c.mu.Lock()
+		c.accepted[f.from] = true
+		all := true
+		for i := 1; i < len(c.addrs); i++ {
+			all = all && c.accepted[i]
+		}
+		if all {
+			select {
+			case <-c.acceptCh:
+			default:
+				close(c.acceptCh)
+			}
+		}
+		c.mu.Unlock()
+		return
+	case fEnd:
+		d := NewDecoder(f.body)
+		msg := d.String()
+		c.mu.Lock()
+		accepted := c.accepted[f.from]
+		c.mu.Unlock()
+		switch {
+		case c.self != 0 && msg == "":
+			c.fail(fmt.Errorf("cluster: the %s ended the session", c.peerName(f.from)))
+		case c.self != 0:
+			c.fail(fmt.Errorf("cluster: the %s ended the session: %s", c.peerName(f.from), msg))
+		case !accepted:
+			c.fail(configErrorf("cluster: %s refused the session: %s", c.peerName(f.from), msg))
+		case msg == "":
+			c.fail(fmt.Errorf("cluster: %s ended its session early (its command finished after %d runs)",
+				c.peerName(f.from), c.runs))
+		default:
+			c.fail(fmt.Errorf("cluster: %s failed: %s", c.peerName(f.from), msg))
+		}
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch r := c.cur; {
+	case r != nil && f.run == r.k && f.kind == fAbort:
+		r.aborted(f) // at once: the controller may be queued behind a long window
+	case r != nil && f.run == r.k:
+		r.deliver(f)
+	case f.run >= c.runs: // a frame for a run this process has not begun yet
+		c.pending = append(c.pending, f)
+	}
+}
+
+// beginRun registers run r; frames that arrived early are delivered to it.
+func (c *Cluster) beginRun(r *distRun) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return c.err
+	}
+	if c.running {
+		return configErrorf("cluster: runs of one session must not overlap (a sweep over several processes needs --jobs 1)")
+	}
+	r.k = c.runs
+	c.runs++
+	c.running = true
+	c.cur = r
+	kept := c.pending[:0]
+	for _, f := range c.pending {
+		switch {
+		case f.run == r.k:
+			r.deliver(f)
+		case f.run > r.k:
+			kept = append(kept, f)
+		}
+	}
+	c.pending = kept
+	return nil
+}
+
+func (c *Cluster) endRun() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cur = nil
+	c.running = false
+}
+
+// Close ends the session. A worker passes the error its command ended with (nil on
+// success), which the coordinator reports if it still expected runs; the coordinator
+// passes nil, or the error that ended its command. The endpoint stays up for other
+// sessions; a process about to exit should leave the last frames a moment to go.
+func (c *Cluster) Close(err error) {
+	c.mu.Lock()
+	already := c.err != nil
+	if !already {
+		if err == nil {
+			c.err = errors.New("cluster: session closed")
+		} else {
+			c.err = err
+		}
+		close(c.failed)
+	}
+	c.mu.Unlock()
+	if !already {
+		var e Encoder
+		if err != nil {
+			e.String(err.Error())
+		} else {
+			e.String("")
+		}
+		for _, i := range c.watched() {
+			c.sendTo(i, fEnd, 0, 0, e.Bytes())
+		}
+	}
+	c.stopped.Do(func() { close(c.stop) })
+	c.ep.unregister(c)
+}
+
+// Connect makes this process the coordinator of a session with the workers listening
+// at peers (Listener): it binds its own endpoint, sends every worker the hello, and
+// returns once each has accepted. It fails with an error naming the peer if one is
+// unreachable, refuses (another binary or configuration: an ErrConfig error) or does
+// not answer within the timeout.
+func Connect(ctx context.Context, cfg ClusterConfig, peers []string, hello Hello) (*Cluster, error) {
+	if len(peers) == 0 {
+		return nil, configErrorf("cluster: no peers")
+	}
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	for _, p := range peers {
+		if _, _, err := net.SplitHostPort(p); err != nil {
+			return nil, configErrorf("cluster: peer %q: %v (want host:port)", p, err)
+		}
+	}
+	ep, err := endpointFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	addrs := append([]string{ep.addr}, peers...)
+	c := newSession(ep, randomID(), 0, addrs, cfg.Timeout)
+	c.hello = hello
+	ep.register(c)
+	for i := 1; i < len(addrs); i++ {
+		c.sendTo(i, fHello, 0, 0, encodeHello(cfg, i, addrs, hello))
+	}
+	go c.heartbeat()
+	select {
+	case <-c.acceptCh:
+		return c, nil
+	case <-c.failed:
+		err = c.Err()
+	case <-ctx.Done():
+		err = fmt.Errorf("cluster: connecting to the workers: %w (%v)", ErrInterrupted, ctx.Err())
+	}
+	c.Close(err)
+	return nil, err
+}
+
+func randomID() uint64 {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return uint64(time.Now().UnixNano())
+	}
+	return binary.LittleEndian.Uint64(b[:]) | 1
+}
+
+func encodeHello(cfg ClusterConfig, index int, addrs []string, h Hello) []byte {
+	var e Encoder
+	e.String(cfg.Version)
+	e.Fixed64(registry().hash)
+	e.Int(int64(cfg.Timeout))
+	e.Uint(uint64(index))
+	e.Uint(uint64(len(addrs)))
+	for _, a := range addrs {
+		e.String(a)
+	}
+	e.Uint(uint64(len(h.Args)))
+	for _, a := range h.Args {
+		e.String(a)
+	}
+	names := make([]string, 0, len(h.Files))
+	for n := range h.Files { //lint:ordered sorted below
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	e.Uint(uint64(len(names)))
+	for _, n := range names {
+		e.String(n)
+		e.Blob(h.Files[n])
+	}
+	e.String(h.ConfigHash)
+	return e.Bytes()
+}
+
+type helloMsg struct {
+	version  string
+	registry uint64
+	timeout  time.Duration
+	index    int
+	addrs    []string
+	hello    Hello
+}
+
+func decodeHello(b []byte) (helloMsg, error) {
+	d := NewDecoder(b)
+	var h helloMsg
+	h.version = d.String()
+	h.registry = d.Fixed64()
+	h.timeout = time.Duration(d.Int())
+	h.index = int(d.Uint())
+	n := d.Count(1)
+	for range n {
+		h.addrs = append(h.addrs, d.String())
+	}
+	n = d.Count(1)
+	for range n {
+		h.hello.Args = append(h.hello.Args, d.String())
+	}
+	n = d.Count(2)
+	if n > 0 {
+		h.hello.Files = map[string][]byte{}
+	}
+	for range n {
+		name := d.String()
+		h.hello.Files[name] = d.Blob()
+	}
+	h.hello.ConfigHash = d.String()
+	if d.Err() == nil && (h.index < 1 || h.index >= len(h.addrs)) {
+		d.Fail(fmt.Errorf("process index %d out of range", h.index))
+	}
+	return h, d.Err()
+}
+
+// Listener is a worker's end: it waits for coordinators (Accept) on the process's
+// endpoint and serves one session at a time.
+type Listener struct {
+	ep      *endpoint
+	version string
+	cur     *Cluster
+}
+
+// Listen makes this process a worker listening at cfg.Listen.
+func Listen(cfg ClusterConfig) (*Listener, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	ep, err := endpointFor(cfg)
+	if err != nil {
+		return nil, err
+	}
+	l := &Listener{ep: ep, version: cfg.Version}
+	ep.mu.Lock()
+	ep.listeners = append(ep.listeners, l)
+	ep.mu.Unlock()
+	return l, nil
+}
+
+// Addr is the address the listener is bound to (with the port chosen if 0 was asked).
+func (l *Listener) Addr() string { return l.ep.addr }
+
+// Close ends the session in progress, if any, and stops accepting.
+func (l *Listener) Close() {
+	l.ep.mu.Lock()
+	cur := l.cur
+	l.ep.listeners = slices.DeleteFunc(l.ep.listeners, func(x *Listener) bool { return x == l })
+	l.ep.mu.Unlock()
+	if cur != nil {
+		cur.Close(errors.New("cluster: the worker is shutting down"))
+	}
+}
+
+// Accept waits for a coordinator's hello and returns the session. A hello from another
+// binary is refused (the coordinator is told why) and returned as an ErrConfig error;
+// the listener can Accept again. The caller resolves the configuration the hello
+// describes and calls Confirm, then runs, then Close. While the listener serves a
+// session, hellos are refused as busy.
+func (l *Listener) Accept(ctx context.Context) (*Cluster, error) {
+	ep := l.ep
+	for {
+		var f *frame
+		select {
+		case f = <-ep.hellos:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("cluster: waiting for a coordinator: %w (%v)", ErrInterrupted, ctx.Err())
+		}
+		h, err := decodeHello(f.body)
+		if err != nil || f.from != 0 {
+			continue // garbage: no one to answer
+		}
+		refuse := func(reason string) {
+			var e Encoder
+			e.String(reason)
+			ep.send(h.addrs[0], encodeFrame(fAccept, f.session, h.index, 0, 0, 0, e.Bytes()))
+		}
+		switch {
+		case h.version != l.version:
+			reason := fmt.Sprintf("version mismatch: the worker at %s runs %q, the coordinator %q", ep.addr, l.version, h.version)
+			refuse(reason)
+			return nil, configErrorf("cluster: refused coordinator %s: %s", h.addrs[0], reason)
+		case h.registry != registry().hash:
+			reason := fmt.Sprintf("the worker at %s has another set of message codecs (another build)", ep.addr)
+			refuse(reason)
+			return nil, configErrorf("cluster: refused coordinator %s: %s", h.addrs[0], reason)
+		}
+		addrs := h.addrs
+		addrs[h.index] = ep.addr // as this process knows itself
+		c := newSession(ep, f.session, h.index, addrs, h.timeout)
+		c.hello = h.hello
+		ep.register(c)
+		ep.mu.Lock()
+		l.cur = c
+		ep.mu.Unlock()
+		go c.heartbeat()
+		return c, nil
+	}
+}
+
+// Confirm completes a worker's handshake: configHash is the hash of the configuration
+// the worker resolved from the hello. A mismatch refuses the session (the coordinator
+// is told, with both hashes) and returns an ErrConfig error.
+func (c *Cluster) Confirm(configHash string) error {
+	if c.self == 0 {
+		return nil
+	}
+	var e Encoder
+	if configHash != c.hello.ConfigHash {
+		reason := fmt.Sprintf("configuration mismatch: the worker at %s resolved configuration %s, the coordinator %s",
+			c.Addr(), configHash, c.hello.ConfigHash)
+		e.String(reason)
+		c.sendTo(0, fAccept, 0, 0, e.Bytes())
+		return configErrorf("cluster: refused coordinator %s: %s", c.addrs[0], reason)
+	}
+	e.String("")
+	c.sendTo(0, fAccept, 0, 0, e.Bytes())
+	return nil
+}

@@ -1,0 +1,880 @@
+package actors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/asynkron/protoactor-go/actor"
+)
+
+// Distributed runs: the parallel engine over several processes (see cluster.go).
+//
+// Every process builds the same model and the same partitioning (with the workers of
+// all processes as the balancing hint) and runs the partitions of its contiguous share;
+// the partitions of other processes exist only as mailboxes. Synchronization is
+// window mode with skip-ahead, as in one process, with the coordinator's decision
+// travelling over the network:
+//
+//   - window w: the coordinator sends each worker start{w, [T, T+L)} with the events
+//     process 0 produced for it in window w-1; a worker runs its partitions that have
+//     an event before T+L once it has that start and the batch of window w-1 from every
+//     other worker.
+//   - at the end of its window, a process encodes the events its partitions sent to
+//     partitions of other processes (they sit in those partitions' inboxes) and sends
+//     them: a worker to the other workers (batch) and to the coordinator (done, with
+//     its earliest pending event and the earliest event it sent); the coordinator
+//     keeps its own for the next start.
+//   - the coordinator takes T for window w+1 as the earliest of everything reported,
+//     or ends the run (finish); every worker then sends the final state of its actors
+//     (clock, digest, event count), its partition statistics and the exports
+//     (Graph.Export) it owns, and the coordinator sends the merged state back, so that
+//     every process returns the same report, the same error and the same results.
+//
+// Events keep their keys across processes and decoded messages keep what their
+// Fingerprint reads, so the digest is the single-process digest.
+
+// distRun is one run of a session in this process.
+type distRun struct {
+	cl     *Cluster
+	r      *prun
+	k      uint64 // run index in the session
+	procs  int
+	self   int
+	procOf []int32 // process of every partition
+	local  []int32 // this process's partitions
+	fp     uint64  // fingerprint of model, seed and partitioning
+	ctl    *actor.PID
+
+	bridge *partition // owner of the batches decoded from other processes
+	spare  *batch
+	open   []*batch // decoded batches by destination partition, while absorbing
+	out    []Encoder
+	outMin []Time
+	done   atomic.Bool // r.finished was sent
+
+	windows  uint64
+	widthSum float64
+	peakRSS  int64
+	pending  bool
+}
+
+func newDistRun(cl *Cluster, r *prun, opts *Options) *distRun {
+	d := &distRun{cl: cl, r: r, procs: cl.Processes(), self: cl.Index(), bridge: &partition{}}
+	n := len(r.parts)
+	d.procOf = make([]int32, n)
+	for i := range n {
+		d.procOf[i] = int32(i * d.procs / n)
+		if int(d.procOf[i]) == d.self {
+			d.local = append(d.local, int32(i))
+		}
+	}
+	d.open = make([]*batch, n)
+	d.out = make([]Encoder, d.procs)
+	d.outMin = make([]Time, d.procs)
+	d.fp = fingerprint(r, opts)
+	for i, p := range r.parts {
+		if int(d.procOf[i]) != d.self {
+			p.progNow.Store(int64(MaxTime)) // only local partitions report progress
+		}
+	}
+	return d
+}
+
+// fingerprint hashes what every process must agree on: the model's structure, the
+// seed, the end, the partitioning and the codecs.
+func fingerprint(r *prun, opts *Options) uint64 {
+	m := r.m
+	h := mix64(uint64(len(m.names)) ^ registry().hash)
+	for i, name := range m.names {
+		h = mix64(h ^ hashString(name) ^ uint64(m.portBase[i+1]))
+	}
+	for _, l := range m.links {
+		h = mix64(h ^ uint64(l.From)<<32 ^ uint64(l.To))
+		h = mix64(h ^ uint64(uint32(l.FromPort))<<32 ^ uint64(uint32(l.ToPort)) ^ uint64(l.Latency)<<7)
+	}
+	h = mix64(h ^ uint64(m.direct) ^ uint64(len(m.exports))<<40)
+	for _, x := range m.exports {
+		h = mix64(h ^ uint64(x.owner))
+	}
+	h = mix64(h ^ opts.Seed)
+	h = mix64(h ^ uint64(r.end) ^ hashString(opts.Partitioner.Name()) ^ uint64(opts.Workers)<<48)
+	for _, o := range r.owner {
+		h = mix64(h ^ uint64(o))
+	}
+	return h
+}
+
+func (d *distRun) isLocal(p int32) bool { return int(d.procOf[p]) == d.self }
+
+// deliver hands a frame to the run's controller (under the session lock).
+func (d *distRun) deliver(f *frame) { d.cl.ep.sys.Root.Send(d.ctl, f) }
+
+// finish ends the run with err (nil: success), once.
+func (d *distRun) finish(err error) {
+	if d.done.CompareAndSwap(false, true) {
+		d.r.finished <- err
+	}
+}
+
+// aborted handles an abort frame from a peer, on the bridge's goroutine.
+func (d *distRun) aborted(f *frame) {
+	d.r.abort.Store(true)
+	d.finish(decodeAbort(f.body, d.cl.peerName(f.from)))
+}
+
+// abortPeers tells the peers that this process abandons the run.
+func (d *distRun) abortPeers(kind byte, msg string) {
+	var e Encoder
+	e.Byte(kind)
+	e.String(msg)
+	for _, i := range d.cl.watched() {
+		d.cl.sendTo(i, fAbort, d.k, 0, e.Bytes())
+	}
+}
+
+// Abort kinds.
+const (
+	abortConfig byte = iota + 1
+	abortInterrupted
+	abortOther
+)
+
+func decodeAbort(b []byte, from string) error {
+	d := NewDecoder(b)
+	kind, msg := d.Byte(), d.String()
+	switch kind {
+	case abortConfig:
+		return configErrorf("%s", msg)
+	case abortInterrupted:
+		return fmt.Errorf("cluster: the %s stopped the run: %w", from, ErrInterrupted)
+	}
+	return fmt.Errorf("cluster: the %s abandoned the run: %s", from, msg)
+}
+
+// runDistributed runs this process's share of r.
+func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (*Report, error) {
+	cl := opts.Cluster
+	d := newDistRun(cl, r, opts)
+	r.dist = d
+	pool := newWorkerPool(opts.Workers, len(d.local)+8)
+	sys := cl.ep.sys
+	var ctl actor.Actor
+	if d.self == 0 {
+		ctl = &distCoord{d: d, r: r, next: make([]Time, len(r.parts)), remoteEvents: make([]uint64, d.procs)}
+	} else {
+		ctl = &distWorker{d: d, r: r, next: make([]Time, len(r.parts)), got: map[uint64]int{}}
+	}
+	d.ctl = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ctl }, actor.WithDispatcher(pool.Dispatcher(0))))
+	r.coord = d.ctl
+	r.pids = make([]*actor.PID, len(r.parts))
+	for j, i := range d.local {
+		pa := &partitionActor{p: r.parts[i]}
+		home := j * opts.Workers / len(d.local)
+		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home))))
+	}
+	stop := func() {
+		for _, pid := range append(r.pids, d.ctl) {
+			if pid != nil {
+				sys.Root.Stop(pid)
+			}
+		}
+		pool.stop()
+	}
+	if err := cl.beginRun(d); err != nil {
+		stop()
+		return nil, err
+	}
+	wall := time.Now()
+	sys.Root.Send(d.ctl, runBegin{})
+	runErr := r.wait(ctx, opts, wall)
+	elapsed := time.Since(wall)
+	cl.endRun()
+	if runErr != nil && !d.done.Load() {
+		// This process gives up (interrupted, or a peer failed): tell the others.
+		d.done.Store(true)
+		r.abort.Store(true)
+		if errors.Is(runErr, ErrInterrupted) {
+			d.abortPeers(abortInterrupted, runErr.Error())
+		} else {
+			d.abortPeers(abortOther, runErr.Error())
+		}
+	}
+	stop()
+	if runErr != nil {
+		return nil, runErr
+	}
+	rep := r.report(opts, info, d.windows, d.widthSum, elapsed)
+	rep.Processes = d.procs
+	rep.PeakRSS = max(rep.PeakRSS, d.peakRSS)
+	return rep, nil
+}
+
+// active lists the local partitions with an event (in the heap or the inbox) before
+// end; all of them for window 0.
+func (d *distRun) active(next []Time, w uint64, end Time) []int32 {
+	r := d.r
+	r.active = r.active[:0]
+	for _, i := range d.local {
+		next[i] = min(next[i], Time(r.parts[i].inMin.Load()))
+		if w == 0 || next[i] < end {
+			r.active = append(r.active, i)
+		}
+	}
+	return r.active
+}
+
+// launch starts window w over [start, end) in the active local partitions and reports
+// whether any runs.
+func (d *distRun) launch(ac actor.Context, w uint64, start, end Time, active []int32) bool {
+	r := d.r
+	r.remaining.Store(int32(len(active)))
+	for _, i := range active {
+		s := &r.parts[i].startMsg
+		s.w, s.start, s.end = w, start, end
+		ac.Send(r.pids[i], s)
+	}
+	return len(active) > 0
+}
+
+// localDone folds the reports of the partitions that ran the window into next and
+// returns the earliest failure among them.
+func (d *distRun) localDone(next []Time) *SimError {
+	r := d.r
+	var failure *SimError
+	for _, i := range r.active {
+		dn := &r.parts[i].done
+		next[i] = dn.next
+		if dn.err != nil && (failure == nil || dn.err.key.less(failure.key)) {
+			failure = dn.err
+		}
+	}
+	return failure
+}
+
+// localNext is the earliest pending event of the local partitions.
+func (d *distRun) localNext(next []Time) Time {
+	t := MaxTime
+	for _, i := range d.local {
+		next[i] = min(next[i], Time(d.r.parts[i].inMin.Load()))
+		t = min(t, next[i])
+	}
+	return t
+}
+
+// collect encodes the events the local partitions sent to partitions of other
+// processes during the window that started at base, into d.out by process.
+func (d *distRun) collect(base Time) error {
+	r := d.r
+	for q := range d.procs {
+		d.out[q].Reset()
+		d.out[q].Time(base)
+		d.outMin[q] = MaxTime
+	}
+	var err error
+	for q, p := range r.parts {
+		if d.isLocal(int32(q)) || p.inbox.head.Load() == nil {
+			continue
+		}
+		to := d.procOf[q]
+		e := &d.out[to]
+		p.inMin.Store(int64(MaxTime))
+		for b := p.inbox.takeAll(); b != nil; {
+			next := b.next
+			for i := range b.ev {
+				ev := &b.ev[i]
+				e.Int(int64(ev.at - base))
+				e.Uint(uint64(ev.dst()))
+				e.Uint(uint64(ev.src()))
+				e.Uint(ev.seq)
+				e.Int(int64(ev.port))
+				e.Value(ev.msg)
+				if e.err != nil && err == nil {
+					err = fmt.Errorf("cluster: message %v from %s to %s.%s crosses from process %d to process %d: %w",
+						ev.msg, r.m.names[ev.src()], r.m.names[ev.dst()], r.m.PortName(ev.dst(), ev.port), d.self, to, e.err)
+				}
+				d.outMin[to] = min(d.outMin[to], ev.at)
+			}
+			b.owner.free.push(b)
+			b = next
+		}
+	}
+	return err
+}
+
+// sentMin is the earliest event sent to other processes in the window.
+func (d *distRun) sentMin() Time {
+	t := MaxTime
+	for _, m := range d.outMin {
+		t = min(t, m)
+	}
+	return t
+}
+
+// absorb decodes a batch from process from and hands its events to the inboxes of
+// the local partitions they are for.
+func (d *distRun) absorb(dec *Decoder, from int) error {
+	r := d.r
+	n := ActorID(len(r.m.names))
+	base := dec.Time()
+	var touched []int32
+	for dec.Remaining() > 0 && dec.Err() == nil {
+		at := base + Time(dec.Int())
+		dst, src, seq, port := ActorID(dec.Uint()), ActorID(dec.Uint()), dec.Uint(), Port(dec.Int())
+		v := dec.Value()
+		if dec.Err() != nil {
+			break
+		}
+		msg, ok := v.(Msg)
+		if dst >= n || src >= n || !ok || !d.isLocal(r.owner[dst]) {
+			return fmt.Errorf("cluster: process %d sent an invalid event (to actor %d, message %T)", from, dst, v)
+		}
+		dp := r.owner[dst]
+		b := d.open[dp]
+		if b == nil {
+			b = d.freshBatch()
+			d.open[dp] = b
+			touched = append(touched, dp)
+		}
+		b.ev = append(b.ev, event{eventKey: makeKey(at, dst, src, seq), port: port, msg: msg})
+		b.minAt = min(b.minAt, at)
+	}
+	for _, dp := range touched {
+		r.parts[dp].receive(d.open[dp])
+		d.open[dp] = nil
+	}
+	if err := dec.Err(); err != nil {
+		return fmt.Errorf("cluster: corrupt batch from process %d: %w", from, err)
+	}
+	return nil
+}
+
+func (d *distRun) freshBatch() *batch {
+	if d.spare == nil {
+		d.spare = d.bridge.free.takeAll()
+	}
+	b := d.spare
+	if b == nil {
+		return &batch{owner: d.bridge, minAt: MaxTime}
+	}
+	d.spare = b.next
+	clear(b.ev)
+	b.ev, b.next, b.minAt = b.ev[:0], nil, MaxTime
+	return b
+}
+
+// Errors in frames.
+const (
+	errNone byte = iota
+	errSim
+	errConfig
+	errOther
+)
+
+func encodeErr(e *Encoder, err error) {
+	var se *SimError
+	switch {
+	case err == nil:
+		e.Byte(errNone)
+	case errors.As(err, &se):
+		e.Byte(errSim)
+		e.String(se.Actor)
+		e.Time(se.Time)
+		e.String(se.Msg)
+		e.String(se.Stack)
+		e.Time(se.key.at)
+		e.Uint(se.key.ds)
+		e.Uint(se.key.seq)
+	case errors.Is(err, ErrConfig):
+		e.Byte(errConfig)
+		e.String(err.Error())
+	default:
+		e.Byte(errOther)
+		e.String(err.Error())
+	}
+}
+
+func decodeErr(d *Decoder) error {
+	switch d.Byte() {
+	case errNone:
+		return nil
+	case errSim:
+		se := &SimError{Actor: d.String(), Time: d.Time(), Msg: d.String(), Stack: d.String()}
+		se.key = eventKey{at: d.Time(), ds: d.Uint(), seq: d.Uint()}
+		return se
+	case errConfig:
+		return configErrorf("%s", d.String())
+	default:
+		return errors.New(d.String())
+	}
+}
+
+// finalState encodes this process's share of the final state: peak memory, whether
+// events remain, the statistics of its partitions, the state of its actors and the
+// exports they own.
+func (d *distRun) finalState() ([]byte, error) {
+	r := d.r
+	var e Encoder
+	e.Int(peakRSS())
+	pending := false
+	for _, i := range d.local {
+		pending = pending || r.parts[i].heap.len() > 0
+	}
+	e.Bool(pending)
+	e.Uint(uint64(len(d.local)))
+	for _, i := range d.local {
+		p := r.parts[i]
+		e.Uint(uint64(i))
+		e.Uint(p.events)
+		e.Uint(p.activations)
+		e.Int(int64(p.busy))
+		e.Uint(uint64(len(p.actors)))
+		for _, id := range p.actors {
+			s := &r.st[id]
+			e.Uint(uint64(id))
+			e.Time(s.clock)
+			e.Fixed64(s.digest)
+			e.Uint(s.events)
+		}
+	}
+	var x Encoder
+	for i, ex := range r.m.exports {
+		if !d.isLocal(r.owner[ex.owner]) {
+			continue
+		}
+		x.Reset()
+		ex.s.Snapshot(&x)
+		if x.err != nil {
+			return nil, fmt.Errorf("cluster: exporting the state of %s: %w", r.m.names[ex.owner], x.err)
+		}
+		e.Uint(uint64(i) + 1)
+		e.Blob(x.Bytes())
+	}
+	e.Uint(0)
+	return e.Bytes(), nil
+}
+
+// applyState merges the final state of another process.
+func (d *distRun) applyState(b []byte, from int) error {
+	r := d.r
+	dec := NewDecoder(b)
+	d.peakRSS = max(d.peakRSS, dec.Int())
+	pending := dec.Bool()
+	d.pending = d.pending || pending
+	nparts := dec.Count(4)
+	for range nparts {
+		i := dec.Uint()
+		if i >= uint64(len(r.parts)) || d.isLocal(int32(i)) {
+			dec.Fail(fmt.Errorf("partition %d is not another process's", i))
+			break
+		}
+		p := r.parts[i]
+		p.events, p.activations, p.busy = dec.Uint(), dec.Uint(), time.Duration(dec.Int())
+		nact := dec.Count(11)
+		for range nact {
+			id := dec.Uint()
+			if id >= uint64(len(r.st)) || r.owner[id] != int32(i) {
+				dec.Fail(fmt.Errorf("actor %d is not in partition %d", id, i))
+				break
+			}
+			s := &r.st[id]
+			s.clock, s.digest, s.events = dec.Time(), dec.Fixed64(), dec.Uint()
+		}
+	}
+	for dec.Err() == nil {
+		i := dec.Uint()
+		if i == 0 || dec.Err() != nil {
+			break
+		}
+		if i > uint64(len(r.m.exports)) {
+			dec.Fail(fmt.Errorf("export %d out of range", i))
+			break
+		}
+		ex := r.m.exports[i-1]
+		blob := dec.Blob()
+		x := NewDecoder(blob)
+		ex.s.Restore(x)
+		if x.Err() == nil && x.Remaining() != 0 {
+			x.Fail(errTruncated)
+		}
+		if x.Err() != nil {
+			return fmt.Errorf("cluster: restoring the state of %s from process %d: %w", r.m.names[ex.owner], from, x.Err())
+		}
+	}
+	if err := dec.Err(); err != nil {
+		return fmt.Errorf("cluster: corrupt final state from process %d: %w", from, err)
+	}
+	if dec.Remaining() != 0 {
+		return fmt.Errorf("cluster: corrupt final state from process %d: %w", from, errTruncated)
+	}
+	return nil
+}
+
+// distCoord is the coordinator of a distributed run (process 0).
+type distCoord struct {
+	d    *distRun
+	r    *prun
+	next []Time // earliest pending event of each local partition
+
+	begun     bool
+	ready     int
+	w         uint64
+	start     Time
+	localDone bool
+	remote    int  // workers done with window w
+	remoteMin Time // earliest event reported by the workers for window w
+	failure   *SimError
+	err       error // a configuration or protocol error of any process
+
+	remoteEvents []uint64 // events of every worker, for progress
+	finishing    bool
+	finishErr    error
+	finals       [][]byte // final state of every process
+	nfinals      int
+	acks         int
+}
+
+// sessionLost tells a run's controller that the session failed; it arrives after the
+// frames received before the failure, so a run that those frames complete completes.
+type sessionLost struct{}
+
+// lostErr is the error a run ends with when its session fails.
+func (d *distRun) lostErr() error {
+	return fmt.Errorf("parallel engine at t=%s: %w", d.r.progressNow(), d.cl.Err())
+}
+
+func (c *distCoord) Receive(ac actor.Context) {
+	switch m := ac.Message().(type) {
+	case sessionLost:
+		if c.finishing && c.nfinals == c.d.procs-1 {
+			c.d.finish(c.finishErr) // every state is in: the run is complete here
+		}
+		c.d.finish(c.d.lostErr())
+	case runBegin:
+		c.begun = true
+		c.maybeStart(ac)
+	case windowsDone:
+		c.localDone = true
+		c.maybeComplete(ac)
+	case *frame:
+		c.onFrame(ac, m)
+	}
+}
+
+func (c *distCoord) onFrame(ac actor.Context, f *frame) {
+	d := c.d
+	dec := NewDecoder(f.body)
+	switch f.kind {
+	case fReady:
+		if fp := dec.Fixed64(); fp != d.fp {
+			err := configErrorf("cluster: the %s built another model for run %d (fingerprint %016x, here %016x): "+
+				"the processes resolved different configurations, or building the model is not deterministic",
+				d.cl.peerName(f.from), d.k, fp, d.fp)
+			d.abortPeers(abortConfig, err.Error())
+			d.finish(err)
+			return
+		}
+		c.ready++
+		c.maybeStart(ac)
+	case fDone:
+		if f.w != c.w {
+			c.protocol(fmt.Errorf("cluster: %s reported window %d during window %d", d.cl.peerName(f.from), f.w, c.w))
+			return
+		}
+		next, sent, events := dec.Time(), dec.Time(), dec.Uint()
+		err := decodeErr(dec)
+		c.remoteEvents[f.from] = events
+		var sum uint64
+		for _, n := range c.remoteEvents {
+			sum += n
+		}
+		c.r.remoteEvents.Store(sum)
+		if aerr := d.absorb(dec, f.from); aerr != nil && c.err == nil {
+			c.err = aerr
+		}
+		c.remoteMin = min(c.remoteMin, next, sent)
+		var se *SimError
+		switch {
+		case err == nil:
+		case errors.As(err, &se):
+			if c.failure == nil || se.key.less(c.failure.key) {
+				c.failure = se
+			}
+		case c.err == nil:
+			c.err = err
+		}
+		c.remote++
+		c.maybeComplete(ac)
+	case fFinal:
+		if !c.finishing || c.finals[f.from] != nil {
+			c.protocol(fmt.Errorf("cluster: unexpected final state from %s", d.cl.peerName(f.from)))
+			return
+		}
+		c.finals[f.from] = f.body
+		c.nfinals++
+		c.maybeFinal()
+	case fFinalAck:
+		// The run ends here only once every worker has its result, so that a
+		// session closed right after it cannot overtake the last run's end.
+		if c.acks++; c.acks == d.procs-1 {
+			d.finish(c.finishErr)
+		}
+	}
+}
+
+// protocol ends the run on a protocol violation.
+func (c *distCoord) protocol(err error) {
+	c.d.abortPeers(abortOther, err.Error())
+	c.d.finish(err)
+}
+
+func (c *distCoord) maybeStart(ac actor.Context) {
+	d := c.d
+	if !c.begun || c.ready < d.procs-1 {
+		return
+	}
+	c.w, c.start = 0, 0
+	c.startWindow(ac, 0, 0, 0)
+}
+
+// startWindow sends start frames (with this process's batches) and runs the local
+// share of window w.
+func (c *distCoord) startWindow(ac actor.Context, w uint64, start, end Time) {
+	d := c.d
+	c.localDone, c.remote, c.remoteMin, c.failure = false, 0, MaxTime, nil
+	for i := 1; i < d.procs; i++ {
+		var e Encoder
+		e.Time(start)
+		e.Time(end)
+		if w == 0 {
+			e.Time(0) // empty batch
+		} else {
+			e.b = append(e.b, d.out[i].Bytes()...)
+		}
+		d.cl.sendTo(i, fStart, d.k, w, e.Bytes())
+	}
+	if !d.launch(ac, w, start, end, d.active(c.next, w, end)) {
+		c.localDone = true
+		c.maybeComplete(ac)
+	}
+}
+
+func (c *distCoord) maybeComplete(ac actor.Context) {
+	d, r := c.d, c.r
+	if !c.localDone || c.remote < d.procs-1 || c.finishing || d.done.Load() {
+		return
+	}
+	if f := d.localDone(c.next); f != nil && (c.failure == nil || f.key.less(c.failure.key)) {
+		c.failure = f
+	}
+	r.active = r.active[:0]
+	if err := d.collect(c.start); err != nil && c.err == nil {
+		c.err = err
+	}
+	t := min(c.remoteMin, d.localNext(c.next), d.sentMin())
+	switch {
+	case c.err != nil:
+		kind := abortOther
+		if errors.Is(c.err, ErrConfig) {
+			kind = abortConfig
+		}
+		d.abortPeers(kind, c.err.Error())
+		d.finish(c.err)
+	case c.failure != nil:
+		c.finish(c.failure)
+	case t >= r.end:
+		c.finish(nil)
+	case r.abort.Load():
+		d.abortPeers(abortInterrupted, "interrupted")
+		d.finish(fmt.Errorf("aborted"))
+	default:
+		width := r.lookahead
+		end := min(t.Add(width), r.end)
+		c.w++
+		d.windows++
+		d.widthSum += end.Sub(t).Seconds()
+		c.start = t
+		c.startWindow(ac, c.w, t, end)
+	}
+}
+
+// finish ends the run: the workers send their final state.
+func (c *distCoord) finish(err error) {
+	d := c.d
+	c.finishing, c.finishErr = true, err
+	var e Encoder
+	encodeErr(&e, err)
+	for i := 1; i < d.procs; i++ {
+		d.cl.sendTo(i, fFinish, d.k, c.w, e.Bytes())
+	}
+	c.finals = make([][]byte, d.procs)
+	own, ferr := d.finalState()
+	if ferr != nil {
+		d.abortPeers(abortOther, ferr.Error())
+		d.finish(ferr)
+		return
+	}
+	c.finals[0] = own
+	c.maybeFinal()
+}
+
+// maybeFinal merges the final states once all are in and sends them to every worker.
+func (c *distCoord) maybeFinal() {
+	d := c.d
+	if c.nfinals < d.procs-1 {
+		return
+	}
+	var e Encoder
+	encodeErr(&e, c.finishErr)
+	e.Uint(d.windows)
+	e.Float(d.widthSum)
+	for _, b := range c.finals {
+		e.Blob(b)
+	}
+	for i := 1; i < d.procs; i++ {
+		d.cl.sendTo(i, fFinalAll, d.k, c.w, e.Bytes())
+	}
+	for i := 1; i < d.procs; i++ {
+		if err := d.applyState(c.finals[i], i); err != nil {
+			d.abortPeers(abortOther, err.Error())
+			d.finish(err)
+			return
+		}
+	}
+}
+
+// distWorker runs a worker's share of a distributed run.
+type distWorker struct {
+	d    *distRun
+	r    *prun
+	next []Time
+
+	w        uint64
+	start    Time
+	running  bool
+	started  bool // a start for window w is waiting for the batches of window w-1
+	end      Time
+	got      map[uint64]int // batches received from other workers, by window
+	finalErr error
+}
+
+func (c *distWorker) Receive(ac actor.Context) {
+	switch m := ac.Message().(type) {
+	case sessionLost:
+		c.d.finish(c.d.lostErr())
+	case runBegin:
+		var e Encoder
+		e.Fixed64(c.d.fp)
+		c.d.cl.sendTo(0, fReady, c.d.k, 0, e.Bytes())
+	case windowsDone:
+		c.complete()
+	case *frame:
+		c.onFrame(ac, m)
+	}
+}
+
+func (c *distWorker) onFrame(ac actor.Context, f *frame) {
+	d := c.d
+	dec := NewDecoder(f.body)
+	switch f.kind {
+	case fStart:
+		if c.running || c.started || (f.w != 0 && f.w != c.w+1) {
+			c.protocol(fmt.Errorf("cluster: unexpected start of window %d from the coordinator (at window %d)", f.w, c.w))
+			return
+		}
+		c.start, c.end = dec.Time(), dec.Time()
+		if err := d.absorb(dec, f.from); err != nil {
+			c.protocol(err)
+			return
+		}
+		c.w, c.started = f.w, true
+		c.tryLaunch(ac)
+	case fBatch:
+		if err := d.absorb(dec, f.from); err != nil {
+			c.protocol(err)
+			return
+		}
+		c.got[f.w]++
+		c.tryLaunch(ac)
+	case fFinish:
+		c.finalErr = decodeErr(dec)
+		own, err := d.finalState()
+		if err != nil {
+			c.protocol(err)
+			return
+		}
+		d.cl.sendTo(0, fFinal, d.k, f.w, own)
+	case fFinalAll:
+		err := decodeErr(dec)
+		d.windows, d.widthSum = dec.Uint(), dec.Float()
+		for i := range d.procs {
+			b := dec.Blob()
+			if i == d.self || dec.Err() != nil {
+				continue
+			}
+			if aerr := d.applyState(b, i); aerr != nil {
+				c.protocol(aerr)
+				return
+			}
+		}
+		if dec.Err() != nil {
+			c.protocol(fmt.Errorf("cluster: corrupt final state from the coordinator: %w", dec.Err()))
+			return
+		}
+		d.finish(err)
+		d.cl.sendTo(0, fFinalAck, d.k, f.w, nil)
+	}
+}
+
+func (c *distWorker) protocol(err error) {
+	c.d.abortPeers(abortOther, err.Error())
+	c.d.finish(err)
+}
+
+// tryLaunch runs window w once its start and the batches of window w-1 are in.
+func (c *distWorker) tryLaunch(ac actor.Context) {
+	d := c.d
+	if !c.started || (c.w > 0 && c.got[c.w-1] < d.procs-2) {
+		return
+	}
+	delete(c.got, c.w-1)
+	c.started, c.running = false, true
+	if !d.launch(ac, c.w, c.start, c.end, d.active(c.next, c.w, c.end)) {
+		c.complete()
+	}
+}
+
+// complete reports the window: batches to the other workers, done to the coordinator.
+func (c *distWorker) complete() {
+	d, r := c.d, c.r
+	c.running = false
+	failure := d.localDone(c.next)
+	r.active = r.active[:0]
+	cerr := d.collect(c.start)
+	next := d.localNext(c.next)
+	for j := 1; j < d.procs; j++ {
+		if j != d.self {
+			d.cl.sendTo(j, fBatch, d.k, c.w, d.out[j].Bytes())
+		}
+	}
+	var events uint64
+	for _, i := range d.local {
+		events += r.parts[i].events
+	}
+	var e Encoder
+	e.Time(next)
+	e.Time(d.sentMin())
+	e.Uint(events)
+	switch {
+	case cerr != nil:
+		encodeErr(&e, cerr)
+	case failure != nil:
+		encodeErr(&e, failure)
+	default:
+		encodeErr(&e, nil)
+	}
+	e.b = append(e.b, d.out[0].Bytes()...)
+	d.cl.sendTo(0, fDone, d.k, c.w, e.Bytes())
+}
