@@ -162,7 +162,7 @@ func TestEngineScripts(t *testing.T) {
 }
 
 func newBench(t *testing.T, d *datadriven.TestData) (*bench, int) {
-	p, vcs, b := DefaultParams(), 4, &bench{}
+	p, vcs, b := unitParams(), 4, &bench{}
 	for _, a := range d.CmdArgs {
 		v := a.Vals[0]
 		var err error

@@ -19,7 +19,7 @@ func TestDropRateLosesWholeMessages(t *testing.T) {
 		rate string
 		seed uint64
 	}{{"0", 1}, {"1", 1}, {"0.5", 7}} {
-		p := DefaultParams()
+		p := unitParams()
 		p.DropRate = actors.MustParseProb(c.rate)
 		e := New(p, 4)
 		h, _ := actorstest.NewHarness("rx", e, c.seed)

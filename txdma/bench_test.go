@@ -122,7 +122,7 @@ func strArg(t *testing.T, d *datadriven.TestData, key string) string {
 
 // newBench parses "new" arguments: engine, router and bench parameters.
 func newBench(t *testing.T, d *datadriven.TestData) (*bench, Params, router.Params) {
-	p, rp, b := DefaultParams(), router.DefaultParams(), &bench{}
+	p, rp, b := unitParams(), router.DefaultParams(), &bench{}
 	for _, a := range d.CmdArgs {
 		v := a.Vals[0]
 		var err error

@@ -61,7 +61,7 @@ func writeMessage(h *actorstest.Harness, at actors.Time, dst router.NodeID, clas
 func TestTransmitTwoHundredBytesMakesFourPackets(t *testing.T) {
 	for _, crc := range []bool{false, true} {
 		t.Run(fmt.Sprintf("crc=%v", crc), func(t *testing.T) {
-			h, _ := newTestBench(t, DefaultParams())
+			h, _ := newTestBench(t, unitParams())
 			writeMessage(h, 0, 5, 1, label("m"), crc, true, 7, 200)
 			out := h.Run(actors.MaxTime)
 			ps := packets(out)
@@ -106,7 +106,7 @@ func expectedPayloads(total, pp int64) []int32 {
 // on the last; reads never exceed outstanding_reads nor the staging buffer.
 func TestPacketizationMatchesByteStreamModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	p := DefaultParams()
+	p := unitParams()
 	p.OutstandingReads, p.BufferBytes = 3, 256
 	h, b := newTestBench(t, p)
 	type want struct {
@@ -184,7 +184,7 @@ func TestStreamRateIsTheSlowerStage(t *testing.T) {
 		{10 * actors.GBPerSecond, 25600},   // 10.4ns < 25.6ns: link bound, 2.5 GB/s
 	} {
 		t.Run(tc.dma.String(), func(t *testing.T) {
-			p := DefaultParams()
+			p := unitParams()
 			p.DMABandwidth, p.OutstandingReads = tc.dma, 32
 			h, b := newTestBench(t, p)
 			b.memGap = 10 * actors.Nanosecond
@@ -208,7 +208,7 @@ func TestStreamRateIsTheSlowerStage(t *testing.T) {
 func TestCreditStallResumesOnCredit(t *testing.T) {
 	rp := router.DefaultParams()
 	rp.InputBufferPackets = 1
-	b := &bench{e: New(DefaultParams(), 0, router.NewInjector(rp)), memLatency: 300 * actors.Nanosecond}
+	b := &bench{e: New(unitParams(), 0, router.NewInjector(rp)), memLatency: 300 * actors.Nanosecond}
 	h, _ := actorstest.NewHarness("tx", b, 1)
 	writeMessage(h, 0, 1, 0, nil, false, false, 0, 128)
 	ps := packets(h.Run(actors.MaxTime))
@@ -239,7 +239,7 @@ func TestWriterBugsAreFatal(t *testing.T) {
 		"early read":     {[]actors.Msg{ht.ReadDone{Tag: 0}}, "read #0 completed out of order (expected #0)"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := DefaultParams()
+			p := unitParams()
 			p.CommandsMax, p.PIOCommandsMax = 1, 1
 			e := New(p, 0, router.NewInjector(router.DefaultParams()))
 			ctx := actorstest.New("tx", 1)
@@ -255,7 +255,7 @@ func TestWriterBugsAreFatal(t *testing.T) {
 
 // Done carries the PIO flag for PIO messages; Retired counts DMA commands only.
 func TestDoneAndRetired(t *testing.T) {
-	h, _ := newTestBench(t, DefaultParams())
+	h, _ := newTestBench(t, unitParams())
 	writeMessage(h, 0, 1, 0, nil, true, true, 1, 10)
 	writeMessage(h, 0, 2, 0, nil, false, false, 2) // no notify
 	h.Inject(0, PortPPC, &PIO{Dst: 3, Bytes: 16, Notify: true, Tag: 3})
@@ -274,7 +274,7 @@ func TestParamsValidate(t *testing.T) {
 		"outstanding_reads": func(p *Params) { p.OutstandingReads = 0 },
 		"pio_commands_max":  func(p *Params) { p.PIOCommandsMax = 0 },
 	} {
-		p := DefaultParams()
+		p := unitParams()
 		mut(&p)
 		assert.ErrorContains(t, p.Validate(), key)
 	}
@@ -323,7 +323,7 @@ func TestEngineRunSerialAndParallelAgree(t *testing.T) {
 		cmds = append(cmds, &PIO{Dst: 1, Bytes: 100, Notify: true, Tag: 99})
 		f, s := &feeder{cmds: cmds}, &sink{}
 		link := ht.New(ht.DefaultParams())
-		tx := New(DefaultParams(), 7, router.NewInjector(router.DefaultParams()))
+		tx := New(unitParams(), 7, router.NewInjector(router.DefaultParams()))
 		rf, rs, rl, rt := g.Add("node.ppc", f), g.Add("node.router", s), g.Add("node.ht", link), g.Add("node.txdma", tx)
 		g.Connect(rf.Port("txdma"), rt.Port("ppc"), actors.Nanosecond)
 		g.Connect(rt.Port("router"), rs.Port("inject"), 2*actors.Nanosecond)
@@ -351,4 +351,13 @@ func TestEngineRunSerialAndParallelAgree(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 7, dones)
+}
+
+// unitParams is the engine the hand-worked timings in these tests (and testdata) assume:
+// 1.1 GB/s plus 4ns per packet, so that a full packet takes 62.182ns. The defaults are
+// calibrated separately (params.go); the tests pin the rates they reason about.
+func unitParams() Params {
+	p := DefaultParams()
+	p.DMABandwidth, p.PacketOverhead = 1100*actors.MBPerSecond, 4*actors.Nanosecond
+	return p
 }
