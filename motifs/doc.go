@@ -8,14 +8,15 @@
 //	motif      what every rank does per iteration
 //	pingpong   ranks r and r+P/2 exchange one message of Size each way (a round trip)
 //	halo3d     exchanges a face of Size with each of its 6 neighbours in a 3-D process
-//	           grid with periodic boundaries: 6 Irecv, 6 Isend, Waitall; with Compute
-//	           of work before it
+//	           grid with periodic boundaries: 6 Irecv, 6 Isend, Waitall
 //	alltoall   MPI_Alltoall with blocks of Size (pairwise exchange)
 //	allreduce  MPI_Allreduce of a vector of Size bytes (recursive doubling)
 //	random     sends Messages messages of Size to ranks drawn uniformly (never itself)
 //	           and receives those addressed to it (MPI_ANY_SOURCE)
 //	hotspot    as random, but each message goes to the hot rank with probability
 //	           HotFraction
+//
+// In every motif a rank computes for Compute before communicating, each iteration.
 //
 // The halo3d grid is the torus when every node runs a rank, so that with linear
 // placement grid neighbours are torus neighbours; otherwise the ranks are factored

@@ -76,7 +76,7 @@ type Config struct {
 	Iters       int             // timed iterations
 	Warmup      int             // untimed iterations before them
 	Size        actors.Bytes    // message, face, block or vector size
-	Compute     actors.Duration // work per iteration before communicating (halo3d)
+	Compute     actors.Duration // work per iteration before communicating (every motif)
 	Messages    int             // random, hotspot: messages each rank sends per iteration
 	HotRank     int             // hotspot: the hot rank
 	HotFraction actors.Prob     // hotspot: probability that a message goes to the hot rank

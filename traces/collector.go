@@ -72,7 +72,7 @@ type Stats struct {
 	Spans    int64 // spans recorded, roots included
 	Exported int64 // spans accepted by the OTLP endpoint
 	Written  int64 // spans written to the file
-	Dropped  int64 // spans refused by the endpoint or beyond the file bound
+	Dropped  int64 // spans refused by the endpoint plus spans beyond the file bound
 	// Err is the first export or write error, if any.
 	Err error
 }
@@ -245,7 +245,8 @@ func (c *Collector) consume(r *record) {
 		if m.root != nil {
 			c.child(m.root) // two roots: the later one is an ordinary stage
 		}
-		m.root = r
+		root := *r // a copy: keeping r would keep its whole chunk alive
+		m.root = &root
 		return
 	}
 	c.child(r)

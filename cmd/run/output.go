@@ -217,7 +217,7 @@ func writeRows(w io.Writer, rows []row) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	const maxRows = 16
+	const maxRows = 64
 	return writeRowsMax(w, rows, maxRows)
 }
 
@@ -240,9 +240,12 @@ func writeRowsMax(w io.Writer, rows []row, maxRows int) error {
 	}
 	fmt.Fprintln(tw)
 	for i, r := range rows {
-		if i == maxRows {
-			fmt.Fprintf(tw, "... %d more rows (use --format csv or json)\t\n", len(rows)-maxRows)
-			break
+		if i == maxRows { // outside the table, which would be as wide as the note
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			_, err := fmt.Fprintf(w, "  ... %d more rows (use --format csv or json)\n", len(rows)-maxRows)
+			return err
 		}
 		for _, k := range cols {
 			v, ok := r.vals[k]
