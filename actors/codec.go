@@ -488,21 +488,23 @@ func cmpErr(old, err error) error {
 	return err
 }
 
-// Export declares s as state owned by actor owner that results read after the run. In
-// a multi-process run, the process that ran owner encodes s at the end and every other
-// process restores its copy from it, so that every process reads the same results.
-// A single-process run ignores exports. Exports are shipped in the order declared,
-// which is the same in every process because the model is built deterministically.
-func (g *Graph) Export(owner Ref, s Snapshotter) {
+// Export declares s as state owned by the actor named owner that results read after
+// the run: statistics of a block, variables a workload's processes fill in. In a
+// multi-process run, the process that ran owner encodes s at the end and every other
+// process restores its copy from it, so that every process reads the same results. A
+// single-process run ignores exports. Exports are shipped in the order declared, the
+// same in every process because the model is built deterministically. Build reports an
+// owner that is not an actor of the graph.
+func (g *Graph) Export(owner string, s Snapshotter) {
 	if s == nil {
-		g.errorf("graph: Export of a nil Snapshotter for %q", owner.Name())
+		g.errorf("graph: Export of a nil Snapshotter for %q", owner)
 		return
 	}
-	g.exports = append(g.exports, exportSpec{owner: owner.i, s: s})
+	g.exports = append(g.exports, exportSpec{owner: owner, s: s})
 }
 
 type exportSpec struct {
-	owner int32 // block index
+	owner string
 	s     Snapshotter
 }
 

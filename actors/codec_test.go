@@ -154,3 +154,16 @@ func FuzzDecoder(f *testing.F) {
 		_, _ = decodeHello(b)
 	})
 }
+
+func TestExportNeedsAnActor(t *testing.T) {
+	g := NewGraph()
+	g.Add("a", idle{})
+	var x int64
+	g.Export("a", Vars{&x})
+	g.Export("nobody", Vars{&x})
+	g.Export("a", nil)
+	_, err := g.Build()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `Export for "nobody", which is not an actor`)
+	assert.Contains(t, err.Error(), `nil Snapshotter for "a"`)
+}

@@ -328,7 +328,7 @@ func TestDistributedExportsReachEveryProcess(t *testing.T) {
 			mu.Unlock()
 			a := &counter{st: &st.count, last: &st.last, seen: &st.seen}
 			refs = append(refs, g.Add(Indexed("n", i), a))
-			g.Export(refs[i], Vars{&st.count, &st.last, &st.seen})
+			g.Export(refs[i].Name(), Vars{&st.count, &st.last, &st.seen})
 		}
 		for i := range 4 {
 			g.Link(refs[i].Port("out"), refs[(i+1)%4].Port("in"), Nanosecond)

@@ -154,7 +154,11 @@ func (g *Graph) Build() (*Model, error) {
 	g.resolveLinks(m, idOf, linked)
 	g.checkDangling(m, idOf, linked)
 	for _, x := range g.exports {
-		m.exports = append(m.exports, export{owner: idOf[x.owner], s: x.s})
+		if id, ok := m.ID(x.owner); ok {
+			m.exports = append(m.exports, export{owner: id, s: x.s})
+		} else {
+			g.errorf("graph: Export for %q, which is not an actor of the graph", x.owner)
+		}
 	}
 	if len(g.errs) > 0 {
 		return nil, joinErrors(g.errs)

@@ -65,6 +65,9 @@ type Port struct {
 	stallFrom actors.Time // start of the current credit stall, -1 if none
 
 	stats PortStats
+	// buffered is the count of packets inside the port restored from the process that
+	// ran it (multi-process runs, see codec.go); -1 in the process that ran it.
+	buffered int
 }
 
 // portNames lists the actor ports of every kind of router port. Port index j < 7,
@@ -86,7 +89,8 @@ var portNames = func() (names [numDirs][]string) {
 func (p *Port) Ports() []string { return portNames[p.dir] }
 
 func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
-	p := &Port{cfg: cfg, node: node, coord: cfg.topo.Coord(node), dir: d, extOut: actors.Port(d), connected: connected, stallFrom: -1}
+	p := &Port{cfg: cfg, node: node, coord: cfg.topo.Coord(node), dir: d, extOut: actors.Port(d), connected: connected,
+		stallFrom: -1, buffered: -1}
 	vcs := cfg.vcs
 	p.in = newQueues(vcs, cfg.p.InputBufferPackets)
 	p.out = newQueues(int(numDirs)*vcs, cfg.p.OutputQueuePackets)

@@ -59,10 +59,7 @@ func CollectStats(m *actors.Model) Stats {
 		cfg, last = p.cfg, max(last, p.busyUntil)
 		ps := p.stats
 		ps.Name = m.Name(id)
-		ps.Buffered = p.in.total() + p.out.total()
-		if p.retry != nil {
-			ps.Buffered++
-		}
+		ps.Buffered = p.inside()
 		if p.stallFrom >= 0 && cfg.to != actors.MaxTime {
 			ps.CreditStall += cfg.clip(p.stallFrom, cfg.to)
 		}

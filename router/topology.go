@@ -264,7 +264,9 @@ func (n *Network) addRouter(g *actors.Graph, id NodeID) [numDirs]actors.Ref {
 	prefix := n.Topo.NodeName(id) + ".router."
 	for d := range numDirs {
 		_, ok := n.Topo.Neighbor(id, d)
-		r[d] = g.Add(prefix+d.String(), newPort(n.cfg, id, d, ok || d == NIC))
+		port := newPort(n.cfg, id, d, ok || d == NIC)
+		r[d] = g.Add(prefix+d.String(), port)
+		g.Export(r[d].Name(), port) // statistics, for runs split across processes
 	}
 	for i := range numDirs {
 		lat := n.Params.CrossbarLatency()

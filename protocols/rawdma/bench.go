@@ -85,7 +85,17 @@ func spawn(n *machine.Node, name string, prog host.Program) error {
 	return err
 }
 
+// export declares the variables a benchmark's processes on node id fill in, for runs
+// split across processes (actors.Graph.Export).
+func export(g *actors.Graph, m *machine.Machine, id router.NodeID, vars ...any) {
+	g.Export(m.Nodes[id].Name+".host", actors.Vars(vars))
+}
+
 func run(ctx context.Context, g *actors.Graph, m *machine.Machine, opts actors.Options, rx router.NodeID) (*Result, error) {
+	n := m.Nodes[rx]
+	fw := n.PPC.Firmware().(*Firmware)
+	g.Export(n.Name+".cam", actors.Vars{&n.CAM.Stats})
+	g.Export(n.Name+".ppc", actors.Vars{&fw.Stats})
 	model, err := g.Build()
 	if err != nil {
 		return nil, err
@@ -96,8 +106,6 @@ func run(ctx context.Context, g *actors.Graph, m *machine.Machine, opts actors.O
 		return nil, err
 	}
 	// After a simulation error the receiver's statistics still say what happened.
-	n := m.Nodes[rx]
-	fw := n.PPC.Firmware().(*Firmware)
 	return &Result{Report: rep, Receiver: ReceiverStats{CAMPeak: n.CAM.Stats.PeakInUse, CAMStalls: n.CAM.Stats.Stalls,
 		CAMStallTime: n.CAM.Stats.StallTime, WaitingPeak: fw.Stats.PeakWaiting, Messages: fw.Stats.Messages}}, err
 }
@@ -144,6 +152,7 @@ func PingPong(ctx context.Context, cfg Config, opts actors.Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	export(g, m, a, &start, &end)
 	res, err := run(ctx, g, m, opts, b)
 	if err != nil {
 		return res, err
@@ -185,6 +194,8 @@ func Stream(ctx context.Context, cfg Config, opts actors.Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
+	export(g, m, a, &start)
+	export(g, m, b, &end)
 	res, err := run(ctx, g, m, opts, b)
 	if err != nil {
 		return res, err
@@ -239,6 +250,7 @@ func FanIn(ctx context.Context, cfg Config, opts actors.Options) (*Result, error
 	if err != nil {
 		return nil, err
 	}
+	export(g, m, 0, &start, &firstDone, &end, &got, &done)
 	res, err := run(ctx, g, m, opts, 0)
 	if err != nil {
 		return res, err

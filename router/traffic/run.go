@@ -77,6 +77,7 @@ func Build(cfg Config) (*actors.Model, error) {
 	for id := range router.NodeID(cfg.Topo.Nodes()) {
 		n := &Node{sh: sh, id: id, inj: net.Injector(), queue: ring{limit: cfg.SourceQueuePackets}}
 		ref := g.Add(cfg.Topo.NodeName(id)+".traffic", n)
+		g.Export(ref.Name(), n) // statistics, for runs split across processes
 		net.LinkNIC(g, id, ref.Port("tx"), ref.Port("rx"))
 	}
 	return g.Build()

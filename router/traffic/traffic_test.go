@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/clustertest"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -215,5 +216,47 @@ func BenchmarkTraffic(b *testing.B) {
 		b.ReportMetric(rep.EventsPerSec, "events/s")
 		created := float64(r.Created) * float64(c.end()) / float64(c.Measure)
 		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/created, "allocs/packet")
+	}
+}
+
+func TestPacketCodecKeepsTheCreationTime(t *testing.T) {
+	pk := &packet{created: 1234}
+	pk.Packet = router.Packet{Src: 1, Dst: 2, Payload: 64, SOM: true, Seq: 5, Data: pk}
+	var e actors.Encoder
+	e.Value(&pk.Packet)
+	require.NoError(t, e.Err())
+	got, ok := actors.NewDecoder(e.Bytes()).Value().(*router.Packet)
+	require.True(t, ok)
+	back, ok := got.Data.(*packet)
+	require.True(t, ok)
+	assert.Same(t, got, &back.Packet, "the decoded packet is the one its descriptor holds")
+	assert.Equal(t, actors.Time(1234), back.created)
+	assert.Equal(t, pk.Packet.Fingerprint(), got.Fingerprint())
+}
+
+// Split across two processes along slabs, a traffic run gives the same result, digest
+// and network statistics in both processes as in one.
+func TestSplitAcrossProcessesGivesTheSameResult(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Topo = router.Torus(4, 2, 2)
+	cfg.Load = actors.MustParseProb("0.3")
+	cfg.Warmup, cfg.Measure, cfg.Drain = 100*actors.Nanosecond, 300*actors.Nanosecond, 200*actors.Nanosecond
+	ref, err := Run(context.Background(), cfg, actors.Options{Engine: actors.Serial, Seed: 9})
+	require.NoError(t, err)
+	require.NotZero(t, ref.Measured)
+	res := make([]*Result, 2)
+	errs := clustertest.InProcesses(t, 2, actors.Options{Seed: 9, Workers: 1, Partitioner: actors.Slab{}},
+		func(p int, o actors.Options) error {
+			r, err := Run(context.Background(), cfg, o)
+			res[p] = r
+			return err
+		})
+	for p := range 2 {
+		require.NoError(t, errs[p])
+		got := *res[p]
+		want := *ref
+		assert.Equal(t, want.Digest, got.Digest)
+		want.Report, got.Report = nil, nil
+		assert.Equal(t, want, got, "process %d", p)
 	}
 }

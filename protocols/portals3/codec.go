@@ -1,0 +1,59 @@
+package portals3
+
+import (
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
+	"github.com/seastar-sim/seastar/router"
+)
+
+// The descriptor every packet of a Portals message carries (router.Packet.Data) and
+// the header inside it, so that a run can be split across processes. A decoded Wire
+// has its own copy of the header and of the payload bytes.
+func init() {
+	actors.RegisterCodec("portals3.Wire", func(e *actors.Encoder, w *Wire) {
+		e.Byte(byte(w.Kind))
+		e.Int(int64(w.Src))
+		e.Int(int64(w.Dst))
+		e.Value(w.Hdr)
+		e.Int(w.Inline)
+		e.Int(w.Len)
+		e.Uint(w.ID)
+		e.Blob(w.Data)
+	}, func(d *actors.Decoder) *Wire {
+		return &Wire{Kind: WireKind(d.Byte()), Src: router.NodeID(d.Int()), Dst: router.NodeID(d.Int()), Hdr: d.Value(),
+			Inline: d.Int(), Len: d.Int(), ID: d.Uint(), Data: d.Blob()}
+	})
+	actors.RegisterCodec("portals3.ptl.Header", encodeHeader, decodeHeader)
+}
+
+func encodeHeader(e *actors.Encoder, h *ptl.Header) {
+	e.Byte(byte(h.Op))
+	e.Uint(uint64(h.Src.NID))
+	e.Uint(uint64(h.Src.PID))
+	e.Uint(uint64(h.SrcJID))
+	e.Uint(uint64(h.SrcUID))
+	e.Uint(uint64(h.Dst.NID))
+	e.Uint(uint64(h.Dst.PID))
+	e.Uint(uint64(h.PtIndex))
+	e.Uint(uint64(h.MatchBits))
+	e.Uint(h.RemoteOffset)
+	e.Uint(h.LocalOffset)
+	e.Uint(h.Length)
+	e.Uint(h.MLength)
+	e.Uint(uint64(h.HdrData))
+	e.Bool(h.AckReq)
+	e.Uint(uint64(h.MD))
+	e.Uint(h.Link)
+}
+
+func decodeHeader(d *actors.Decoder) *ptl.Header {
+	h := &ptl.Header{Op: ptl.Op(d.Byte())}
+	h.Src = ptl.ProcessID{NID: ptl.NID(d.Uint()), PID: ptl.PID(d.Uint())}
+	h.SrcJID, h.SrcUID = ptl.JID(d.Uint()), ptl.UID(d.Uint())
+	h.Dst = ptl.ProcessID{NID: ptl.NID(d.Uint()), PID: ptl.PID(d.Uint())}
+	h.PtIndex, h.MatchBits = ptl.PtIndex(d.Uint()), ptl.MatchBits(d.Uint())
+	h.RemoteOffset, h.LocalOffset, h.Length, h.MLength = d.Uint(), d.Uint(), d.Uint(), d.Uint()
+	h.HdrData, h.AckReq = ptl.HdrData(d.Uint()), d.Bool()
+	h.MD, h.Link = ptl.MDHandle(d.Uint()), d.Uint()
+	return h
+}
