@@ -198,6 +198,12 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
+	// For runs split across processes: what the results read.
+	host := func(n int) string { return m.Nodes[n].Name + ".host" }
+	job.Export(g, host)
+	for r, n := range e.nodes {
+		g.Export(host(n), &e.logs[r])
+	}
 	model, err := g.Build()
 	if err != nil {
 		return nil, err

@@ -39,6 +39,8 @@ type Job struct {
 	World *World
 	Comms []*Comm // set when a rank has initialized
 	Done  []bool  // the rank's program returned and it finalized
+
+	remote []remoteRank // ranks run by other processes (Export)
 }
 
 // Launch spawns rank i of a job on stacks[nodes[i]] (core 0), running prog after Init
@@ -107,6 +109,11 @@ func (j *Job) Check() error {
 			if w := c.Waiting(); w != "" {
 				what = "waiting for " + w
 			}
+		} else if r := j.remoteRank(i); r != nil {
+			what = "in its program"
+			if r.waiting != "" {
+				what = "waiting for " + r.waiting
+			}
 		}
 		errs = append(errs, fmt.Errorf("rank %d did not finish: %s", i, what))
 	}
@@ -122,11 +129,16 @@ func (j *Job) Check() error {
 // Stats sums the library statistics of every rank.
 func (j *Job) Stats() Stats {
 	var s Stats
-	for _, c := range j.Comms {
-		if c == nil {
+	for i, c := range j.Comms {
+		var t Stats
+		switch r := j.remoteRank(i); {
+		case c != nil:
+			t = c.Stats
+		case r != nil:
+			t = r.stats
+		default:
 			continue
 		}
-		t := c.Stats
 		s.Sends += t.Sends
 		s.Recvs += t.Recvs
 		s.BytesSent += t.BytesSent
@@ -141,4 +153,12 @@ func (j *Job) Stats() Stats {
 		s.EventsUnexpected += t.EventsUnexpected
 	}
 	return s
+}
+
+// remoteRank is rank i's state restored from another process, nil if there is none.
+func (j *Job) remoteRank(i int) *remoteRank {
+	if j.remote == nil || !j.remote[i].ok {
+		return nil
+	}
+	return &j.remote[i]
 }

@@ -1,0 +1,58 @@
+package motifs
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/clustertest"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// halo3dSmall is halo3d on the 8x8x8 torus, one iteration of 1 KiB faces.
+func halo3dSmall() Config {
+	cfg := small(Halo3D, "8x8x8")
+	cfg.Iters, cfg.Warmup = 1, 0
+	return cfg
+}
+
+// sameResult requires got to be ref: same digest, events, simulated time and results.
+func sameResult(t *testing.T, ref, got *Result, msg string) {
+	t.Helper()
+	assert.Equal(t, ref.Report.Digest, got.Report.Digest, msg)
+	assert.Equal(t, ref.Report.Events, got.Report.Events, msg)
+	assert.Equal(t, ref.Report.SimTime, got.Report.SimTime, msg)
+	r, g := *ref, *got
+	r.Report, g.Report = nil, nil
+	assert.Equal(t, r, g, msg)
+}
+
+// halo3d on 8x8x8 gives the same digest and results with the serial engine, the
+// parallel engine with 1, 2 and 4 workers and node or slab partitions, and split
+// across 2 processes (in this test process), in both processes.
+func TestHalo3DSameDigestEverywhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("512 nodes, several runs")
+	}
+	cfg := halo3dSmall()
+	ref := run(t, cfg, serial)
+	require.Equal(t, int64(512*6), ref.Messages)
+	for _, o := range []actors.Options{{Workers: 1}, {Workers: 2}, {Workers: 4},
+		{Workers: 2, Partitioner: actors.Node{}}, {Workers: 4, Partitioner: actors.Slab{}}} {
+		sameResult(t, ref, run(t, cfg, o), fmt.Sprintf("workers %d %v", o.Workers, o.Partitioner))
+	}
+	res := make([]*Result, 2)
+	errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},
+		func(p int, o actors.Options) error {
+			r, err := Run(context.Background(), cfg, o)
+			res[p] = r
+			return err
+		})
+	for p := range 2 {
+		require.NoError(t, errs[p], "process %d", p)
+		assert.Equal(t, 2, res[p].Report.Processes)
+		sameResult(t, ref, res[p], fmt.Sprintf("2 processes, process %d", p))
+	}
+}
