@@ -1,0 +1,380 @@
+package cci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/machine"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Build adds a machine running CCI on every node to g: the CCI firmware on each PPC
+// and the CCI stack (kernel driver and library) on each host.
+func Build(g *actors.Graph, mp machine.Params, p Params) (*machine.Machine, []*Stack, error) {
+	if err := p.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("cci.%w", err)
+	}
+	switch {
+	case p.HeaderBytes > mp.TXDMA.PIOBufferBytes:
+		return nil, nil, fmt.Errorf("cci: header_bytes (%s) must fit the PIO buffer (%s): the NIC sends its acks with PIO",
+			p.HeaderBytes, mp.TXDMA.PIOBufferBytes)
+	case p.RMAFragment > mp.CAM.CommandMax:
+		return nil, nil, fmt.Errorf("cci: rma_fragment (%s) must fit one RX command (cam.command_max %s)", p.RMAFragment, mp.CAM.CommandMax)
+	case p.HeaderBytes+p.MSS+mp.TXDMA.CRCBytes > mp.CAM.CommandMax:
+		return nil, nil, fmt.Errorf("cci: a full-size message must fit one RX command (cam.command_max %s)", mp.CAM.CommandMax)
+	}
+	m, err := machine.Build(g, mp, func(id router.NodeID) ppc.Firmware {
+		return NewFirmware(id, p, mp.CAM, mp.TXDMA, int64(mp.TXDMA.PacketPayload))
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	stacks := make([]*Stack, len(m.Nodes))
+	for i, n := range m.Nodes {
+		stacks[i] = NewStack(p, n.ID, n.Host)
+	}
+	return m, stacks, nil
+}
+
+// BenchConfig is a CCI benchmark between two nodes one hop apart (Dillow & Atchley
+// 2011 s.V: two compute nodes adjacent on a module).
+type BenchConfig struct {
+	Machine machine.Params // block parameters; the benchmark picks the topology
+	CCI     Params
+	Attr    Attr
+	Size    int64 // message bytes
+	Iters   int   // timed round trips (ping-pong) or messages (stream)
+	Warmup  int   // untimed round trips or messages before them
+	Window  int   // stream: messages in flight
+}
+
+// DefaultBenchConfig returns the benchmarks on the xt5 preset.
+func DefaultBenchConfig() BenchConfig {
+	mp, _ := machine.Preset("xt5")
+	return BenchConfig{Machine: mp, CCI: DefaultParams(), Attr: UU, Iters: 100, Warmup: 10, Window: 16}
+}
+
+// Validate checks the settings.
+func (c BenchConfig) Validate() error {
+	switch {
+	case c.Size < 0 || c.Size > int64(c.CCI.MSS):
+		return fmt.Errorf("cci: size %dB outside 0..mss (%s)", c.Size, c.CCI.MSS)
+	case c.Attr > RO:
+		return fmt.Errorf("cci: unknown connection type %d", c.Attr)
+	case c.Iters < 1:
+		return fmt.Errorf("cci: iters must be >= 1 (got %d)", c.Iters)
+	case c.Warmup < 0:
+		return fmt.Errorf("cci: warmup must be >= 0 (got %d)", c.Warmup)
+	case c.Window < 1:
+		return fmt.Errorf("cci: window must be >= 1 (got %d)", c.Window)
+	}
+	return c.CCI.Validate()
+}
+
+// BenchResult is the outcome of one benchmark run.
+type BenchResult struct {
+	Latency   actors.Duration // ping-pong: one way, elapsed / iterations / 2
+	Bandwidth float64         // stream: payload bytes per second at the receiver
+	MsgRate   float64         // stream: messages per second at the receiver
+	Window    int             // stream: messages in flight
+	Report    *actors.Report
+	SenderPPC ppc.Stats // the client's node
+	RecvPPC   ppc.Stats // the server's node
+	Sender    FirmwareStats
+	Receiver  FirmwareStats
+	Client    EndpointStats
+	Server    EndpointStats
+}
+
+// pair is a benchmark's two processes: a client on node 0 connects to endpoint 0 of a
+// server on node 1.
+type pair struct {
+	cfg     BenchConfig
+	g       *actors.Graph
+	m       *machine.Machine
+	stacks  []*Stack
+	cl, srv *Endpoint
+}
+
+func newPair(cfg BenchConfig) (*pair, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	mp := cfg.Machine
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	g := actors.NewGraph()
+	m, stacks, err := Build(g, mp, cfg.CCI)
+	if err != nil {
+		return nil, err
+	}
+	return &pair{cfg: cfg, g: g, m: m, stacks: stacks}, nil
+}
+
+// connect opens the client's endpoint and connects it to the server's endpoint 0.
+func (b *pair) connect(pr *Process) (*Endpoint, *Conn, error) {
+	ep, err := pr.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	b.cl = ep
+	c, err := Dial(ep, 1, 0, b.cfg.Attr, Size(0))
+	return ep, c, err
+}
+
+// accept opens the server's endpoint and accepts one connection.
+func (b *pair) accept(pr *Process) (*Endpoint, *Conn, error) {
+	ep, err := pr.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	b.srv = ep
+	c, err := AcceptOne(ep)
+	return ep, c, err
+}
+
+// Dial connects ep to endpoint epID of node and waits for the outcome, retrying every
+// 10 us while the peer's NIC refuses (its endpoint is not open yet), up to 100 times.
+// Other events that arrive meanwhile are returned.
+func Dial(ep *Endpoint, node router.NodeID, epID int, a Attr, data Payload) (*Conn, error) {
+	for try := 0; ; try++ {
+		if err := ep.Connect(node, epID, data, a, nil); err != nil {
+			return nil, err
+		}
+		for {
+			ev, err := ep.WaitEvent()
+			if err != nil {
+				return nil, err
+			}
+			t, st, c := ev.Type, ev.Status, ev.Conn
+			ep.ReturnEvent(ev)
+			if t != EvConnect {
+				continue
+			}
+			switch {
+			case st == OK:
+				return c, nil
+			case st != ErrRefused || try == 100:
+				return nil, fmt.Errorf("cci: connect to node %d endpoint %d: %w", node, epID, st)
+			}
+			break
+		}
+		ep.p.Compute(10 * actors.Microsecond)
+	}
+}
+
+// AcceptOne waits for a connection request on ep, accepts it and waits until the
+// acceptance completes.
+func AcceptOne(ep *Endpoint) (*Conn, error) {
+	var c *Conn
+	for {
+		ev, err := ep.WaitEvent()
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Type {
+		case EvConnectRequest:
+			if c, err = ep.Accept(ev, nil); err != nil {
+				return nil, err
+			}
+		case EvAccept:
+			if ev.Status != OK {
+				return nil, fmt.Errorf("cci: accept: %w", ev.Status)
+			}
+			ep.ReturnEvent(ev)
+			return c, nil
+		}
+		ep.ReturnEvent(ev)
+	}
+}
+
+// recv waits for the next received message, returning the other events on the way.
+func recv(ep *Endpoint) error {
+	for {
+		ev, err := ep.WaitEvent()
+		if err != nil {
+			return err
+		}
+		t, st := ev.Type, ev.Status
+		ep.ReturnEvent(ev)
+		switch {
+		case t == EvRecv:
+			return nil
+		case st != OK:
+			return fmt.Errorf("cci: %s event: %w", t, st)
+		}
+	}
+}
+
+// run runs the model; after a simulation error the statistics gathered so far are
+// still returned.
+func (b *pair) run(ctx context.Context, opts actors.Options) (*BenchResult, error) {
+	model, err := b.g.Build()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := actors.Run(ctx, model, opts)
+	var se *actors.SimError
+	if err != nil && !errors.As(err, &se) {
+		return nil, err
+	}
+	r := &BenchResult{Report: rep, Sender: b.m.Nodes[0].PPC.Firmware().(*Firmware).Stats,
+		Receiver: b.m.Nodes[1].PPC.Firmware().(*Firmware).Stats, SenderPPC: b.m.Nodes[0].PPC.Stats,
+		RecvPPC: b.m.Nodes[1].PPC.Stats}
+	if b.cl != nil {
+		r.Client = b.cl.Stats
+	}
+	if b.srv != nil {
+		r.Server = b.srv.Stats
+	}
+	return r, err
+}
+
+// PingPong measures latency (SPEC 5; Dillow & Atchley 2011 s.V.A): the client sends a
+// message of Size bytes, the server sends it back on receipt; one-way latency is the
+// elapsed time of the timed round trips / iterations / 2.
+func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchResult, error) {
+	b, err := newPair(cfg)
+	if err != nil {
+		return nil, err
+	}
+	var start, end actors.Time
+	fail := func(pr *Process, err error) { pr.p.Fatalf("%v", err) }
+	n := cfg.Warmup + cfg.Iters
+	err = b.stacks[0].Spawn("cci-ping", 0, func(pr *Process) {
+		ep, c, err := b.connect(pr)
+		if err != nil {
+			fail(pr, err)
+		}
+		for i := range n {
+			if i == cfg.Warmup {
+				start = pr.Now()
+			}
+			if err := ep.Send(c, Size(cfg.Size), nil); err != nil {
+				fail(pr, err)
+			}
+			if err := recv(ep); err != nil {
+				fail(pr, err)
+			}
+		}
+		end = pr.Now()
+	})
+	if err == nil {
+		err = b.stacks[1].Spawn("cci-pong", 0, func(pr *Process) {
+			ep, c, err := b.accept(pr)
+			if err != nil {
+				fail(pr, err)
+			}
+			for range n {
+				if err := recv(ep); err != nil {
+					fail(pr, err)
+				}
+				if err := ep.Send(c, Size(cfg.Size), nil); err != nil {
+					fail(pr, err)
+				}
+			}
+			for len(ep.ops) > 0 { // the last send's completion
+				if ev, err := ep.WaitEvent(); err == nil {
+					ep.ReturnEvent(ev)
+				}
+			}
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.run(ctx, opts)
+	if err != nil {
+		return res, err
+	}
+	if end == 0 {
+		return res, fmt.Errorf("cci: ping-pong did not complete")
+	}
+	res.Latency = end.Sub(start) / actors.Duration(2*cfg.Iters)
+	return res, nil
+}
+
+// Stream measures bandwidth and message rate (SPEC 5; Dillow & Atchley 2011 s.V.B):
+// the client keeps Window messages in flight (a new send as each completes), the
+// server counts arrivals; the rates are taken at the server between the arrival of the
+// last warm-up message and of the last message.
+func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchResult, error) {
+	b, err := newPair(cfg)
+	if err != nil {
+		return nil, err
+	}
+	n := cfg.Warmup + cfg.Iters
+	var first, start, end actors.Time // first: the source's first send; the others at the sink
+	got := 0
+	err = b.stacks[0].Spawn("cci-source", 0, func(pr *Process) {
+		ep, c, err := b.connect(pr)
+		if err != nil {
+			pr.p.Fatalf("%v", err)
+		}
+		first = pr.Now()
+		inflight := 0
+		for sent := 0; sent < n || inflight > 0; {
+			if sent < n && inflight < cfg.Window {
+				err := ep.Send(c, Size(cfg.Size), nil)
+				if err == nil {
+					sent++
+					inflight++
+					continue
+				}
+				if !errors.Is(err, ErrNoBuffers) {
+					pr.p.Fatalf("%v", err)
+				}
+			}
+			ev, err := ep.WaitEvent()
+			if err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			if ev.Type == EvSend {
+				if ev.Status != OK {
+					pr.p.Fatalf("send: %v", ev.Status)
+				}
+				inflight--
+			}
+			ep.ReturnEvent(ev)
+		}
+	})
+	if err == nil {
+		err = b.stacks[1].Spawn("cci-sink", 0, func(pr *Process) {
+			ep, _, err := b.accept(pr)
+			if err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			for got < n {
+				if err := recv(ep); err != nil {
+					pr.p.Fatalf("%v", err)
+				}
+				got++
+				if got == cfg.Warmup && cfg.Warmup > 0 {
+					start = pr.Now()
+				}
+			}
+			end = pr.Now()
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.run(ctx, opts)
+	if err != nil {
+		return res, err
+	}
+	res.Window = cfg.Window
+	if got < n {
+		return res, fmt.Errorf("cci: stream: %d of %d messages arrived (%d unreliable messages dropped by the receiving NIC for lack of resources)",
+			got, n, res.Receiver.DroppedUU)
+	}
+	if cfg.Warmup == 0 {
+		start = first
+	}
+	el := end.Sub(start).Seconds()
+	res.MsgRate = float64(cfg.Iters) / el
+	res.Bandwidth = float64(cfg.Iters) * float64(cfg.Size) / el
+	return res, nil
+}
