@@ -69,7 +69,7 @@ func (c Config) Validate() error {
 // Stats is what a Collector did.
 type Stats struct {
 	Traces   int64 // sampled messages
-	Spans    int64 // spans recorded, roots included
+	Spans    int64 // spans recorded, roots included (a "message" root made for a message whose protocol flagged none)
 	Exported int64 // spans accepted by the OTLP endpoint
 	Written  int64 // spans written to the file
 	Dropped  int64 // spans refused by the endpoint plus spans beyond the file bound
@@ -313,13 +313,17 @@ func (c *Collector) Close() Stats {
 	}
 	slices.SortFunc(msgs, func(a, b *message) int { return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.id, b.id)) })
 	roots := make([]record, len(msgs))
+	synthesized := int64(0)
 	for i, m := range msgs {
+		if m.root == nil {
+			synthesized++
+		}
 		roots[i] = rootRecord(m)
 		if c.otlp != nil {
 			c.otlp.span(c.runKey(m.run), &roots[i], true)
 		}
 	}
-	st := Stats{Traces: int64(len(msgs)), Spans: c.spans, Dropped: c.dropped}
+	st := Stats{Traces: int64(len(msgs)), Spans: c.spans + synthesized, Dropped: c.dropped}
 	if c.cfg.File != "" {
 		n, err := c.writeFile(roots)
 		st.Written = n

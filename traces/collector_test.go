@@ -24,11 +24,18 @@ import (
 // bytes, the collector's statistics and the run's digest.
 func perfRun(t *testing.T, op portals3.PerfOp, sizes []int64, sample string, opts actors.Options) ([]byte, Stats, string) {
 	t.Helper()
+	return perfRunMode(t, "generic", op, sizes, sample, opts)
+}
+
+// perfRunMode is perfRun with the Portals mode (generic or accelerated).
+func perfRunMode(t *testing.T, mode string, op portals3.PerfOp, sizes []int64, sample string, opts actors.Options) ([]byte, Stats, string) {
+	t.Helper()
 	file := filepath.Join(t.TempDir(), "trace.jsonl")
 	c, err := New(Config{Sample: actors.MustParseProb(sample), File: file, Seed: opts.Seed})
 	require.NoError(t, err)
 	cfg := portals3.DefaultPerfConfig()
 	cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = op, sizes, 3, 1
+	cfg.Portals.Mode = mode
 	opts.Tracer = c.Tracer
 	res, err := portals3.PortalPerf(context.Background(), cfg, opts)
 	require.NoError(t, err)
@@ -151,6 +158,42 @@ func TestPutTraceStructure(t *testing.T) {
 	}
 }
 
+// In accelerated mode the library writes the transmit command straight to the process's
+// mailbox and the firmware matches: a put's trace has the library call, the mailbox
+// command and its firmware handler, the hardware stages and the firmware's matching
+// (ppc/rx_header), and no interrupt or host matching.
+func TestAcceleratedPutTraceStructure(t *testing.T) {
+	b, st, _ := perfRunMode(t, "accelerated", portals3.PerfPut, []int64{1024}, "1", actors.Options{Engine: actors.Serial})
+	traces := parse(t, b)
+	assert.Len(t, traces, 8)
+	assert.Equal(t, int64(8), st.Traces)
+	for id, spans := range traces {
+		root := spans[0]
+		assert.Equal(t, "portals/put", root.Name, "trace %s", id)
+		assert.EqualValues(t, 1024, root.Attrs["size_bytes"])
+		first := map[string]span{}
+		for _, s := range spans[1:] {
+			assert.Equal(t, root.SpanID, s.Parent, "%s is a child of the root", s.Name)
+			assert.LessOrEqual(t, s.StartPS, s.EndPS, s.Name)
+			if _, ok := first[s.Name]; !ok {
+				first[s.Name] = s
+			}
+		}
+		order := []string{"host/ptl_put", "host/send", "ppc/mailbox", "ppc/accel_tx", "txdma/message", "router/hop",
+			"rxdma/message", "ppc/rx_header", "ppc/rx_done"}
+		for i, name := range order {
+			require.Contains(t, first, name, "trace %s has no %s span", id, name)
+			if i > 0 {
+				assert.LessOrEqual(t, first[order[i-1]].StartPS, first[name].StartPS, "%s starts before %s", order[i-1], name)
+			}
+		}
+		assert.Equal(t, "accel_tx", first["ppc/mailbox"].Attrs["command"])
+		for _, name := range []string{"host/interrupt", "host/match", "ppc/tx_command"} {
+			assert.NotContains(t, first, name, "trace %s: no %s in accelerated mode", id, name)
+		}
+	}
+}
+
 func fmtHex16(v any) string {
 	var id uint64
 	s, _ := v.(string)
@@ -244,7 +287,7 @@ func TestFileBoundCountsDrops(t *testing.T) {
 	}
 	st := c.Close()
 	require.NoError(t, st.Err)
-	assert.Equal(t, int64(20), st.Spans)
+	assert.Equal(t, int64(21), st.Spans, "20 stages and the root made for them")
 	assert.Equal(t, int64(15), st.Dropped)
 	assert.Equal(t, int64(6), st.Written, "5 stages and the root")
 }
@@ -271,7 +314,7 @@ func TestExportFailuresAreCounted(t *testing.T) {
 	}
 	st := c.Close()
 	assert.Equal(t, int64(300), st.Traces)
-	assert.Equal(t, int64(3000), st.Spans)
+	assert.Equal(t, int64(3300), st.Spans, "3000 stages and the 300 roots made for them")
 	assert.Zero(t, st.Exported)
 	assert.Equal(t, int64(3300), st.Dropped, "3000 stages and 300 roots")
 	assert.ErrorContains(t, st.Err, "connection refused")

@@ -50,6 +50,7 @@ func (pr *Process) contiguous(md ptl.MD) error {
 // command with the buffer; the firmware builds the DMA program.
 func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []byte) {
 	s := pr.s
+	t, start := s.traceStart(procCtx{pr.p})
 	for len(pr.txFree) == 0 { // the pool is the library's own: wait for a transmit to finish
 		addr := accelRecord(pr.slot, pr.recNext, s.p.AccelEQSlots)
 		pr.consume(addr, pr.p.WaitFor(addr))
@@ -67,9 +68,13 @@ func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []
 	}
 	pr.p.Memcpy(s.p.HeaderBytes)
 	pr.p.MMIOWrite(ht.PPC, s.p.CmdBytes*2, &AccelTx{Slot: pr.slot, Pending: id, Wire: w, Region: region, Kind: kind})
+	if t != nil {
+		s.traceSend(procCtx{pr.p}, t, start, w, id)
+	}
 }
 
 func (pr *Process) accelPut(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64, hdr ptl.HdrData) error {
+	t0 := pr.p.Now()
 	pr.p.Compute(pr.s.p.AccelLibCall)
 	pr.poll()
 	h, err := pr.ni.Put(md, ack, target, pt, bits, remoteOffset, hdr)
@@ -86,10 +91,14 @@ func (pr *Process) accelPut(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessI
 		r = Region{Addr: regions[0].Addr, Len: int64(h.Length)}
 	}
 	pr.accelSend(Put, h, r, data)
+	if t := pr.p.Tracer(); t != nil {
+		pr.traceCall(t, "host/ptl_put", t0, pr.s.lastID())
+	}
 	return nil
 }
 
 func (pr *Process) accelGet(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtIndex, bits ptl.MatchBits, remoteOffset uint64) error {
+	t0 := pr.p.Now()
 	pr.p.Compute(pr.s.p.AccelLibCall)
 	pr.poll()
 	h, err := pr.ni.Get(md, target, pt, bits, remoteOffset)
@@ -97,6 +106,9 @@ func (pr *Process) accelGet(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtInde
 		return err
 	}
 	pr.accelSend(Get, h, Region{}, nil)
+	if t := pr.p.Tracer(); t != nil {
+		pr.traceCall(t, "host/ptl_get", t0, pr.s.lastID())
+	}
 	return nil
 }
 

@@ -140,7 +140,11 @@ func (s *Stack) traceEvent(k *host.Kernel, t actors.Tracer, ev *GenericEvent, st
 
 // handlerNames are the stage and function names of the firmware's handlers, by event
 // code.
-var handlerNames = [...]string{"", "tx_command", "rx_command", "release", "rx_header", "rx_done", "tx_done", "tx_retired", "cam_stall"}
+var handlerNames = [...]string{"", "tx_command", "rx_command", "release", "rx_header", "rx_done", "tx_done", "tx_retired", "cam_stall",
+	"accel_tx", "accel_table", "accel_release", "accel_init"}
+
+// isCommand reports whether an event code is a mailbox command (stored by the host).
+func isCommand(code uint8) bool { return code >= 1 && code <= 3 || code >= 9 }
 
 // eventCode numbers the events the firmware handles (the trace_val of the dispatch).
 func eventCode(ev actors.Msg) uint8 {
@@ -161,6 +165,14 @@ func eventCode(ev actors.Msg) uint8 {
 		return 7
 	case cam.Stalled:
 		return 8
+	case *AccelTx:
+		return 9
+	case *AccelTable:
+		return 10
+	case AccelRelease:
+		return 11
+	case *AccelInit:
+		return 12
 	}
 	return 0
 }
@@ -186,9 +198,13 @@ func (f *Firmware) traceBegin(x *ppc.Exec, ev actors.Msg) *Wire {
 	switch ev := ev.(type) {
 	case *TxCommand:
 		w = ev.Wire
+	case *AccelTx:
+		w = ev.Wire
 	case *RxCommand:
 		w = pend(ev.Pending)
 	case ReleaseCommand:
+		w = pend(ev.Pending)
+	case AccelRelease:
 		w = pend(ev.Pending)
 	case rxdma.SOM:
 		w, _ = ev.Packet.Data.(*Wire)
@@ -212,6 +228,10 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 	switch ev := ev.(type) {
 	case *TxCommand:
 		pending = ev.Pending
+	case *AccelTx:
+		pending = ev.Pending
+	case AccelRelease:
+		pending = ev.Pending
 	case *RxCommand:
 		pending = ev.Pending
 	case ReleaseCommand:
@@ -228,7 +248,7 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 		return
 	}
 	t := x.Tracer()
-	if code <= 3 {
+	if isCommand(code) {
 		t.Span(actors.Span{Trace: w.ID, Name: "ppc/mailbox", Actor: x.Self(), Start: x.Queued(), End: x.Started(),
 			Attrs: []actors.Attr{actors.StrAttr("command", handlerNames[code])}})
 	}
