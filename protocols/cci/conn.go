@@ -540,6 +540,13 @@ func (ep *Endpoint) onRecv(e *CQEntry) {
 			return
 		}
 		if w.H.Seq > c.expect {
+			// Recovery: the message is copied out of its RX area into the library's
+			// reorder buffer and its area space released at once, so that messages
+			// held for an earlier one can never take all the RX areas that the
+			// earlier one (answered "not ready", or lost) needs to come in.
+			ep.p.Memcpy(actors.Bytes(w.Len))
+			ep.areaDone(e.Area)
+			ev.area = -1
 			if c.held == nil {
 				c.held = map[uint32]*Event{}
 			}
