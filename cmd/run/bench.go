@@ -153,6 +153,11 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 			return usage(err)
 		}
 	}
+	endCluster, err := c.joinCluster(cmd, tree, &opts)
+	if err != nil {
+		return failed(err)
+	}
+	defer endCluster()
 	out, err := c.newOutput("bench-"+b.name, false)
 	if err != nil {
 		return err

@@ -40,6 +40,11 @@ worker count and partitioning.`,
 			if err != nil {
 				return err
 			}
+			endCluster, err := c.joinCluster(cmd, tree, &opts)
+			if err != nil {
+				return failed(err)
+			}
+			defer endCluster()
 			out, err := c.newOutput("phold", false)
 			if err != nil {
 				return err

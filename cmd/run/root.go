@@ -28,6 +28,7 @@ type common struct {
 	out       string
 	args      []string // the command line, for run.json and the --resume hint
 	trace     traceFlags
+	cluster   clusterFlags // runs across processes (worker.go)
 }
 
 func (c *common) register(cmd *cobra.Command) {
@@ -44,6 +45,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
 	f.StringVar(&c.out, "out", "", "results directory (default "+resultsRoot+"/COMMAND-UTCTIME; none: write no files)")
 	c.trace.register(f)
+	c.cluster.register(f)
 }
 
 // options turns the common flags into engine options.
@@ -120,7 +122,7 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newTracedumpCmd())
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newTracedumpCmd(), newWorkerCmd(&c))
 	return root
 }
 

@@ -186,6 +186,9 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 	if err := c.refuseTracing("trace one point of a sweep with run bench and its --set values"); err != nil {
 		return nil, err
 	}
+	if len(c.cluster.peers) > 0 {
+		return nil, usage(fmt.Errorf("--peers: a sweep is not split across processes; run one point with run bench and its --set values"))
+	}
 	opts.Progress = nil
 	b := benchmarks[s.bench]
 	switch {

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// A worker gets the coordinator's command line without the flags of the cluster, of
+// output files and of profiling, in both flag forms.
+func TestWorkerArgs(t *testing.T) {
+	root := newRoot(io.Discard, io.Discard, nil)
+	cmd, _, err := root.Find([]string{"motif"})
+	require.NoError(t, err)
+	args := []string{"motif", "halo3d", "--peers", "a:1,b:2", "--torus=8x8x8", "--peer-timeout=3s", "--quiet",
+		"--out", "dir", "--cpuprofile", "p.out", "--allow-non-loopback", "--set", "mpi.eager_max=4K", "--peer-listen", "127.0.0.1:0",
+		"--workers", "2"}
+	assert.Equal(t, []string{"motif", "halo3d", "--torus=8x8x8", "--set", "mpi.eager_max=4K", "--workers", "2"},
+		workerArgs(cmd, args))
+}
+
+// A sweep is not split across processes, and a coordinator whose worker does not
+// exist fails with an error naming it, within the peer timeout.
+func TestPeersErrors(t *testing.T) {
+	code, _, errs := invoke(t, "sweep", "--bench", "motif", "--vary", "mpi.eager_max=4K,8K", "--peers", "127.0.0.1:1", "--out", "none")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "--peers: a sweep is not split across processes")
+	if testing.Short() {
+		return
+	}
+	start := time.Now()
+	code, _, errs = invoke(t, append(append([]string{}, smallPhold...), "--peers", "127.0.0.1:1", "--peer-timeout", "2s", "--out", "none")...)
+	assert.Equal(t, exitSimulation, code, errs)
+	assert.Contains(t, errs, "127.0.0.1:1")
+	assert.Contains(t, errs, "cannot reach")
+	assert.Less(t, time.Since(start), time.Minute)
+}
+
+// buildRun builds this command into dir and returns the binary's path.
+func buildRun(t *testing.T, dir string) string {
+	t.Helper()
+	bin := filepath.Join(dir, "run")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "go build: %s", out)
+	return bin
+}
+
+// proc is a started OS process of the simulator.
+type proc struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	done   chan error
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer goroutine and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// startWorker starts `bin worker` with args and returns it with its address.
+func startWorker(t *testing.T, bin string, args ...string) (*proc, string) {
+	t.Helper()
+	cmd := exec.Command(bin, append([]string{"worker"}, args...)...)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	p := &proc{cmd: cmd, stderr: &syncBuffer{}, done: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-p.done
+	})
+	line := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(stdout)
+		if s.Scan() {
+			line <- s.Text()
+		}
+		close(line)
+		_, _ = io.Copy(io.Discard, stdout)
+		p.done <- cmd.Wait()
+	}()
+	select {
+	case l := <-line:
+		addr, ok := strings.CutPrefix(l, "listening on ")
+		require.True(t, ok, "first line %q, stderr %s", l, p.stderr)
+		return p, addr
+	case <-time.After(time.Minute):
+		t.Fatalf("the worker printed no address; stderr: %s", p.stderr)
+	}
+	return nil, ""
+}
+
+// wait waits for p's exit (at most a minute) and returns its exit status.
+func (p *proc) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-p.done:
+		p.done <- err // for the cleanup
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		require.NoError(t, err)
+		return 0
+	case <-time.After(time.Minute):
+		t.Fatalf("the process did not exit; stderr: %s", p.stderr)
+	}
+	return -1
+}
+
+// runBin runs bin with args (at most two minutes) and returns its exit status,
+// stdout and stderr.
+func runBin(t *testing.T, bin string, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	require.NoError(t, ctx.Err(), "the command hung: %s", errb.String())
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode(), out.String(), errb.String()
+	}
+	require.NoError(t, err)
+	return 0, out.String(), errb.String()
+}
+
+func digestOf(t *testing.T, out string) string {
+	t.Helper()
+	var v map[string]any
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	d, _ := v["digest"].(string)
+	require.NotEmpty(t, d, out)
+	return d
+}
+
+// Real OS processes: run worker processes serve a coordinating run --peers; halo3d on
+// 8x8x8 and phold over 3 processes give the single-process digest; a worker of
+// another build is refused at connect; killing a worker mid-run ends the coordinator
+// with an error naming it and exit status 1 within the peer timeout.
+func TestWorkerProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and runs several processes")
+	}
+	dir := t.TempDir()
+	bin := buildRun(t, dir)
+
+	t.Run("halo3d", func(t *testing.T) {
+		halo := []string{"motif", "halo3d", "--torus", "8x8x8", "--face", "1K", "--iters", "1", "--warmup", "0",
+			"--format", "json", "--out", "none", "--quiet"}
+		code, out, errs := runBin(t, bin, append(halo, "--engine", "serial")...)
+		require.Equal(t, 0, code, errs)
+		ref := digestOf(t, out)
+		w, addr := startWorker(t, bin, "--once")
+		code, out, errs = runBin(t, bin, append(halo, "--workers", "1", "--partition", "slab", "--peers", addr)...)
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, ref, digestOf(t, out))
+		assert.Equal(t, 0, w.wait(t), w.stderr.String())
+		assert.Contains(t, w.stderr.String(), "motif halo3d --torus 8x8x8")
+	})
+
+	t.Run("phold-3-processes", func(t *testing.T) {
+		ph := append(append([]string{}, smallPhold...), "--format", "json", "--out", "none")
+		code, out, errs := runBin(t, bin, append(ph, "--engine", "serial")...)
+		require.Equal(t, 0, code, errs)
+		ref := digestOf(t, out)
+		w1, a1 := startWorker(t, bin, "--once")
+		w2, a2 := startWorker(t, bin, "--once")
+		code, out, errs = runBin(t, bin, append(ph, "--workers", "2", "--peers", a1+","+a2)...)
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, ref, digestOf(t, out))
+		assert.Equal(t, 0, w1.wait(t), w1.stderr.String())
+		assert.Equal(t, 0, w2.wait(t), w2.stderr.String())
+	})
+
+	t.Run("version-mismatch", func(t *testing.T) {
+		other := filepath.Join(dir, "run-other")
+		b, err := os.ReadFile(bin)
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(other, append(b, "another build"...), 0o755))
+		w, addr := startWorker(t, other, "--once")
+		code, _, errs := runBin(t, bin, append(append([]string{}, smallPhold...), "--peers", addr, "--out", "none")...)
+		assert.Equal(t, exitUsage, code, errs)
+		assert.Contains(t, errs, "version mismatch")
+		assert.Contains(t, errs, addr)
+		assert.Equal(t, exitUsage, w.wait(t), w.stderr.String())
+		assert.Contains(t, w.stderr.String(), "version mismatch")
+	})
+
+	for _, sig := range []os.Signal{os.Kill, syscall.SIGSTOP} {
+		t.Run("worker-"+sig.String(), func(t *testing.T) { stopWorkerMidRun(t, bin, sig) })
+	}
+}
+
+// stopWorkerMidRun starts a long run across two processes and sends sig to the worker
+// once it runs: killed (the connection drops) or stopped (it never answers again), the
+// coordinator ends with exit status 1 and an error naming the worker, within the peer
+// timeout.
+func stopWorkerMidRun(t *testing.T, bin string, sig os.Signal) {
+	{
+		w, addr := startWorker(t, bin)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		coord := exec.CommandContext(ctx, bin, "phold", "--lps", "4096", "--end", "1s", "--workers", "1", "--quiet",
+			"--out", "none", "--peers", addr, "--peer-timeout", "3s")
+		var cerr syncBuffer
+		coord.Stderr = &cerr
+		require.NoError(t, coord.Start())
+		deadline := time.Now().Add(time.Minute)
+		for !strings.Contains(w.stderr.String(), "session with") && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		require.Contains(t, w.stderr.String(), "session with", "the worker never got the session")
+		time.Sleep(500 * time.Millisecond) // well into the run: it lasts far longer
+		require.NoError(t, w.cmd.Process.Signal(sig))
+		if sig == syscall.SIGSTOP {
+			t.Cleanup(func() { _ = w.cmd.Process.Signal(syscall.SIGCONT) })
+		}
+		killed := time.Now()
+		err := coord.Wait()
+		require.NoError(t, ctx.Err(), "the coordinator hung after its worker died: %s", cerr.String())
+		var ee *exec.ExitError
+		require.ErrorAs(t, err, &ee, cerr.String())
+		assert.Equal(t, exitSimulation, ee.ExitCode(), cerr.String())
+		assert.Contains(t, cerr.String(), "worker "+addr)
+		assert.Less(t, time.Since(killed), 30*time.Second, "ended within the peer timeout, not by the test's")
+		t.Logf("coordinator: %s", cerr.String())
+	}
+}
