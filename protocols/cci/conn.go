@@ -607,8 +607,13 @@ func (ep *Endpoint) validate(w *Wire, area int) *Conn {
 // retransmitted request (its ack was lost) is recognized and dropped.
 func (ep *Endpoint) onConnRequest(e *CQEntry) {
 	w := e.Wire
-	k := reqKey{node: int32(w.Src), ep: w.H.SrcEP, conn: w.H.SrcConn, connGen: w.H.SrcGen}
-	if w.H.Conn2 == nil || ep.reqs[k] {
+	if w.H.Conn2 == nil {
+		ep.Stats.BadType++
+		ep.areaDone(e.Area)
+		return
+	}
+	k := reqKey{node: int32(w.Src), ep: w.H.SrcEP, nonce: w.H.Conn2.Nonce, conn: w.H.SrcConn, connGen: w.H.SrcGen}
+	if ep.reqs[k] {
 		ep.Stats.Dups++
 		ep.areaDone(e.Area)
 		return

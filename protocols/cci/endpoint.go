@@ -123,9 +123,12 @@ type rxArea struct {
 	returned int // of which the library is done with
 }
 
+// reqKey names a connection request: the requesting endpoint (its nonce tells a
+// reopened endpoint with the same id apart) and connection slot.
 type reqKey struct {
 	node    int32
 	ep      uint16
+	nonce   uint64
 	conn    uint32
 	connGen uint32
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var serial = actors.Options{Engine: actors.Serial}
+// serial is the serial engine, with a bound on simulated time so that a test whose
+// processes wait forever ends (and fails on its assertions) rather than polling on.
+var serial = actors.Options{Engine: actors.Serial, End: actors.Time(0).Add(200 * actors.Millisecond)}
 
 // world is a machine running CCI with test programs on its nodes.
 type world struct {
