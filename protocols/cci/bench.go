@@ -2,6 +2,7 @@ package cci
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -49,6 +50,7 @@ type BenchConfig struct {
 	Iters   int   // timed round trips (ping-pong) or messages (stream)
 	Warmup  int   // untimed round trips or messages before them
 	Window  int   // stream: messages in flight
+	RMA     bool  // stream: RMA writes of Size bytes instead of messages (reliable connections)
 }
 
 // DefaultBenchConfig returns the benchmarks on the xt5 preset.
@@ -60,8 +62,10 @@ func DefaultBenchConfig() BenchConfig {
 // Validate checks the settings.
 func (c BenchConfig) Validate() error {
 	switch {
-	case c.Size < 0 || c.Size > int64(c.CCI.MSS):
-		return fmt.Errorf("cci: size %dB outside 0..mss (%s)", c.Size, c.CCI.MSS)
+	case c.RMA && (c.Size < 1 || !c.Attr.Reliable()):
+		return fmt.Errorf("cci: RMA needs a reliable connection (ru, ro) and a size >= 1B (got %s, %dB)", c.Attr, c.Size)
+	case !c.RMA && (c.Size < 0 || c.Size > int64(c.CCI.MSS)):
+		return fmt.Errorf("cci: size %dB outside 0..mss (%s); larger transfers use RMA", c.Size, c.CCI.MSS)
 	case c.Attr > RO:
 		return fmt.Errorf("cci: unknown connection type %d", c.Attr)
 	case c.Iters < 1:
@@ -299,8 +303,11 @@ func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Bench
 // Stream measures bandwidth and message rate (SPEC 5; Dillow & Atchley 2011 s.V.B):
 // the client keeps Window messages in flight (a new send as each completes), the
 // server counts arrivals; the rates are taken at the server between the arrival of the
-// last warm-up message and of the last message.
+// last warm-up message and of the last message. With RMA, see streamRMA.
 func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchResult, error) {
+	if cfg.RMA {
+		return streamRMA(ctx, cfg, opts)
+	}
 	b, err := newPair(cfg)
 	if err != nil {
 		return nil, err
@@ -369,6 +376,118 @@ func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchRe
 	if got < n {
 		return res, fmt.Errorf("cci: stream: %d of %d messages arrived (%d unreliable messages dropped by the receiving NIC for lack of resources)",
 			got, n, res.Receiver.DroppedUU)
+	}
+	if cfg.Warmup == 0 {
+		start = first
+	}
+	el := end.Sub(start).Seconds()
+	res.MsgRate = float64(cfg.Iters) / el
+	res.Bandwidth = float64(cfg.Iters) * float64(cfg.Size) / el
+	return res, nil
+}
+
+// streamRMA is Stream with RMA writes: the server registers a region of Size bytes and
+// sends its handle in a message; the client keeps Window writes of Size bytes from its
+// own region in flight. The target's host takes no part, so the rates are taken at the
+// client, between the completion of the last warm-up write and of the last write.
+func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchResult, error) {
+	b, err := newPair(cfg)
+	if err != nil {
+		return nil, err
+	}
+	n := cfg.Warmup + cfg.Iters
+	var first, start, end actors.Time
+	done := 0
+	err = b.stacks[0].Spawn("cci-rma-source", 0, func(pr *Process) {
+		ep, c, err := b.connect(pr)
+		if err != nil {
+			pr.p.Fatalf("%v", err)
+		}
+		local, err := ep.Register(cfg.Size, nil, AccessRead)
+		if err != nil {
+			pr.p.Fatalf("%v", err)
+		}
+		var remote Handle
+		for remote.Key == 0 { // the server's handle, in its first message
+			ev, err := ep.WaitEvent()
+			if err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			if ev.Type == EvRecv && len(ev.Data) == 8 {
+				remote = Handle{Index: binary.LittleEndian.Uint32(ev.Data), Key: binary.LittleEndian.Uint32(ev.Data[4:])}
+			}
+			ep.ReturnEvent(ev)
+		}
+		first = pr.Now()
+		inflight, issued := 0, 0
+		for done < n {
+			if issued < n && inflight < cfg.Window {
+				if err := ep.RMA(c, nil, local, 0, remote, 0, cfg.Size, RMAWrite, nil); err != nil {
+					pr.p.Fatalf("%v", err)
+				}
+				issued++
+				inflight++
+				continue
+			}
+			ev, err := ep.WaitEvent()
+			if err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			if ev.Type == EvSend {
+				if ev.Status != OK {
+					pr.p.Fatalf("rma: %v", ev.Status)
+				}
+				inflight--
+				done++
+				if done == cfg.Warmup {
+					start = pr.Now()
+				}
+			}
+			ep.ReturnEvent(ev)
+		}
+		end = pr.Now()
+		if err := ep.Send(c, Size(0), nil); err != nil { // the server may stop
+			pr.p.Fatalf("%v", err)
+		}
+		for len(ep.ops) > 0 {
+			ev, err := ep.WaitEvent()
+			if err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			ep.ReturnEvent(ev)
+		}
+	})
+	if err == nil {
+		err = b.stacks[1].Spawn("cci-rma-sink", 0, func(pr *Process) {
+			ep, c, err := b.accept(pr)
+			if err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			h, err := ep.Register(cfg.Size, nil, AccessWrite)
+			if err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			msg := make([]byte, 8)
+			binary.LittleEndian.PutUint32(msg, h.Index)
+			binary.LittleEndian.PutUint32(msg[4:], h.Key)
+			if err := ep.Send(c, Bytes(msg), nil); err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+			if err := recv(ep); err != nil {
+				pr.p.Fatalf("%v", err)
+			}
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	res, err := b.run(ctx, opts)
+	if err != nil {
+		return res, err
+	}
+	res.Window = cfg.Window
+	if done < n {
+		return res, fmt.Errorf("cci: rma stream: %d of %d writes completed", done, n)
 	}
 	if cfg.Warmup == 0 {
 		start = first

@@ -184,7 +184,9 @@ func (ep *Endpoint) release(o *op) {
 
 // transmit hands an operation to the NIC (again, for a retransmission), in a command
 // queue entry claimed for it: a command naming the connection's header row and the TX
-// slot. A reliable operation waits for its answer under the retransmission timer.
+// slot. A reliable operation waits for its answer; its retransmission timer starts at
+// its send completion (onSendDone): until then it is in the NIC's queues, where it
+// cannot be lost, however deep they are.
 func (ep *Endpoint) transmit(o *op) {
 	kind := CmdSend
 	switch o.kind {
@@ -199,7 +201,7 @@ func (ep *Endpoint) transmit(o *op) {
 		Hdr: o.hdr, Data: o.data, Cookie: o.cookie, Local: o.local, LocOff: o.localOff})
 	if o.reliable {
 		o.conn.pending[o.seq] = o
-		ep.arm(o, ep.p.Now().Add(ep.P.RTO))
+		ep.disarm(o)
 	}
 }
 
@@ -412,6 +414,8 @@ func (ep *Endpoint) onSendDone(e *CQEntry) {
 		ep.finish(o, e.Status)
 	case !o.reliable:
 		ep.finish(o, OK)
+	case !o.rnrWait && o.inflight == 0:
+		ep.arm(o, ep.p.Now().Add(ep.P.RTO))
 	}
 	ep.release(o)
 }
