@@ -30,12 +30,13 @@ type Firmware struct {
 	free  []int
 
 	// transmit
-	txq      []int // tasks waiting for room in the TX command FIFO, in order
-	inFIFO   int
-	pushed   uint64
-	pioN     int // PIO messages in the PIO FIFO
-	pioBytes int64
-	pioQ     []*Wire // answers waiting for the PIO FIFO
+	txq         []int // tasks waiting for room in the TX command FIFO, in order
+	inFIFO      int
+	pushed      uint64
+	pioN        int // PIO messages in the PIO FIFO
+	pioBytes    int64
+	pioQ        []*Wire // answers waiting for the PIO FIFO
+	heldAnswers int     // incoming answers waiting for completion queue credits (fwEP.answers)
 
 	cmdq     []*Command // user commands noticed and not yet taken, in queue order
 	consumed uint64     // user commands taken from the queue
@@ -76,6 +77,7 @@ type fwEP struct {
 	rowEP   []uint16
 	tasks   int // tasks in flight (a closing endpoint waits for them)
 	logNext uint64
+	answers []*Wire // answers received without a completion queue credit, in order
 }
 
 type taskKind uint8
@@ -128,7 +130,8 @@ type FirmwareStats struct {
 	DroppedUU   int64 // unreliable messages dropped (no endpoint or no resources)
 	Invalid     int64 // messages with an invalid type, discarded
 	AnswersIn   int64 // answers posted to completion queues
-	AnswersLost int64 // answers dropped: no endpoint or no completion queue credit
+	AnswersHeld int64 // answers that waited in SRAM for a completion queue credit
+	AnswersLost int64 // answers dropped: no endpoint, or too many waiting for credits
 	StaleResps  int64 // read responses for no outstanding read
 	AreaCloses  int64
 	Swaps       int64 // CAM entries swapped
@@ -164,7 +167,7 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 	b.Alloc("peer records", f.p.PeerBytes, f.p.LocalPeers)
 	b.Alloc("CAM shadow", 8, f.cp.Entries)
 	b.Alloc("memory regions", f.p.MRBytes, f.p.MRs)
-	b.Alloc("answer queue", 32, f.p.PIOAckMax)
+	b.Alloc("answer queues", 32, 2*f.p.PIOAckMax) // outgoing (PIO FIFO full), incoming (no credit)
 	return nil
 }
 
@@ -290,6 +293,7 @@ func (f *Firmware) onCommand(x *ppc.Exec, c *Command) {
 		}
 		e.credits += c.Credits
 		e.ready = append(e.ready, c.Ready...)
+		f.flushAnswers(x, c.EP, e)
 	}
 	if c.Kind == CmdCredit {
 		f.consume(x)
@@ -377,6 +381,9 @@ func (f *Firmware) onClose(x *ppc.Exec, ep int) {
 		return
 	}
 	e.active, e.closing = false, true
+	f.Stats.AnswersLost += int64(len(e.answers))
+	f.heldAnswers -= len(e.answers)
+	e.answers = nil
 	kept := f.txq[:0]
 	for _, id := range f.txq {
 		if f.tasks[id].ep == ep && f.tasks[id].kind == taskTx {

@@ -278,19 +278,42 @@ func (f *Firmware) onReadResp(x *ppc.Exec, pk *router.Packet, w *Wire) {
 }
 
 // onAnswer posts an incoming ack or refusal to its endpoint's completion queue. Without
-// a credit it is dropped: the sender's retransmission brings a new one.
+// a credit it waits in SRAM (up to pio_queue answers for all endpoints) for the credits the
+// library returns; beyond that, or for a closed endpoint, it is dropped: the sender's
+// retransmission brings a new one.
 func (f *Firmware) onAnswer(x *ppc.Exec, pk *router.Packet, w *Wire) {
 	x.Instr(f.p.FwAckRx)
 	x.LoadUncached(int((f.p.HeaderBytes - f.p.WordBytes) / 4))
 	x.Discard(pk)
 	e := f.endpoint(int(w.DstEP))
-	if e == nil || e.credits == 0 {
+	switch {
+	case e == nil || f.heldAnswers == f.p.PIOAckMax:
 		f.Stats.AnswersLost++
-		return
+	case e.credits == 0 || len(e.answers) > 0:
+		x.Store(4)
+		e.answers = append(e.answers, w)
+		f.heldAnswers++
+		f.Stats.AnswersHeld++
+	default:
+		e.credits--
+		f.post(x, int(w.DstEP), &CQEntry{Kind: CQAnswer, Wire: w})
+		f.Stats.AnswersIn++
 	}
-	e.credits--
-	f.post(x, int(w.DstEP), &CQEntry{Kind: CQAnswer, Wire: w})
-	f.Stats.AnswersIn++
+}
+
+// flushAnswers posts the answers that waited for completion queue credits.
+func (f *Firmware) flushAnswers(x *ppc.Exec, ep int, e *fwEP) {
+	n := 0
+	for ; n < len(e.answers) && e.credits > 0; n++ {
+		x.Load(4)
+		e.credits--
+		f.post(x, ep, &CQEntry{Kind: CQAnswer, Wire: e.answers[n]})
+		f.Stats.AnswersIn++
+	}
+	if n > 0 {
+		f.heldAnswers -= n
+		e.answers = append(e.answers[:0], e.answers[n:]...)
+	}
 }
 
 // onRxDone retires the last RX command of a message: the data is in host memory, so

@@ -184,6 +184,7 @@ func TestTXAreasFullUntilAcked(t *testing.T) {
 	w := newWorld(t, "2x1x1", p, nil)
 	var n, live int
 	var got [][]byte
+	sts := map[Status]int{}
 	msgs := patterns(150, func(int) int { return 4096 })
 	w.spawn(1, "server", func(pr *Process) error {
 		ep, _ := pr.Open()
@@ -210,12 +211,13 @@ func TestTXAreasFullUntilAcked(t *testing.T) {
 				break
 			}
 		}
-		if err := sendAll(ep, conn, msgs[n:], 1000, nil); err != nil {
+		if err := sendAll(ep, conn, msgs[n:], 1000, sts); err != nil {
 			return err
 		}
-		return drain(ep, nil)
+		return drain(ep, sts)
 	})
 	w.mustRun()
+	assert.Equal(t, map[Status]int{OK: len(msgs)}, sts, "every send acked: answers wait in the NIC for completion queue credits")
 	assert.Less(t, n, len(msgs), "the TX areas filled")
 	assert.GreaterOrEqual(t, n, 96)
 	assert.LessOrEqual(t, live, 96, "every slot held by an unacked message, or empty in an area not yet empty")

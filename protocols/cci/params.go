@@ -42,7 +42,7 @@ type Params struct {
 	PeerBytes   actors.Bytes `param:"peer_bytes" help:"per-peer record: source state and a CAM entry's contents" source:"Dillow & Atchley 2011 s.IV.B.2: approximately 128 bytes per node"`
 	MRs         int          `param:"mrs" help:"memory regions registered for RMA per node (NIC table)" source:"assumed"`
 	MRBytes     actors.Bytes `param:"mr_bytes" help:"size of a NIC memory region entry" source:"assumed"`
-	PIOAckMax   int          `param:"pio_queue" help:"NIC-generated answers (acks, refusals) queued while the PIO FIFO is full" source:"assumed"`
+	PIOAckMax   int          `param:"pio_queue" help:"answers (acks, refusals) the NIC queues in SRAM: outgoing ones while the PIO FIFO is full, and incoming ones per endpoint while it has no completion queue credit" source:"assumed"`
 	RMAFragment actors.Bytes `param:"rma_fragment" help:"largest RMA transfer in one network message (each is acknowledged)" source:"assumed: 64 KB, a quarter of the largest RX command"`
 
 	// Reliability
