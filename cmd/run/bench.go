@@ -52,6 +52,7 @@ type benchmark struct {
 	long    string   // the help text
 	example string   // example command lines, indented by two spaces
 	ids     []string // row fields that identify a row rather than measure it; nil: defaultIDs
+	preset  string   // machine preset it runs on unless machine is set (file, --set, --vary); "": redstorm
 
 	flags func(fs *pflag.FlagSet) (state any)
 	check func(cfg *Config, state any) error
@@ -144,6 +145,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	if err != nil {
 		return err
 	}
+	c.preset = b.preset
 	cfg, tree, err := c.load(cmd)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"github.com/seastar-sim/seastar/actors/phold"
 	"github.com/seastar-sim/seastar/machine"
 	"github.com/seastar-sim/seastar/params"
+	"github.com/seastar-sim/seastar/protocols/cci"
 	"github.com/seastar-sim/seastar/protocols/mpi"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/seastar-sim/seastar/protocols/rawdma"
@@ -24,6 +25,7 @@ type Config struct {
 	RawDMA  rawdma.Costs    `param:"rawdma"`
 	Portals portals3.Params `param:"portals"`
 	MPI     mpi.Params      `param:"mpi"`
+	CCI     cci.Params      `param:"cci"`
 }
 
 // defaultConfig returns the defaults over machine preset.
@@ -33,7 +35,7 @@ func defaultConfig(preset string) (*Config, error) {
 		return nil, err
 	}
 	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts(), Portals: portals3.DefaultParams(),
-		MPI: mpi.DefaultParams()}, nil
+		MPI: mpi.DefaultParams(), CCI: cci.DefaultParams()}, nil
 }
 
 // keyAnnotation binds a command-line flag to a configuration key: an explicit flag
@@ -72,12 +74,16 @@ func (c *common) configFile() ([]byte, error) {
 // resolve builds a configuration. Precedence: the overrides over (a sweep point's
 // values) > the flags of flagSets bound to keys > --set > the --config file (its
 // contents) > the defaults of the machine preset, which is itself taken from the
-// overrides, else --set machine=..., else the file's machine key, else redstorm. The
+// overrides, else --set machine=..., else the file's machine key, else the
+// benchmark's preset (c.preset), else redstorm. The
 // tree returned is bound to the Config, which is validated.
 func (c *common) resolve(file []byte, flagSets []*pflag.FlagSet, over []params.KV) (*Config, *params.Tree, error) {
 	preset := "redstorm"
+	if c.preset != "" {
+		preset = c.preset
+	}
 	if file != nil {
-		cfg, _, err := c.apply("redstorm", file, nil, nil, nil)
+		cfg, _, err := c.apply(preset, file, nil, nil, nil)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -29,6 +29,7 @@ type common struct {
 	args      []string // the command line, for run.json and the --resume hint
 	trace     traceFlags
 	cluster   clusterFlags // runs across processes (worker.go)
+	preset    string       // machine preset when none is set: the benchmark's (benchmark.preset), else redstorm
 }
 
 func (c *common) register(cmd *cobra.Command) {

@@ -201,6 +201,7 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 	case s.jobs < 1:
 		return nil, usage(fmt.Errorf("--jobs must be >= 1 (got %d)", s.jobs))
 	}
+	c.preset = b.preset
 	sw := &sweep{c: c, b: b, zip: s.zip, opts: opts}
 	if sw.benchArgs, err = benchArgs(cmd, args); err != nil {
 		return nil, err
