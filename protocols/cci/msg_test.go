@@ -93,6 +93,10 @@ func TestMessagesArriveWithTheirBytes(t *testing.T) {
 		sameMsgs(t, msgs, got, a.String())
 		assert.Equal(t, map[Status]int{OK: len(msgs)}, sts, "%s", a)
 		s := w.fw(1).Stats
+		for i, n := range w.m.Nodes {
+			assert.Zero(t, n.Host.Stats.Interrupts, "%s: node %d: CCI never interrupts the host", a, i)
+			assert.Less(t, w.stacks[i].Stats.KernelCalls, int64(8), "%s: node %d: the kernel only sets up (endpoint, header rows)", a, i)
+		}
 		if a.Reliable() {
 			assert.Equal(t, int64(len(msgs)+2), s.Acks, "%s: one NIC ack per message, for the request and for the end message", a)
 		} else {
