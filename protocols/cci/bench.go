@@ -280,9 +280,11 @@ func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Bench
 				}
 			}
 			for len(ep.ops) > 0 { // the last send's completion
-				if ev, err := ep.WaitEvent(); err == nil {
-					ep.ReturnEvent(ev)
+				ev, err := ep.WaitEvent()
+				if err != nil {
+					fail(pr, err)
 				}
+				ep.ReturnEvent(ev)
 			}
 		})
 	}
