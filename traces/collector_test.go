@@ -17,6 +17,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/protocols/cci"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 )
 
@@ -336,4 +337,66 @@ func TestSpanEndNeverBeforeStart(t *testing.T) {
 			assert.Equal(t, int64(10), s.EndPS)
 		}
 	}
+}
+
+// cciRun runs a short CCI ping-pong (RU, 1 KB) with every message traced into a file.
+func cciRun(t *testing.T, opts actors.Options) []byte {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "trace.jsonl")
+	c, err := New(Config{Sample: actors.MustParseProb("1"), File: file})
+	require.NoError(t, err)
+	cfg := cci.DefaultBenchConfig()
+	cfg.Attr, cfg.Size, cfg.Iters, cfg.Warmup = cci.RU, 1024, 2, 1
+	opts.Tracer = c.Tracer
+	_, err = cci.PingPong(context.Background(), cfg, opts)
+	require.NoError(t, err)
+	st := c.Close()
+	require.NoError(t, st.Err)
+	b, err := os.ReadFile(file)
+	require.NoError(t, err)
+	return b
+}
+
+// CCI messages are traced too: a message on a reliable connection has the firmware's
+// root span cci/msg-rel, the command's wait and handler, the hardware stages, the
+// receiving firmware's header handler, the completion entry's write into host memory
+// and the library's processing; the NIC's ack is a trace of its own (cci/ack), built by
+// the receiving firmware and sent with PIO. Identical for 1 and 2 workers.
+func TestCCITraceStructure(t *testing.T) {
+	b := cciRun(t, actors.Options{Engine: actors.Serial})
+	assert.Equal(t, b, cciRun(t, actors.Options{Workers: 2}), "trace file differs for 2 workers")
+	kinds := map[string]int{}
+	for id, spans := range parse(t, b) {
+		root := spans[0]
+		require.Empty(t, root.Parent, "trace %s: the first line is the root", id)
+		kinds[root.Name]++
+		first := map[string]span{}
+		for _, s := range spans[1:] {
+			assert.Equal(t, root.SpanID, s.Parent, "%s is a child of the root", s.Name)
+			assert.LessOrEqual(t, s.StartPS, s.EndPS, s.Name)
+			if _, ok := first[s.Name]; !ok {
+				first[s.Name] = s
+			}
+		}
+		var order []string
+		switch root.Name {
+		case "cci/msg-rel":
+			assert.EqualValues(t, 1024, root.Attrs["size_bytes"])
+			order = []string{"ppc/mailbox", "ppc/cci_command", "txdma/message", "router/hop", "rxdma/message",
+				"ppc/rx_header", "ht/write", "host/cci_recv"}
+		case "cci/ack":
+			order = []string{"ppc/cci_answer", "txdma/message", "router/hop", "ppc/rx_header"}
+			assert.Equal(t, "pio", first["txdma/message"].Attrs["path"], "trace %s: acks go with PIO", id)
+		}
+		for i, name := range order {
+			require.Contains(t, first, name, "trace %s (%s) has no %s span", id, root.Name, name)
+			if i > 0 {
+				assert.LessOrEqual(t, first[order[i-1]].StartPS, first[name].StartPS, "%s starts before %s", order[i-1], name)
+			}
+		}
+	}
+	// 3 round trips of 2 messages, each acked; the connection's request and reply.
+	assert.Equal(t, 6, kinds["cci/msg-rel"])
+	assert.Equal(t, 6+2, kinds["cci/ack"])
+	assert.Equal(t, 1, kinds["cci/conn-req"])
 }

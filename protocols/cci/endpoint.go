@@ -309,7 +309,11 @@ func (ep *Endpoint) consume(m any) {
 	case CQAnswer:
 		ep.onAnswer(e.Wire)
 	case CQRecv:
+		start := ep.p.Now()
 		ep.onRecv(e)
+		if ep.p.Tracer() != nil {
+			ep.traceReceived(e, start)
+		}
 	case CQArea:
 		ar := &ep.areas[e.Area]
 		ar.closed, ar.count = true, e.Count

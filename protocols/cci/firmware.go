@@ -178,6 +178,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onCommand(x, ev)
 	case rxdma.SOM:
 		f.onSOM(x, ev)
+		if x.Tracer() != nil {
+			if w, ok := ev.Packet.Data.(*Wire); ok {
+				f.traceArrived(x, w)
+			}
+		}
 	case rxdma.Done:
 		f.onRxDone(x, ev)
 	case txdma.Done:
@@ -492,12 +497,14 @@ func (f *Firmware) onTransmit(x *ppc.Exec, c *Command, e *fwEP) {
 	if c.Kind == CmdRMARead {
 		w.Len = 0 // the request carries no data
 		f.transmitRead(x, c, e, w, mr)
+		f.traceBuilt(x, w, c)
 		return
 	}
 	id, _ := f.newTask(x, taskTx, c.EP)
 	t := &f.tasks[id]
 	t.wire, t.cookie, t.mr, t.mrOff = w, c.Cookie, mr, c.LocOff
 	f.queueTx(x, id)
+	f.traceBuilt(x, w, c)
 }
 
 // transmitRead sends (or resends) an RMA read request. The read task lives until the
@@ -641,6 +648,7 @@ func (f *Firmware) answer(x *ppc.Exec, typ Type, w *Wire, st Status) {
 	case TypeNotReady:
 		f.Stats.NotReady++
 	}
+	f.traceBuilt(x, a, nil)
 	if len(f.pioQ) > 0 || !f.pioRoom() {
 		if len(f.pioQ) == f.p.PIOAckMax {
 			return // the sender retransmits
