@@ -79,6 +79,23 @@ func TestAutoSingleWorkerIsOnePartition(t *testing.T) {
 	assert.Equal(t, map[int32]int{0: 8}, sizes(of))
 }
 
+// A model with more than autoPartitionActors actors per worker is split into more
+// partitions than workers, balanced, still cutting only the highest-latency links.
+func TestAutoSplitsLargeModelsBeyondWorkers(t *testing.T) {
+	m := ring(t, 3*autoPartitionActors/2, 2, Nanosecond, 10*Nanosecond) // 3 partitions' worth
+	for _, w := range []int{1, 2} {
+		of, err := Auto{}.Partition(m, w)
+		require.NoError(t, err)
+		assert.Equal(t, map[int32]int{0: autoPartitionActors, 1: autoPartitionActors, 2: autoPartitionActors}, sizes(of), "workers %d", w)
+		for i := 0; i < len(of); i += 2 {
+			assert.Equal(t, of[i], of[i+1], "blocks of one node split")
+		}
+	}
+	of, err := Auto{}.Partition(m, 4)
+	require.NoError(t, err)
+	assert.Len(t, sizes(of), 4, "as many as workers when that is more")
+}
+
 func TestNodeGroupsByTopSegment(t *testing.T) {
 	m := ring(t, 3, 2, Nanosecond, 10*Nanosecond)
 	of, err := Node{}.Partition(m, 1)
