@@ -195,7 +195,7 @@ authenticated: addresses are loopback-only unless --allow-non-loopback.`,
 func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer) error {
 	h := s.Hello()
 	args := append([]string(nil), h.Args...)
-	if len(args) == 0 || args[0] == "worker" {
+	if len(args) > 0 && args[0] == "worker" {
 		return usage(fmt.Errorf("the coordinator asked for %q, not a simulation", strings.Join(args, " ")))
 	}
 	if len(h.Files) > 0 {
