@@ -36,7 +36,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.Uint64Var(&c.seed, "seed", 1, "root seed of every random stream")
 	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines of the parallel engine (results do not depend on it)")
-	f.StringVar(&c.partition, "partition", "auto", "partitioning: block, node or auto (results do not depend on it)")
+	f.StringVar(&c.partition, "partition", "auto", "partitioning: block, node, slab (torus slabs) or auto (results do not depend on it)")
 	f.StringVar(&c.engine, "engine", "parallel", "engine: serial (reference) or parallel")
 	f.StringVar(&c.sync, "sync", "auto", "parallel synchronization: window (barrier per lookahead), horizon (per-neighbour clocks, a worker per partition) or auto")
 	f.StringVar(&c.format, "format", "table", "output format: table, csv or json")
