@@ -80,8 +80,10 @@ fi
 cp "$dir/go.sum" go.sum
 chmod u+w go.sum
 
-# -mod=mod fills in the wrapper's indirect requirements (Jaeger's own build list).
-GOFLAGS="-mod=mod -trimpath -buildvcs=false" go build -o "$work/jaeger" "$module/cmd/jaeger" >&2
+# -mod=mod fills in the wrapper's indirect requirements (Jaeger's own build list). No
+# debug information (-dwarf=false, -s -w): a cold build takes about 20 % less CPU.
+GOFLAGS="-mod=mod -trimpath -buildvcs=false" go build -ldflags="-s -w" -gcflags=all=-dwarf=false \
+  -o "$work/jaeger" "$module/cmd/jaeger" >&2
 mv "$work/jaeger" "$bin.tmp.$$"
 mv "$bin.tmp.$$" "$bin" # atomic: a concurrent build or reader sees all or nothing
 echo "$bin"
