@@ -88,6 +88,10 @@ func (o *Options) setDefaults() error {
 	if o.ProgressEvery <= 0 {
 		o.ProgressEvery = time.Second
 	}
+	if a, ok := o.Partitioner.(Auto); ok && o.Cluster != nil {
+		a.MinActors = 0 // every process needs partitions
+		o.Partitioner = a
+	}
 	if o.Cluster != nil && o.Engine == Serial {
 		return configErrorf("the serial engine runs in one process; a multi-process run needs the parallel engine")
 	}

@@ -79,6 +79,22 @@ func TestAutoSingleWorkerIsOnePartition(t *testing.T) {
 	assert.Equal(t, map[int32]int{0: 8}, sizes(of))
 }
 
+// With MinActors, a model of fewer actors is one partition whatever the workers; at
+// MinActors it is split as usual; a run across processes ignores MinActors.
+func TestAutoMinActorsKeepsSmallModelsWhole(t *testing.T) {
+	m := ring(t, 4, 2, Nanosecond, 10*Nanosecond) // 8 actors
+	of, err := Auto{MinActors: 9}.Partition(m, 2)
+	require.NoError(t, err)
+	assert.Equal(t, map[int32]int{0: 8}, sizes(of))
+	of, err = Auto{MinActors: 8}.Partition(m, 2)
+	require.NoError(t, err)
+	assert.Equal(t, map[int32]int{0: 4, 1: 4}, sizes(of))
+
+	o := Options{Partitioner: Auto{MinActors: 1000}, Cluster: &Cluster{}}
+	require.NoError(t, o.setDefaults())
+	assert.Equal(t, Auto{}, o.Partitioner, "every process needs partitions")
+}
+
 // A model with more than autoPartitionActors actors per worker is split into more
 // partitions than workers, balanced, still cutting only the highest-latency links.
 func TestAutoSplitsLargeModelsBeyondWorkers(t *testing.T) {

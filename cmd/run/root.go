@@ -36,7 +36,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f := cmd.PersistentFlags()
 	f.Uint64Var(&c.seed, "seed", 1, "root seed of every random stream")
 	f.IntVar(&c.workers, "workers", runtime.GOMAXPROCS(0), "worker goroutines of the parallel engine (results do not depend on it)")
-	f.StringVar(&c.partition, "partition", "auto", "partitioning: block, node, slab (torus slabs) or auto (results do not depend on it)")
+	f.StringVar(&c.partition, "partition", "auto", "partitioning: block, node, slab (torus slabs) or auto (balanced; one partition below 128 actors, about ten nodes); results do not depend on it")
 	f.StringVar(&c.engine, "engine", "parallel", "engine: serial (reference) or parallel")
 	f.StringVar(&c.sync, "sync", "auto", "parallel synchronization: window (barrier per lookahead), horizon (per-neighbour clocks, a worker per partition) or auto")
 	f.StringVar(&c.format, "format", "table", "output format: table, csv or json")
@@ -49,6 +49,10 @@ func (c *common) register(cmd *cobra.Command) {
 	c.cluster.register(f)
 }
 
+// smallModelActors: --partition auto runs models of fewer actors (about ten nodes) as one
+// partition, which is faster than several for them (see actors.Auto).
+const smallModelActors = 128
+
 // options turns the common flags into engine options.
 func (c *common) options() (actors.Options, error) {
 	eng, err := actors.ParseEngine(c.engine)
@@ -58,6 +62,10 @@ func (c *common) options() (actors.Options, error) {
 	part, err := actors.ParsePartitioner(c.partition)
 	if err != nil {
 		return actors.Options{}, usage(fmt.Errorf("--partition: %w", err))
+	}
+	if a, ok := part.(actors.Auto); ok {
+		a.MinActors = smallModelActors
+		part = a
 	}
 	sync, err := actors.ParseSyncMode(c.sync)
 	if err != nil {
