@@ -135,12 +135,15 @@ func (h *eventHeap) siftDown(x heapEntry) {
 }
 
 // digestEvent folds one delivery into an actor's running digest.
+// The event's fields are spread by distinct odd multipliers (each a bijection, so a
+// change in any one field changes the word) and combined, then one mix64 folds the word
+// into the chain: one dependent mix per delivery instead of four (the mixing was 13 % of
+// a PortalPerf run).
 func digestEvent(h uint64, e *event) uint64 {
-	h = mix64(h ^ uint64(e.at))
-	h = mix64(h ^ e.ds)
-	h = mix64(h ^ bits.RotateLeft64(e.seq, 17) ^ uint64(uint32(e.port)))
+	x := uint64(e.at)*0x9e3779b97f4a7c15 ^ e.ds*0xc2b2ae3d27d4eb4f ^
+		bits.RotateLeft64(e.seq, 17)*0x165667b19e3779f9 ^ uint64(uint32(e.port))*0xd6e8feb86659fd93
 	if f, ok := e.msg.(Fingerprinter); ok {
-		h = mix64(h ^ f.Fingerprint())
+		x ^= bits.RotateLeft64(f.Fingerprint(), 29) * 0xff51afd7ed558ccd
 	}
-	return h
+	return mix64(h ^ x)
 }

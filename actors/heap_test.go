@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -64,4 +65,26 @@ func BenchmarkEventHeapHold(b *testing.B) {
 		e.seq = uint64(i)
 		h.push(e)
 	}
+}
+
+// The digest notices a change in any field of a delivery (time, destination, source,
+// sequence, port, message fingerprint) and in the order of two deliveries.
+func TestDigestEventIsSensitiveToEveryField(t *testing.T) {
+	base := event{eventKey: makeKey(1000, 3, 7, 42), port: 2, msg: tok{v: 99}}
+	h0 := digestEvent(0x1234, &base)
+	for name, mut := range map[string]func(*event){
+		"time":         func(e *event) { e.at++ },
+		"destination":  func(e *event) { e.eventKey = makeKey(e.at, 4, 7, 42) },
+		"source":       func(e *event) { e.eventKey = makeKey(e.at, 3, 8, 42) },
+		"sequence":     func(e *event) { e.seq++ },
+		"port":         func(e *event) { e.port++ },
+		"message":      func(e *event) { e.msg = tok{v: 100} },
+		"swap dst/src": func(e *event) { e.eventKey = makeKey(e.at, 7, 3, 42) },
+	} {
+		e := base
+		mut(&e)
+		assert.NotEqual(t, h0, digestEvent(0x1234, &e), name)
+	}
+	other := event{eventKey: makeKey(1000, 3, 7, 43), port: 2, msg: tok{v: 99}}
+	assert.NotEqual(t, digestEvent(digestEvent(0, &base), &other), digestEvent(digestEvent(0, &other), &base), "order")
 }
