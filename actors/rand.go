@@ -68,6 +68,10 @@ func hashString(s string) uint64 {
 	return h
 }
 
+// Mix64 is the SplitMix64 finalizer, a bijective avalanche of 64 bits: the hash the
+// engine's digests are built with, for packages that derive ids the same way (traces).
+func Mix64(x uint64) uint64 { return mix64(x) }
+
 // mix64 is the SplitMix64 finalizer: a bijective avalanche of 64 bits.
 func mix64(x uint64) uint64 {
 	x ^= x >> 30

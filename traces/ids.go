@@ -8,16 +8,6 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 )
 
-// mix is the splitmix64 finalizer: a bijection of uint64 with good avalanche.
-func mix(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	x ^= x >> 31
-	return x
-}
-
 // Sampler decides which messages are traced: message id m is sampled when a hash of m,
 // as a fraction of 2^64, is below the ratio (actors.Prob.Sample). It depends on nothing
 // but the id, so the same messages are sampled whatever runs them.
@@ -28,14 +18,14 @@ func NewSampler(ratio actors.Prob) Sampler { return Sampler{p: ratio} }
 
 // Sampled reports whether message id m is traced. Id 0 is never traced.
 func (s Sampler) Sampled(m uint64) bool {
-	return m != 0 && s.p.Sample(mix(m^0x5ea57a75a3f1e0d1))
+	return m != 0 && s.p.Sample(actors.Mix64(m^0x5ea57a75a3f1e0d1))
 }
 
 // RunKey is the upper half of the trace ids of one run: a hash of the seed and the
 // run's index within the invocation (a sweep runs several models), so that traces of
 // different runs exported to one Jaeger do not merge.
 func RunKey(seed uint64, run int) uint64 {
-	return mix(mix(seed^0x7e1e7e1e7e1e7e1e) + uint64(run))
+	return actors.Mix64(actors.Mix64(seed^0x7e1e7e1e7e1e7e1e) + uint64(run))
 }
 
 // TraceID is the trace id of message m of the run with key run: the run key then the
@@ -50,7 +40,7 @@ func TraceID(run, m uint64) trace.TraceID {
 
 // RootSpanID is the span id of the root span of message m.
 func RootSpanID(run, m uint64) trace.SpanID {
-	return spanID(mix(run ^ mix(m) ^ 0x2f00d))
+	return spanID(actors.Mix64(run ^ actors.Mix64(m) ^ 0x2f00d))
 }
 
 func spanID(h uint64) trace.SpanID {
@@ -93,5 +83,5 @@ func childSpanID(run uint64, r *record) trace.SpanID {
 	for _, a := range r.attrs {
 		h = h.str(a.Key).u64(uint64(a.Int)).str(a.Str)
 	}
-	return spanID(mix(uint64(h)))
+	return spanID(actors.Mix64(uint64(h)))
 }
