@@ -17,7 +17,8 @@ const (
 
 // Firmware is the program the PPC runs: a pure state machine. Boot allocates its SRAM
 // structures once, at build time; Handle runs the handler for one event to completion,
-// stating its work and issuing its commands through x.
+// stating its work and issuing its commands through x, which is valid only until Handle
+// returns.
 type Firmware interface {
 	Boot(b *Boot) error
 	Handle(x *Exec, ev actors.Msg)
@@ -27,9 +28,10 @@ type Firmware interface {
 type Core struct {
 	p    Params
 	fw   Firmware
-	q    []actors.Msg // events waiting for the main loop, in arrival order
-	busy bool         // a dispatch is scheduled or a handler is running
-	free actors.Time  // end of the last handler
+	q    []queued    // events waiting for the main loop, in arrival order
+	busy bool        // a dispatch is scheduled or a handler is running
+	free actors.Time // end of the last handler
+	x    Exec        // the running handler's view, reused by every dispatch
 	ring TraceRing
 	sram []Allocation
 
@@ -61,8 +63,6 @@ type queued struct {
 	at actors.Time
 	ev actors.Msg
 }
-
-func (q *queued) String() string { return q.ev.String() }
 
 // New boots fw on a core. The error names the allocations when the firmware's
 // structures do not fit in the SRAM. p must be valid.
@@ -107,7 +107,7 @@ func (c *Core) Receive(ctx actors.Context, m actors.Msg) {
 }
 
 func (c *Core) enqueue(ctx actors.Context, ev actors.Msg) {
-	c.q = append(c.q, &queued{at: ctx.Now(), ev: ev})
+	c.q = append(c.q, queued{at: ctx.Now(), ev: ev})
 	c.Stats.PeakQueue = max(c.Stats.PeakQueue, len(c.q))
 	if !c.busy {
 		c.busy = true
@@ -118,13 +118,14 @@ func (c *Core) enqueue(ctx actors.Context, ev actors.Msg) {
 
 // dispatch runs the handler of the oldest event, then schedules the next dispatch.
 func (c *Core) dispatch(ctx actors.Context) {
-	qe := c.q[0].(*queued)
-	c.q[0] = nil
+	qe := c.q[0]
+	c.q[0] = queued{}
 	c.q = c.q[1:]
 	c.Stats.QueueWait += ctx.Now().Sub(qe.at)
-	x := &Exec{c: c, ctx: ctx, queued: qe.at}
-	x.cycles = int64(c.p.DispatchCycles)
+	x := &c.x
+	*x = Exec{c: c, ctx: ctx, cycles: int64(c.p.DispatchCycles), queued: qe.at}
 	c.fw.Handle(x, qe.ev)
+	x.ctx = nil // the handler is over: its view must not be used again
 	d := x.Elapsed()
 	c.free = ctx.Now().Add(d)
 	c.Stats.Handled++
