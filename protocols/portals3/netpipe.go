@@ -84,9 +84,10 @@ func DefaultNetPIPEConfig() NetPIPEConfig {
 
 // Validate checks the settings.
 func (c NetPIPEConfig) Validate() error {
+	if err := validateSizes("netpipe", c.Sizes); err != nil {
+		return err
+	}
 	switch {
-	case len(c.Sizes) == 0:
-		return errors.New("netpipe: no sizes")
 	case c.Iters < 1 || c.Min < 1 || c.Min > c.Iters:
 		return fmt.Errorf("netpipe: need 1 <= min repetitions (%d) <= repetitions (%d)", c.Min, c.Iters)
 	case c.Warmup < 0:
@@ -96,11 +97,6 @@ func (c NetPIPEConfig) Validate() error {
 	case c.Budget < 0:
 		return fmt.Errorf("netpipe: budget must be >= 0 (got %s)", c.Budget)
 	}
-	for _, s := range c.Sizes {
-		if s < 0 {
-			return fmt.Errorf("netpipe: negative size %d", s)
-		}
-	}
 	if _, err := ParseNetPIPEMode(string(c.Mode)); err != nil {
 		return err
 	}
@@ -108,12 +104,7 @@ func (c NetPIPEConfig) Validate() error {
 	return err
 }
 
-func (c NetPIPEConfig) repeats(size int64) int {
-	if c.Budget == 0 || size == 0 {
-		return c.Iters
-	}
-	return min(c.Iters, max(c.Min, int(int64(c.Budget)/size)))
-}
+func (c NetPIPEConfig) repeats(size int64) int { return budgetIters(c.Iters, c.Min, c.Budget, size) }
 
 // NetPIPERow is the result for one size.
 type NetPIPERow struct {
@@ -201,19 +192,7 @@ func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, r
 			return err
 		}
 		put := func() error { return pr.Put(md, ack, peer, perfPt, netpipeBits, 0, 0) }
-		wait := func(t ptl.EventType) error { _, err := pr.WaitFor(eq, t); return err }
-		pingpong := func() error {
-			if rank == 1 {
-				if err := wait(ptl.EventPutEnd); err != nil {
-					return err
-				}
-				return put()
-			}
-			if err := put(); err != nil {
-				return err
-			}
-			return wait(ptl.EventPutEnd)
-		}
+		pingpong := func() error { return pingPong(pr, eq, rank, put) }
 		if rank == 0 {
 			if err := syncSend(); err != nil {
 				return err
@@ -249,7 +228,7 @@ func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, r
 			}
 		default:
 			for range n {
-				if err := wait(ptl.EventPutEnd); err != nil {
+				if _, err := pr.WaitFor(eq, ptl.EventPutEnd); err != nil {
 					return err
 				}
 			}

@@ -84,9 +84,10 @@ func DefaultPerfConfig() PerfConfig {
 
 // Validate checks the settings.
 func (c PerfConfig) Validate() error {
+	if err := validateSizes("portalperf", c.Sizes); err != nil {
+		return err
+	}
 	switch {
-	case len(c.Sizes) == 0:
-		return fmt.Errorf("portalperf: no sizes")
 	case c.Iters < 1:
 		return fmt.Errorf("portalperf: iters must be >= 1 (got %d)", c.Iters)
 	case c.Warmup < 0:
@@ -98,11 +99,6 @@ func (c PerfConfig) Validate() error {
 	case c.MatchList < 0:
 		return fmt.Errorf("portalperf: match list length must be >= 0 (got %d)", c.MatchList)
 	}
-	for _, s := range c.Sizes {
-		if s < 0 {
-			return fmt.Errorf("portalperf: negative size %d", s)
-		}
-	}
 	if _, err := ParsePerfOp(string(c.Op)); err != nil {
 		return err
 	}
@@ -111,11 +107,30 @@ func (c PerfConfig) Validate() error {
 }
 
 // iters is the timed iterations for a size.
-func (c PerfConfig) iters(size int64) int {
-	if c.Budget == 0 || size == 0 {
-		return c.Iters
+func (c PerfConfig) iters(size int64) int { return budgetIters(c.Iters, c.Min, c.Budget, size) }
+
+// budgetIters caps iters to budget/size, but not below least; a zero budget or size
+// leaves iters as they are. A deterministic simulation repeats every iteration after
+// the first few exactly, so the cap saves time without changing the result.
+func budgetIters(iters, least int, budget actors.Bytes, size int64) int {
+	if budget == 0 || size == 0 {
+		return iters
 	}
-	return min(c.Iters, max(c.Min, int(int64(c.Budget)/size)))
+	return min(iters, max(least, int(int64(budget)/size)))
+}
+
+// validateSizes reports an empty size list or its first negative size, naming the
+// benchmark.
+func validateSizes(name string, sizes []int64) error {
+	if len(sizes) == 0 {
+		return fmt.Errorf("%s: no sizes", name)
+	}
+	for _, s := range sizes {
+		if s < 0 {
+			return fmt.Errorf("%s: negative size %d", name, s)
+		}
+	}
+	return nil
 }
 
 // PerfRow is the result for one size.
@@ -234,17 +249,8 @@ func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []
 			}
 		}
 		elapsed := pr.Now().Sub(start)
-		for { // the last send may still be in flight: wait for its events
-			err := pr.MDUnlink(md)
-			if ptl.Code(err) != ptl.ErrMDInUse {
-				if err != nil {
-					return err
-				}
-				break
-			}
-			if _, err := pr.EQWait(eq); err != nil && ptl.Code(err) != ptl.ErrEQDropped {
-				return err
-			}
+		if err := drain(pr, eq, md); err != nil { // the last send may still be in flight
+			return err
 		}
 		if rank == 0 || cfg.Op == PerfGet {
 			rows[i] = perfRow(cfg.Op, size, n, elapsed)
@@ -256,33 +262,25 @@ func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []
 // perfIteration is one timed step of a rank.
 func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQHandle, peer ptl.ProcessID) error {
 	put := func() error { return pr.Put(md, ptl.NoAckReq, peer, perfPt, 1, 0, 0) }
-	wait := func(t ptl.EventType) error { _, err := pr.WaitFor(eq, t); return err }
 	switch op {
 	case PerfPut:
-		if rank == 1 {
-			if err := wait(ptl.EventPutEnd); err != nil {
-				return err
-			}
-			return put()
-		}
-		if err := put(); err != nil {
-			return err
-		}
-		return wait(ptl.EventPutEnd)
+		return pingPong(pr, eq, rank, put)
 	case PerfGet:
 		if rank == 1 {
 			if pr.accel {
 				// An accelerated target's library must be entered to turn the firmware's
 				// records into GET events and release the pendings (the generic target
 				// takes no part: the kernel's interrupt handler does that).
-				return wait(ptl.EventGetEnd)
+				_, err := pr.WaitFor(eq, ptl.EventGetEnd)
+				return err
 			}
 			return nil // the NIC and the kernel serve the get
 		}
 		if err := pr.Get(md, peer, perfPt, 1, 0); err != nil {
 			return err
 		}
-		return wait(ptl.EventReplyEnd)
+		_, err := pr.WaitFor(eq, ptl.EventReplyEnd)
+		return err
 	default: // bidir: send at once, wait for both event pairs
 		if err := put(); err != nil {
 			return err
@@ -298,6 +296,22 @@ func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQH
 		}
 		return nil
 	}
+}
+
+// pingPong is one round trip of puts: rank 0 puts and waits for the answer's PUT_END;
+// rank 1 waits for PUT_END and puts back.
+func pingPong(pr *Process, eq ptl.EQHandle, rank int, put func() error) error {
+	if rank == 1 {
+		if _, err := pr.WaitFor(eq, ptl.EventPutEnd); err != nil {
+			return err
+		}
+		return put()
+	}
+	if err := put(); err != nil {
+		return err
+	}
+	_, err := pr.WaitFor(eq, ptl.EventPutEnd)
+	return err
 }
 
 func perfRow(op PerfOp, size int64, n int, elapsed actors.Duration) PerfRow {
