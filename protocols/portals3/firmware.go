@@ -160,7 +160,7 @@ func (f *Firmware) mailbox(x *ppc.Exec, regions int) {
 // source returns the structure of node n, allocating it; the node panics when the
 // 1,024 sources are exhausted, as the C firmware does (Pedretti & Hudson 2005 s.4.3.3).
 func (f *Firmware) source(x *ppc.Exec, n router.NodeID) *source {
-	x.Instr(20) // hash lookup
+	x.Instr(f.p.FwSourceInstr)
 	x.Load(3)
 	s := f.srcs[n]
 	if s == nil {
