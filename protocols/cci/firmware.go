@@ -188,7 +188,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case txdma.Done:
 		f.onTxDone(x, ev)
 	case txdma.Retired:
-		x.Instr(5)
+		x.Instr(f.p.FwRetire)
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
 	case cam.Stalled:
@@ -259,7 +259,7 @@ func (f *Firmware) post(x *ppc.Exec, ep int, e *CQEntry) {
 	s := &f.eps[ep]
 	e.Addr = cqAddr(ep, s.cqNext, f.p.CQSlots)
 	s.cqNext++
-	x.Instr(10)
+	x.Instr(f.p.FwPost)
 	x.HostWrite(f.p.CQEntry, e)
 }
 
@@ -601,7 +601,7 @@ func (f *Firmware) hdrBytes(t Type) actors.Bytes {
 // reliable connections until their ack.
 func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	if d.PIO {
-		x.Instr(10)
+		x.Instr(f.p.FwPIO)
 		f.pioN--
 		f.pioBytes -= int64(f.p.HeaderBytes)
 		f.flushPIO(x)

@@ -28,7 +28,7 @@ type peer struct {
 
 // peer returns the record of node n, creating it.
 func (f *Firmware) peer(x *ppc.Exec, n router.NodeID) *peer {
-	x.Instr(20) // hash lookup
+	x.Instr(f.p.FwPeer)
 	pr := f.peers[n]
 	if pr == nil {
 		pr = &peer{node: n, rec: f.nrec, entry: -1}
@@ -452,7 +452,7 @@ func (f *Firmware) afterRetire(x *ppc.Exec, pr *peer) {
 // onStalled reacts to the RX pipeline waiting for a CAM entry: the source of the
 // packet at the FIFO head gets one, by swapping if the CAM is full.
 func (f *Firmware) onStalled(x *ppc.Exec, s cam.Stalled) {
-	x.Instr(10)
+	x.Instr(f.p.FwStall)
 	if !s.Miss {
 		return // its commands are on their way
 	}
@@ -505,7 +505,7 @@ func (f *Firmware) swap(x *ppc.Exec, pr *peer) {
 // onSwapped spills what the CAM returned of a swapped-out peer into its record, in
 // SRAM or host memory.
 func (f *Firmware) onSwapped(x *ppc.Exec, s cam.Swapped) {
-	x.Instr(20)
+	x.Instr(f.p.FwSpill)
 	x.LoadUncached(2 + 2*len(s.Cmds)) // read the entry out of the CAM
 	pr := f.peers[s.Src]
 	if pr == nil || !pr.swapping {

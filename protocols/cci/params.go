@@ -72,6 +72,12 @@ type Params struct {
 	FwAckRx  int `param:"fw_ack_rx_instr" help:"an incoming ack or refusal: read it from the RX FIFO, post it, discard the packet" source:"assumed"`
 	FwSwap   int `param:"fw_swap_instr" help:"choosing a CAM victim and swapping its entry" source:"assumed"`
 	FwMR     int `param:"fw_mr_instr" help:"validating a memory region handle for RMA" source:"assumed"`
+	FwPost   int `param:"fw_post_instr" help:"writing a completion queue entry: slot address and index" source:"assumed"`
+	FwPeer   int `param:"fw_peer_instr" help:"finding the record of a message's source node (hash lookup)" source:"assumed"`
+	FwRetire int `param:"fw_retire_instr" help:"TX DMA commands retired: FIFO accounting before programming queued tasks" source:"assumed"`
+	FwPIO    int `param:"fw_pio_done_instr" help:"an answer left the PIO FIFO: buffer accounting before sending queued answers" source:"assumed"`
+	FwStall  int `param:"fw_stall_instr" help:"noticing the RX pipeline stalled on the CAM" source:"assumed"`
+	FwSpill  int `param:"fw_spill_instr" help:"taking a swapped-out CAM entry back to spill it into its peer's record" source:"assumed"`
 }
 
 // DefaultParams returns CCI as Dillow & Atchley 2011 s.IV describes the prototype, with
@@ -87,6 +93,7 @@ func DefaultParams() Params {
 		LibSend: 300, LibEvent: 200, LibReturn: 80, LibAtomic: 50, LibRMA: 300,
 		KernelCall: actors.Microsecond, PinPage: 100 * actors.Nanosecond, PageBytes: 4 * actors.KiB,
 		FwCmd: 30, FwTx: 60, FwTxDone: 40, FwSOM: 80, FwRx: 50, FwRxDone: 40, FwAnswer: 30, FwAckRx: 40, FwSwap: 60, FwMR: 20,
+		FwPost: 10, FwPeer: 20, FwRetire: 5, FwPIO: 10, FwStall: 10, FwSpill: 20,
 	}
 }
 
@@ -137,7 +144,9 @@ func (p Params) Validate() error {
 	}{{"lib_send_cycles", p.LibSend}, {"lib_event_cycles", p.LibEvent}, {"lib_return_cycles", p.LibReturn},
 		{"lib_atomic_cycles", p.LibAtomic}, {"lib_rma_cycles", p.LibRMA}, {"fw_cmd_instr", p.FwCmd}, {"fw_tx_instr", p.FwTx},
 		{"fw_tx_done_instr", p.FwTxDone}, {"fw_som_instr", p.FwSOM}, {"fw_rx_instr", p.FwRx}, {"fw_rx_done_instr", p.FwRxDone},
-		{"fw_answer_instr", p.FwAnswer}, {"fw_ack_rx_instr", p.FwAckRx}, {"fw_swap_instr", p.FwSwap}, {"fw_mr_instr", p.FwMR}} {
+		{"fw_answer_instr", p.FwAnswer}, {"fw_ack_rx_instr", p.FwAckRx}, {"fw_swap_instr", p.FwSwap}, {"fw_mr_instr", p.FwMR},
+		{"fw_post_instr", p.FwPost}, {"fw_peer_instr", p.FwPeer}, {"fw_retire_instr", p.FwRetire}, {"fw_pio_done_instr", p.FwPIO},
+		{"fw_stall_instr", p.FwStall}, {"fw_spill_instr", p.FwSpill}} {
 		if c.v < 0 {
 			return fmt.Errorf("%s must be >= 0 (got %d)", c.key, c.v)
 		}
