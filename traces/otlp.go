@@ -3,7 +3,9 @@ package traces
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,7 +96,7 @@ func newOTLPSink(cfg Config) (*otlpSink, error) {
 		}
 	}
 	attrs := []attribute.KeyValue{attribute.String("service.name", cfg.Service), attribute.Int64("seastar.seed", int64(cfg.Seed))}
-	for _, k := range sortedKeys(cfg.Attrs) {
+	for _, k := range slices.Sorted(maps.Keys(cfg.Attrs)) {
 		attrs = append(attrs, attribute.String(k, cfg.Attrs[k]))
 	}
 	proc := &batcher{exp: exp, size: 512, timeout: cfg.ExportTimeout, retries: cfg.Retries}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -154,7 +155,7 @@ func writeCSV(w io.Writer, r *result) error {
 	rec("row", "field", "value")
 	rec("run", "command", r.Command)
 	rec("run", "seed", r.Seed)
-	for _, k := range sortedKeys(r.Params) {
+	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
 		rec("run", "param."+k, r.Params[k])
 	}
 	rec("run", "digest", r.Digest)
@@ -181,7 +182,7 @@ func writeCSV(w io.Writer, r *result) error {
 func writeTable(w io.Writer, r *result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "%s\n", r.Command)
-	for _, k := range sortedKeys(r.Params) {
+	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
 		fmt.Fprintf(tw, "  %s\t%s\n", k, r.Params[k])
 	}
 	fmt.Fprintf(tw, "events\t%d\n", r.Events)
@@ -271,11 +272,3 @@ func writeRowsMax(w io.Writer, rows []row, maxRows int) error {
 	return tw.Flush()
 }
 
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
