@@ -2,6 +2,7 @@ package cci
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/seastar-sim/seastar/actors"
@@ -308,10 +309,12 @@ func (ep *Endpoint) Disconnect(c *Conn) error {
 		return fmt.Errorf("cci: disconnect of %v: %w", c, ErrInvalid)
 	}
 	ep.call(ep.P.LibSend)
-	for _, o := range c.pendingOps() {
+	for _, o := range inSeqOrder(c.pending) {
 		ep.finish(o, ErrDisconnected)
 	}
-	for _, ev := range c.heldEvents() {
+	held := inSeqOrder(c.held)
+	c.held = nil
+	for _, ev := range held {
 		ep.ReturnEvent(ev)
 	}
 	for _, r := range append(c.rmaQ, c.pendMsg...) {
@@ -322,31 +325,13 @@ func (ep *Endpoint) Disconnect(c *Conn) error {
 	return nil
 }
 
-// pendingOps returns c's outstanding reliable operations in sequence order.
-func (c *Conn) pendingOps() []*op {
-	var seqs []uint32
-	for s := range c.pending { //lint:ordered collected, then sorted
-		seqs = append(seqs, s)
+// inSeqOrder returns the values of m (operations or events by sequence number) in
+// sequence order.
+func inSeqOrder[V any](m map[uint32]V) []V {
+	out := make([]V, 0, len(m))
+	for _, s := range slices.Sorted(maps.Keys(m)) {
+		out = append(out, m[s])
 	}
-	slices.Sort(seqs)
-	out := make([]*op, len(seqs))
-	for i, s := range seqs {
-		out[i] = c.pending[s]
-	}
-	return out
-}
-
-func (c *Conn) heldEvents() []*Event {
-	var seqs []uint32
-	for s := range c.held { //lint:ordered collected, then sorted
-		seqs = append(seqs, s)
-	}
-	slices.Sort(seqs)
-	out := make([]*Event, len(seqs))
-	for i, s := range seqs {
-		out[i] = c.held[s]
-	}
-	c.held = nil
 	return out
 }
 
