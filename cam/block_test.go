@@ -20,17 +20,6 @@ func atoi(t *testing.T, d *datadriven.TestData, key string) int {
 	return v
 }
 
-func at(t *testing.T, d *datadriven.TestData) actors.Time {
-	if !d.HasArg("at") {
-		return 0
-	}
-	var s string
-	d.ScanArgs(t, "at", &s)
-	v, err := actors.ParseTime(s)
-	require.NoError(t, err)
-	return v
-}
-
 // TestBlockScripts runs testdata/*.txt against one CAM actor. Commands: new entries=N
 // depth=N, set, clear, push, lookup, run, stats. Regenerate with -rewrite.
 func TestBlockScripts(t *testing.T) {
@@ -46,17 +35,17 @@ func TestBlockScripts(t *testing.T) {
 				b = NewBlock(p)
 				h, _ = actorstest.NewHarness("node[0,0,0].cam", b, 1)
 			case "set":
-				h.Inject(at(t, d), PortPPC, SetEntry{Entry: atoi(t, d, "entry"), Src: router.NodeID(atoi(t, d, "src"))})
+				h.Inject(actorstest.TimeArg(t, d, "at"), PortPPC, SetEntry{Entry: atoi(t, d, "entry"), Src: router.NodeID(atoi(t, d, "src"))})
 			case "clear":
-				h.Inject(at(t, d), PortPPC, ClearEntry{Entry: atoi(t, d, "entry")})
+				h.Inject(actorstest.TimeArg(t, d, "at"), PortPPC, ClearEntry{Entry: atoi(t, d, "entry")})
 			case "push":
 				c := Command{Bytes: int64(atoi(t, d, "bytes")), Discard: d.HasArg("discard"), Notify: d.HasArg("notify"), CRC: d.HasArg("crc")}
 				if d.HasArg("tag") {
 					c.Tag = uint64(atoi(t, d, "tag"))
 				}
-				h.Inject(at(t, d), PortPPC, PushCommand{Entry: atoi(t, d, "entry"), Cmd: c})
+				h.Inject(actorstest.TimeArg(t, d, "at"), PortPPC, PushCommand{Entry: atoi(t, d, "entry"), Cmd: c})
 			case "lookup":
-				h.Inject(at(t, d), PortRXDMA, Lookup{Src: router.NodeID(atoi(t, d, "src"))})
+				h.Inject(actorstest.TimeArg(t, d, "at"), PortRXDMA, Lookup{Src: router.NodeID(atoi(t, d, "src"))})
 			case "run":
 				var out string
 				if msg := actorstest.Catch(func() { out = actorstest.Trace(h.Run(actors.MaxTime), b.Ports()) }); msg != "" {

@@ -110,26 +110,6 @@ func runOp(p *Proc, log *logger, op string) {
 	}
 }
 
-func timeArg(t *testing.T, d *datadriven.TestData, key string) actors.Time {
-	if !d.HasArg(key) {
-		return 0
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := actors.ParseTime(s)
-	require.NoError(t, err)
-	return v
-}
-
-func strArg(d *datadriven.TestData, key string) string {
-	for _, a := range d.CmdArgs {
-		if a.Key == key && len(a.Vals) > 0 {
-			return a.Vals[0]
-		}
-	}
-	return ""
-}
-
 // TestCPUScripts runs testdata/*.txt against one host. Commands:
 //
 //	new [cores=N cache_miss=D interrupt_cost=D mmio_write_cost=D]
@@ -149,7 +129,7 @@ func TestCPUScripts(t *testing.T) {
 		var c *CPU
 		log := &logger{}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			at := timeArg(t, d, "at")
+			at := actorstest.TimeArg(t, d, "at")
 			switch d.Cmd {
 			case "new":
 				if c != nil {
@@ -171,7 +151,7 @@ func TestCPUScripts(t *testing.T) {
 						ops = a.Vals
 					}
 				}
-				if _, err := c.Spawn(strArg(d, "name"), core, program(log, ops)); err != nil {
+				if _, err := c.Spawn(actorstest.StrArg(t, d, "name"), core, program(log, ops)); err != nil {
 					return "error: " + err.Error() + "\n"
 				}
 			case "handler":
@@ -181,15 +161,15 @@ func TestCPUScripts(t *testing.T) {
 				fatal := actorstest.Catch(func() { h, out = actorstest.NewHarness("node[0,0,0].host", c, 1) })
 				return output(out, log, fatal, 0)
 			case "land":
-				h.Inject(at, PortHT, record{addr: uint64(mustInt(t, strArg(d, "addr"))), what: strArg(d, "what")})
+				h.Inject(at, PortHT, record{addr: uint64(actorstest.IntArg(t, d, "addr", 0)), what: actorstest.StrArg(t, d, "what")})
 			case "read-done":
-				h.Inject(at, PortHT, ht.ReadDone{Tag: uint64(mustInt(t, strArg(d, "tag")))})
+				h.Inject(at, PortHT, ht.ReadDone{Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "irq":
-				h.Inject(at, PortHT, ht.Interrupt{Vector: int(mustInt(t, strArg(d, "vector")))})
+				h.Inject(at, PortHT, ht.Interrupt{Vector: int(actorstest.IntArg(t, d, "vector", 0))})
 			case "run":
 				until := actors.MaxTime
 				if d.HasArg("until") {
-					until = timeArg(t, d, "until")
+					until = actorstest.TimeArg(t, d, "until")
 				}
 				var out []actorstest.Sent
 				fatal := actorstest.Catch(func() { out = h.Run(until) })
@@ -210,11 +190,7 @@ func TestCPUScripts(t *testing.T) {
 }
 
 func output(out []actorstest.Sent, log *logger, fatal string, now actors.Time) string {
-	s := actorstest.Trace(out, []string{"ht"}) + log.take()
-	if fatal != "" {
-		s += fmt.Sprintf("fatal at %s: %s\n", now, fatal)
-	}
-	return s
+	return actorstest.Trace(out, []string{"ht"}) + log.take() + actorstest.FatalLine(now, fatal)
 }
 
 func mustInt(t *testing.T, s string) int64 {
@@ -248,13 +224,13 @@ func newParams(t *testing.T, d *datadriven.TestData) Params {
 
 func installHandler(t *testing.T, d *datadriven.TestData, c *CPU, log *logger) {
 	var charge actors.Duration
-	if s := strArg(d, "charge"); s != "" {
+	if s := actorstest.StrArg(t, d, "charge"); s != "" {
 		var err error
 		charge, err = actors.ParseDuration(s)
 		require.NoError(t, err)
 	}
-	store := strArg(d, "store")
-	write := strArg(d, "write")
+	store := actorstest.StrArg(t, d, "store")
+	write := actorstest.StrArg(t, d, "write")
 	c.HandleInterrupts(func(k *Kernel, vector int) {
 		log.printf("%s irq %d: handler starts", k.Now(), vector)
 		k.Charge(charge)

@@ -2,7 +2,6 @@ package ht
 
 import (
 	"fmt"
-	"strconv"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -27,28 +26,6 @@ func unitArg(t *testing.T, d *datadriven.TestData, key string) Unit {
 	}
 	t.Fatalf("%s: unknown unit %q", d.Pos, s)
 	return 0
-}
-
-func timeArg(t *testing.T, d *datadriven.TestData, key string) actors.Time {
-	if !d.HasArg(key) {
-		return 0
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := actors.ParseTime(s)
-	require.NoError(t, err)
-	return v
-}
-
-func intArg(t *testing.T, d *datadriven.TestData, key string, def int64) int64 {
-	if !d.HasArg(key) {
-		return def
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := strconv.ParseInt(s, 10, 64)
-	require.NoError(t, err)
-	return v
 }
 
 // TestLinkScripts runs testdata/*.txt. Commands: new [param=value...], write, read,
@@ -78,25 +55,19 @@ func TestLinkScripts(t *testing.T) {
 				h, _ = actorstest.NewHarness("node[0,0,0].ht", link, 1)
 				return fmt.Sprintf("payload bandwidth %s\n", p.PayloadBandwidth())
 			case "write":
-				w := &Write{To: unitArg(t, d, "to"), Bytes: actors.Bytes(intArg(t, d, "bytes", 0)),
-					Ack: d.HasArg("ack"), Tag: uint64(intArg(t, d, "tag", 0))}
+				w := &Write{To: unitArg(t, d, "to"), Bytes: actors.Bytes(actorstest.IntArg(t, d, "bytes", 0)),
+					Ack: d.HasArg("ack"), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))}
 				if d.HasArg("payload") {
-					var s string
-					d.ScanArgs(t, "payload", &s)
-					w.Payload = label(s)
+					w.Payload = label(actorstest.StrArg(t, d, "payload"))
 				}
-				h.Inject(timeArg(t, d, "at"), actors.Port(unitArg(t, d, "from")), w)
+				h.Inject(actorstest.TimeArg(t, d, "at"), actors.Port(unitArg(t, d, "from")), w)
 			case "read":
-				h.Inject(timeArg(t, d, "at"), actors.Port(unitArg(t, d, "from")),
-					Read{Bytes: actors.Bytes(intArg(t, d, "bytes", 0)), Tag: uint64(intArg(t, d, "tag", 0))})
+				h.Inject(actorstest.TimeArg(t, d, "at"), actors.Port(unitArg(t, d, "from")),
+					Read{Bytes: actors.Bytes(actorstest.IntArg(t, d, "bytes", 0)), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "irq":
-				h.Inject(timeArg(t, d, "at"), actors.Port(PPC), Interrupt{Vector: int(intArg(t, d, "vector", 0))})
+				h.Inject(actorstest.TimeArg(t, d, "at"), actors.Port(PPC), Interrupt{Vector: int(actorstest.IntArg(t, d, "vector", 0))})
 			case "run":
-				until := actors.MaxTime
-				if d.HasArg("until") {
-					until = timeArg(t, d, "until")
-				}
-				return actorstest.Trace(h.Run(until), link.Ports())
+				return actorstest.RunScript(t, d, h, link.Ports())
 			case "stats":
 				s := link.Stats
 				return fmt.Sprintf("down: %d B, busy %s, %d writes, %d reads\nup: %d B, busy %s, %d writes, %d reads\nirqs: %d\n",

@@ -102,17 +102,6 @@ func runOp(x *Exec, op string) {
 	}
 }
 
-func timeArg(t *testing.T, d *datadriven.TestData, key string) actors.Time {
-	if !d.HasArg(key) {
-		return 0
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := actors.ParseTime(s)
-	require.NoError(t, err)
-	return v
-}
-
 func newCore(t *testing.T, d *datadriven.TestData, fw *scripted) *Core {
 	p := DefaultParams()
 	for _, a := range d.CmdArgs {
@@ -178,17 +167,17 @@ func TestCoreScripts(t *testing.T) {
 						j.ops = a.Vals
 					}
 				}
-				h.Inject(timeArg(t, d, "at"), PortHT, j)
+				h.Inject(actorstest.TimeArg(t, d, "at"), PortHT, j)
 			case "done":
 				var tag uint64
 				if d.HasArg("tag") {
 					d.ScanArgs(t, "tag", &tag)
 				}
-				h.Inject(timeArg(t, d, "at"), PortTXDMA, txdma.Done{Tag: tag})
+				h.Inject(actorstest.TimeArg(t, d, "at"), PortTXDMA, txdma.Done{Tag: tag})
 			case "run":
 				until := actors.MaxTime
 				if d.HasArg("until") {
-					until = timeArg(t, d, "until")
+					until = actorstest.TimeArg(t, d, "until")
 				}
 				var out []actorstest.Sent
 				fatal := actorstest.Catch(func() { out = h.Run(until) })
@@ -197,10 +186,7 @@ func TestCoreScripts(t *testing.T) {
 					s += "handler " + l + "\n"
 				}
 				fw.log = nil
-				if fatal != "" {
-					s += fmt.Sprintf("fatal at %s: %s\n", h.Now(), fatal)
-				}
-				return s
+				return s + actorstest.FatalLine(h.Now(), fatal)
 			case "trace":
 				var sb strings.Builder
 				for _, r := range c.Trace().Records() {
@@ -209,7 +195,7 @@ func TestCoreScripts(t *testing.T) {
 				fmt.Fprintf(&sb, "total %d\n", c.Trace().Total())
 				return sb.String()
 			case "heartbeat":
-				at := timeArg(t, d, "at")
+				at := actorstest.TimeArg(t, d, "at")
 				return fmt.Sprintf("heartbeat at %s: %d\n", at, c.Heartbeat(at))
 			case "stats":
 				s := c.Stats

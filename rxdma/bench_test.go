@@ -2,9 +2,7 @@ package rxdma
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -73,37 +71,6 @@ func (c *benchCtx) Send(p actors.Port, m actors.Msg, extra actors.Duration) {
 	}
 }
 
-func timeArg(t *testing.T, d *datadriven.TestData, key string) actors.Time {
-	if !d.HasArg(key) {
-		return 0
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := actors.ParseTime(s)
-	require.NoError(t, err)
-	return v
-}
-
-func intArg(t *testing.T, d *datadriven.TestData, key string, def int64) int64 {
-	if !d.HasArg(key) {
-		return def
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := strconv.ParseInt(s, 0, 64)
-	require.NoError(t, err)
-	return v
-}
-
-func strArg(t *testing.T, d *datadriven.TestData, key string) string {
-	if !d.HasArg(key) {
-		return ""
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	return s
-}
-
 // TestEngineScripts runs testdata/*.txt against one engine. Commands:
 //
 //	new [fifo_packets=N vcs=N outstanding_writes=N dma_bandwidth=R packet_overhead=D ack=D]
@@ -122,7 +89,7 @@ func TestEngineScripts(t *testing.T) {
 		var b *bench
 		pkts := map[string]*router.Packet{}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			at := timeArg(t, d, "at")
+			at := actorstest.TimeArg(t, d, "at")
 			switch d.Cmd {
 			case "new":
 				var vcs int
@@ -131,22 +98,22 @@ func TestEngineScripts(t *testing.T) {
 				return fmt.Sprintf("fifo %d packets (%d credits on each of the %d ejection VCs); full packet %s\n",
 					len(b.e.fifo), b.e.p.Credits(vcs), max(1, vcs/2), b.e.p.DMABandwidth.TransferTime(64)+b.e.p.PacketOverhead)
 			case "packet":
-				p := &router.Packet{Src: router.NodeID(intArg(t, d, "src", 0)), Dst: 0, Payload: int32(intArg(t, d, "bytes", 64)),
-					SOM: d.HasArg("som"), EOM: d.HasArg("eom"), Seq: int32(intArg(t, d, "seq", 0)), VC: uint8(intArg(t, d, "vc", 0))}
-				pkts[strArg(t, d, "name")] = p
+				p := &router.Packet{Src: router.NodeID(actorstest.IntArg(t, d, "src", 0)), Dst: 0, Payload: int32(actorstest.IntArg(t, d, "bytes", 64)),
+					SOM: d.HasArg("som"), EOM: d.HasArg("eom"), Seq: int32(actorstest.IntArg(t, d, "seq", 0)), VC: uint8(actorstest.IntArg(t, d, "vc", 0))}
+				pkts[actorstest.StrArg(t, d, "name")] = p
 				h.Inject(at, PortRouter, p)
 			case "grant":
-				c := cam.Command{Bytes: intArg(t, d, "bytes", 0), Discard: d.HasArg("discard"), Notify: d.HasArg("notify"),
-					Tag: uint64(intArg(t, d, "tag", 0)), Addr: uint64(intArg(t, d, "addr", 0))}
-				h.Inject(at, PortCAM, cam.Grant{Src: router.NodeID(intArg(t, d, "src", 0)), Cmd: c})
+				c := cam.Command{Bytes: actorstest.IntArg(t, d, "bytes", 0), Discard: d.HasArg("discard"), Notify: d.HasArg("notify"),
+					Tag: uint64(actorstest.IntArg(t, d, "tag", 0)), Addr: uint64(actorstest.IntArg(t, d, "addr", 0))}
+				h.Inject(at, PortCAM, cam.Grant{Src: router.NodeID(actorstest.IntArg(t, d, "src", 0)), Cmd: c})
 			case "write-done":
 				h.Inject(at, PortHT, ht.WriteDone{})
 			case "discard":
-				p := pkts[strArg(t, d, "name")]
-				require.NotNil(t, p, "no packet named %s", strArg(t, d, "name"))
+				p := pkts[actorstest.StrArg(t, d, "name")]
+				require.NotNil(t, p, "no packet named %s", actorstest.StrArg(t, d, "name"))
 				h.Inject(at, PortPPC, Discard{Packet: p})
 			case "run":
-				return runScript(t, d, h, b)
+				return actorstest.RunScript(t, d, h, b.Ports())
 			case "stats":
 				s := b.e.Stats
 				return fmt.Sprintf("packets %d bytes %d discarded %d messages %d commands %d peak-fifo %d ppc-discards %d\n"+
@@ -187,24 +154,4 @@ func newBench(t *testing.T, d *datadriven.TestData) (*bench, int) {
 	require.NoError(t, p.Validate())
 	b.e = New(p, vcs)
 	return b, vcs
-}
-
-func runScript(t *testing.T, d *datadriven.TestData, h *actorstest.Harness, b *bench) string {
-	until := actors.MaxTime
-	if d.HasArg("until") {
-		until = timeArg(t, d, "until")
-	}
-	var out []actorstest.Sent
-	fatal := actorstest.Catch(func() { out = h.Run(until) })
-	hide := strings.Split(strArg(t, d, "hide"), ",")
-	var sb strings.Builder
-	for line := range strings.Lines(actorstest.Trace(out, b.Ports())) {
-		if f := strings.Fields(line); len(f) > 1 && !slices.Contains(hide, f[1]) {
-			sb.WriteString(line)
-		}
-	}
-	if fatal != "" {
-		fmt.Fprintf(&sb, "fatal at %s: %s\n", h.Now(), fatal)
-	}
-	return sb.String()
 }

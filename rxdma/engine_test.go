@@ -15,16 +15,6 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func sentOf[T actors.Msg](out []actorstest.Sent) []T {
-	var r []T
-	for _, s := range out {
-		if m, ok := s.Msg.(T); ok {
-			r = append(r, m)
-		}
-	}
-	return r
-}
-
 // Random messages from several sources, interleaved in the FIFO, each covered by 1-3
 // RX commands of arbitrary lengths (some discarding): the engine's writes are the
 // packets cut at command boundaries, in FIFO order (the dumb model below), Done
@@ -113,19 +103,19 @@ func TestDispositionMatchesCommandModel(t *testing.T) {
 	out := h.Run(actors.MaxTime)
 
 	var gotWrite []int64
-	for _, w := range sentOf[*ht.Write](out) {
+	for _, w := range actorstest.MsgsOf[*ht.Write](out) {
 		assert.Equal(t, ht.Host, w.To)
 		assert.True(t, w.Ack)
 		gotWrite = append(gotWrite, int64(w.Bytes))
 	}
 	assert.Equal(t, wantWrite, gotWrite)
 	var gotDone []uint64
-	for _, d := range sentOf[Done](out) {
+	for _, d := range actorstest.MsgsOf[Done](out) {
 		gotDone = append(gotDone, d.Tag)
 		assert.True(t, d.CRCOK)
 	}
 	assert.Equal(t, wantDone, gotDone)
-	credits := sentOf[router.Credit](out)
+	credits := actorstest.MsgsOf[router.Credit](out)
 	require.Len(t, credits, len(order))
 	for i, c := range credits {
 		assert.Equal(t, router.Credit(order[i].VC), c, "credit %d", i)
@@ -140,7 +130,7 @@ func TestDispositionMatchesCommandModel(t *testing.T) {
 			som++
 		}
 	}
-	assert.Len(t, sentOf[SOM](out), som)
+	assert.Len(t, actorstest.MsgsOf[SOM](out), som)
 }
 
 // A full packet goes through the data path at the DMA rate plus the per-packet

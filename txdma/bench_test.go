@@ -2,9 +2,7 @@ package txdma
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
@@ -89,37 +87,6 @@ type label string
 
 func (l label) String() string { return string(l) }
 
-func timeArg(t *testing.T, d *datadriven.TestData, key string) actors.Time {
-	if !d.HasArg(key) {
-		return 0
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := actors.ParseTime(s)
-	require.NoError(t, err)
-	return v
-}
-
-func intArg(t *testing.T, d *datadriven.TestData, key string, def int64) int64 {
-	if !d.HasArg(key) {
-		return def
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	v, err := strconv.ParseInt(s, 0, 64)
-	require.NoError(t, err)
-	return v
-}
-
-func strArg(t *testing.T, d *datadriven.TestData, key string) string {
-	if !d.HasArg(key) {
-		return ""
-	}
-	var s string
-	d.ScanArgs(t, key, &s)
-	return s
-}
-
 // newBench parses "new" arguments: engine, router and bench parameters.
 func newBench(t *testing.T, d *datadriven.TestData) (*bench, Params, router.Params) {
 	p, rp, b := unitParams(), router.DefaultParams(), &bench{}
@@ -191,7 +158,7 @@ func TestEngineScripts(t *testing.T) {
 		var h *actorstest.Harness
 		var b *bench
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			at := timeArg(t, d, "at")
+			at := actorstest.TimeArg(t, d, "at")
 			cmd := func(c *Command) { h.Inject(at, PortPPC, c) }
 			switch d.Cmd {
 			case "new":
@@ -202,24 +169,24 @@ func TestEngineScripts(t *testing.T) {
 				return fmt.Sprintf("full packet: data path %s, injection link %s\n",
 					p.packetTime(p.PacketPayload), rp.PacketTime())
 			case "load-dest":
-				cmd(&Command{Kind: LoadDest, Dst: router.NodeID(intArg(t, d, "dst", 0)),
-					Class: uint8(intArg(t, d, "class", 0)), Data: label(strArg(t, d, "data"))})
+				cmd(&Command{Kind: LoadDest, Dst: router.NodeID(actorstest.IntArg(t, d, "dst", 0)),
+					Class: uint8(actorstest.IntArg(t, d, "class", 0)), Data: label(actorstest.StrArg(t, d, "data"))})
 			case "transmit":
-				cmd(&Command{Kind: Transmit, Bytes: intArg(t, d, "bytes", 0), Addr: uint64(intArg(t, d, "addr", 0))})
+				cmd(&Command{Kind: Transmit, Bytes: actorstest.IntArg(t, d, "bytes", 0), Addr: uint64(actorstest.IntArg(t, d, "addr", 0))})
 			case "end-packet":
 				cmd(&Command{Kind: EndPacket, CRC: d.HasArg("crc")})
 			case "end-message":
-				cmd(&Command{Kind: EndMessage, CRC: d.HasArg("crc"), Notify: d.HasArg("notify"), Tag: uint64(intArg(t, d, "tag", 0))})
+				cmd(&Command{Kind: EndMessage, CRC: d.HasArg("crc"), Notify: d.HasArg("notify"), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "pio":
-				h.Inject(at, PortPPC, &PIO{Dst: router.NodeID(intArg(t, d, "dst", 0)), Class: uint8(intArg(t, d, "class", 0)),
-					Data: label(strArg(t, d, "data")), Bytes: intArg(t, d, "bytes", 0),
-					Notify: d.HasArg("notify"), Tag: uint64(intArg(t, d, "tag", 0))})
+				h.Inject(at, PortPPC, &PIO{Dst: router.NodeID(actorstest.IntArg(t, d, "dst", 0)), Class: uint8(actorstest.IntArg(t, d, "class", 0)),
+					Data: label(actorstest.StrArg(t, d, "data")), Bytes: actorstest.IntArg(t, d, "bytes", 0),
+					Notify: d.HasArg("notify"), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "read-done":
-				h.Inject(at, PortHT, ht.ReadDone{Bytes: actors.Bytes(intArg(t, d, "bytes", 64)), Tag: uint64(intArg(t, d, "tag", 0))})
+				h.Inject(at, PortHT, ht.ReadDone{Bytes: actors.Bytes(actorstest.IntArg(t, d, "bytes", 64)), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "credit":
-				h.Inject(at, PortRouter, router.Credit(intArg(t, d, "vc", 0)))
+				h.Inject(at, PortRouter, router.Credit(actorstest.IntArg(t, d, "vc", 0)))
 			case "run":
-				return runScript(t, d, h, b)
+				return actorstest.RunScript(t, d, h, b.Ports())
 			case "stats":
 				s := b.e.Stats
 				return fmt.Sprintf("packets %d bytes %d messages %d pio %d reads %d commands %d\nbusy %s credit-stall %s\n",
@@ -230,24 +197,4 @@ func TestEngineScripts(t *testing.T) {
 			return ""
 		})
 	})
-}
-
-func runScript(t *testing.T, d *datadriven.TestData, h *actorstest.Harness, b *bench) string {
-	until := actors.MaxTime
-	if d.HasArg("until") {
-		until = timeArg(t, d, "until")
-	}
-	var out []actorstest.Sent
-	fatal := actorstest.Catch(func() { out = h.Run(until) })
-	hide := strings.Split(strArg(t, d, "hide"), ",")
-	var sb strings.Builder
-	for line := range strings.Lines(actorstest.Trace(out, b.Ports())) {
-		if f := strings.Fields(line); len(f) > 1 && !slices.Contains(hide, f[1]) {
-			sb.WriteString(line)
-		}
-	}
-	if fatal != "" {
-		fmt.Fprintf(&sb, "fatal at %s: %s\n", h.Now(), fatal)
-	}
-	return sb.String()
 }

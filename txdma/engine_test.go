@@ -26,26 +26,6 @@ func newTestBench(t *testing.T, p Params) (*actorstest.Harness, *bench) {
 	return h, b
 }
 
-func packets(out []actorstest.Sent) []*router.Packet {
-	var ps []*router.Packet
-	for _, s := range out {
-		if p, ok := s.Msg.(*router.Packet); ok {
-			ps = append(ps, p)
-		}
-	}
-	return ps
-}
-
-func sentOf[T actors.Msg](out []actorstest.Sent) []T {
-	var r []T
-	for _, s := range out {
-		if m, ok := s.Msg.(T); ok {
-			r = append(r, m)
-		}
-	}
-	return r
-}
-
 // writeMessage writes the commands of one message at time at.
 func writeMessage(h *actorstest.Harness, at actors.Time, dst router.NodeID, class uint8, data any, crc, notify bool, tag uint64, chunks ...int64) int {
 	h.Inject(at, PortPPC, &Command{Kind: LoadDest, Dst: dst, Class: class, Data: data})
@@ -64,7 +44,7 @@ func TestTransmitTwoHundredBytesMakesFourPackets(t *testing.T) {
 			h, _ := newTestBench(t, unitParams())
 			writeMessage(h, 0, 5, 1, label("m"), crc, true, 7, 200)
 			out := h.Run(actors.MaxTime)
-			ps := packets(out)
+			ps := actorstest.MsgsOf[*router.Packet](out)
 			require.Len(t, ps, 4)
 			last := int32(8)
 			if crc {
@@ -81,8 +61,8 @@ func TestTransmitTwoHundredBytesMakesFourPackets(t *testing.T) {
 				assert.Equal(t, i == 3, p.EOM, "EOM on #%d", i)
 				assert.Equal(t, []int32{64, 64, 64, last}[i], p.Payload)
 			}
-			assert.Equal(t, []Done{{Tag: 7}}, sentOf[Done](out))
-			assert.Equal(t, []Retired{{1}, {3}}, sentOf[Retired](out))
+			assert.Equal(t, []Done{{Tag: 7}}, actorstest.MsgsOf[Done](out))
+			assert.Equal(t, []Retired{{1}, {3}}, actorstest.MsgsOf[Retired](out))
 		})
 	}
 }
@@ -146,7 +126,7 @@ func TestPacketizationMatchesByteStreamModel(t *testing.T) {
 	}
 	out := h.Run(actors.MaxTime)
 	assert.Equal(t, p.OutstandingReads, peak, "reads run ahead up to the limit")
-	ps := packets(out)
+	ps := actorstest.MsgsOf[*router.Packet](out)
 	i := 0
 	for m, w := range wants {
 		for k, pl := range w.payloads {
@@ -162,12 +142,12 @@ func TestPacketizationMatchesByteStreamModel(t *testing.T) {
 		}
 	}
 	assert.Len(t, ps, i)
-	done := sentOf[Done](out)
+	done := actorstest.MsgsOf[Done](out)
 	require.Len(t, done, len(wants))
 	for i, d := range done {
 		assert.Equal(t, uint64(i), d.Tag)
 	}
-	retired := sentOf[Retired](out)
+	retired := actorstest.MsgsOf[Retired](out)
 	assert.Equal(t, uint64(commands), retired[len(retired)-1].Total)
 	assert.Equal(t, int64(len(wants)), b.e.Stats.Messages)
 }
@@ -211,12 +191,12 @@ func TestCreditStallResumesOnCredit(t *testing.T) {
 	b := &bench{e: New(unitParams(), 0, router.NewInjector(rp)), memLatency: 300 * actors.Nanosecond}
 	h, _ := actorstest.NewHarness("tx", b, 1)
 	writeMessage(h, 0, 1, 0, nil, false, false, 0, 128)
-	ps := packets(h.Run(actors.MaxTime))
+	ps := actorstest.MsgsOf[*router.Packet](h.Run(actors.MaxTime))
 	require.Len(t, ps, 1)
 	// #1 was ready at 300 + 70.182 + 66.182 = 436.364ns.
 	h.Inject(actors.Time(actors.Microsecond), PortRouter, router.Credit(0))
 	out := h.Run(actors.MaxTime)
-	require.Len(t, packets(out), 1)
+	require.Len(t, actorstest.MsgsOf[*router.Packet](out), 1)
 	assert.Equal(t, actors.Time(actors.Microsecond+25600), out[0].At)
 	assert.Equal(t, actors.Duration(actors.Microsecond-436364), b.e.Stats.CreditStall)
 }
@@ -260,8 +240,8 @@ func TestDoneAndRetired(t *testing.T) {
 	writeMessage(h, 0, 2, 0, nil, false, false, 2) // no notify
 	h.Inject(0, PortPPC, &PIO{Dst: 3, Bytes: 16, Notify: true, Tag: 3})
 	out := h.Run(actors.MaxTime)
-	assert.Equal(t, []Done{{Tag: 3, PIO: true}, {Tag: 1}}, sentOf[Done](out))
-	r := sentOf[Retired](out)
+	assert.Equal(t, []Done{{Tag: 3, PIO: true}, {Tag: 1}}, actorstest.MsgsOf[Done](out))
+	r := actorstest.MsgsOf[Retired](out)
 	assert.Equal(t, uint64(5), r[len(r)-1].Total)
 }
 
