@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/params"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -204,6 +205,38 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 		}
 	}
 	return failed(writeResult(cmd.OutOrStdout(), c.format, r))
+}
+
+// runPlans runs sim once per plan, in order, and gathers the rows and the report of
+// each (sim returns nil for what it does not have). The first error ends the run with
+// what was gathered, the failed simulation's own partial rows and report included.
+func runPlans[P any](plans []P, sim func(P) ([]row, *actors.Report, error)) (*benchOutput, error) {
+	out := &benchOutput{}
+	for _, p := range plans {
+		rows, rep, err := sim(p)
+		out.rows = append(out.rows, rows...)
+		if rep != nil {
+			out.reports = append(out.reports, rep)
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// parseSizeList parses the --sizes flag s into the sizes of a benchmark
+// configuration; its errors are usage errors.
+func parseSizeList(s string) ([]int64, error) {
+	sizes, err := params.ParseSizes(s)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--sizes: %w", err))
+	}
+	out := make([]int64, len(sizes))
+	for i, sz := range sizes {
+		out[i] = int64(sz)
+	}
+	return out, nil
 }
 
 // summaryReport is the report `run bench` prints.

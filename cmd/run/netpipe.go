@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
-	"github.com/seastar-sim/seastar/params"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/spf13/pflag"
 )
@@ -79,13 +78,8 @@ func (s *netpipeState) plan(cfg *Config) ([]portals3.NetPIPEConfig, error) {
 		return nil, usage(fmt.Errorf("--bridge: %w", err))
 	}
 	if s.sizes != "" {
-		sizes, err := params.ParseSizes(s.sizes)
-		if err != nil {
-			return nil, usage(fmt.Errorf("--sizes: %w", err))
-		}
-		nc.Sizes = nil
-		for _, sz := range sizes {
-			nc.Sizes = append(nc.Sizes, int64(sz))
+		if nc.Sizes, err = parseSizeList(s.sizes); err != nil {
+			return nil, err
 		}
 	} else if nc.Sizes = portals3.NetPIPESizes(int64(s.start), int64(s.end), s.perturbation); nc.Sizes == nil {
 		return nil, usage(fmt.Errorf("--start %s, --end %s, --perturbation %d: need 1 <= start <= end and perturbation >= 0",
@@ -109,32 +103,27 @@ func runNetPIPE(ctx context.Context, cfg *Config, opts actors.Options, state any
 	if err != nil {
 		return nil, err
 	}
-	out := &benchOutput{}
-	for _, nc := range plans {
+	return runPlans(plans, func(nc portals3.NetPIPEConfig) ([]row, *actors.Report, error) {
 		res, err := portals3.NetPIPE(ctx, nc, opts)
-		if res != nil {
-			for _, nr := range res.Rows {
-				if nr.Iters == 0 {
-					continue
-				}
-				var r row
-				r.set("op", string(nc.Mode))
-				r.set("mode", cfg.Portals.Mode)
-				r.set("ack", nc.Ack)
-				r.set("size_bytes", nr.Size)
-				r.set("latency_us", nr.Latency.Microseconds())
-				r.set("bandwidth_MBps", nr.Bandwidth/1e6)
-				r.set("msg_per_s", nr.MsgRate)
-				r.set("iters", nr.Iters)
-				out.rows = append(out.rows, r)
-			}
-			if res.Report != nil {
-				out.reports = append(out.reports, res.Report)
-			}
+		if res == nil {
+			return nil, nil, err
 		}
-		if err != nil {
-			return out, err
+		var rows []row
+		for _, nr := range res.Rows {
+			if nr.Iters == 0 {
+				continue // not reached before a failure
+			}
+			var r row
+			r.set("op", string(nc.Mode))
+			r.set("mode", cfg.Portals.Mode)
+			r.set("ack", nc.Ack)
+			r.set("size_bytes", nr.Size)
+			r.set("latency_us", nr.Latency.Microseconds())
+			r.set("bandwidth_MBps", nr.Bandwidth/1e6)
+			r.set("msg_per_s", nr.MsgRate)
+			r.set("iters", nr.Iters)
+			rows = append(rows, r)
 		}
-	}
-	return out, nil
+		return rows, res.Report, err
+	})
 }

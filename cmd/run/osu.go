@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
-	"github.com/seastar-sim/seastar/params"
 	"github.com/seastar-sim/seastar/protocols/osu"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/spf13/pflag"
@@ -93,9 +92,9 @@ func osuFlags(f *pflag.FlagSet, b osu.Bench) any {
 // plan checks the flags against cfg and returns one configuration per layer; its
 // errors are usage errors.
 func (s *osuState) plan(cfg *Config) ([]osu.Config, error) {
-	sizes, err := params.ParseSizes(s.sizes)
+	sizes, err := parseSizeList(s.sizes)
 	if err != nil {
-		return nil, usage(fmt.Errorf("--sizes: %w", err))
+		return nil, err
 	}
 	bridge := portals3.QKBridge
 	if cfg.Host.OS == "linux" {
@@ -113,10 +112,8 @@ func (s *osuState) plan(cfg *Config) ([]osu.Config, error) {
 			return nil, usage(fmt.Errorf("--layer: %w", err))
 		}
 		oc := osu.Config{Machine: cfg.Params, Portals: cfg.Portals, MPI: cfg.MPI, Bench: s.bench, Layer: layer,
-			Iters: s.iters, Warmup: s.warmup, Window: s.window, Ack: int64(s.ack), Budget: s.budget, Min: s.min, Bridge: bridge}
-		for _, sz := range sizes {
-			oc.Sizes = append(oc.Sizes, int64(sz))
-		}
+			Iters: s.iters, Warmup: s.warmup, Window: s.window, Ack: int64(s.ack), Budget: s.budget, Min: s.min, Bridge: bridge,
+			Sizes: sizes}
 		if err := oc.Validate(); err != nil {
 			return nil, usage(fmt.Errorf("%w (flags --iters, --warmup, --window, --ack, --min-iters, --budget)", err))
 		}
@@ -131,35 +128,32 @@ func runOSU(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 	if err != nil {
 		return nil, err
 	}
-	out := &benchOutput{params: map[string]string{"bridge": string(plans[0].Bridge)}}
-	for _, oc := range plans {
+	out, err := runPlans(plans, func(oc osu.Config) ([]row, *actors.Report, error) {
 		res, err := osu.Run(ctx, oc, opts)
-		if res != nil {
-			for _, or := range res.Rows {
-				if or.Iters == 0 {
-					continue // not reached before a failure
-				}
-				var r row
-				r.set("layer", string(or.Layer))
-				r.set("mode", cfg.Portals.Mode)
-				r.set("size_bytes", or.Size)
-				if oc.Bench == osu.Latency {
-					r.set("latency_us", or.Latency.Microseconds())
-				}
-				r.set("bandwidth_MBps", or.Bandwidth/1e6)
-				if oc.Bench != osu.Latency {
-					r.set("msg_per_s", or.MsgRate)
-				}
-				r.set("iters", or.Iters)
-				out.rows = append(out.rows, r)
-			}
-			if res.Report != nil {
-				out.reports = append(out.reports, res.Report)
-			}
+		if res == nil {
+			return nil, nil, err
 		}
-		if err != nil {
-			return out, err
+		var rows []row
+		for _, or := range res.Rows {
+			if or.Iters == 0 {
+				continue // not reached before a failure
+			}
+			var r row
+			r.set("layer", string(or.Layer))
+			r.set("mode", cfg.Portals.Mode)
+			r.set("size_bytes", or.Size)
+			if oc.Bench == osu.Latency {
+				r.set("latency_us", or.Latency.Microseconds())
+			}
+			r.set("bandwidth_MBps", or.Bandwidth/1e6)
+			if oc.Bench != osu.Latency {
+				r.set("msg_per_s", or.MsgRate)
+			}
+			r.set("iters", or.Iters)
+			rows = append(rows, r)
 		}
-	}
-	return out, nil
+		return rows, res.Report, err
+	})
+	out.params = map[string]string{"bridge": string(plans[0].Bridge)}
+	return out, err
 }

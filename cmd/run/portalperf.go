@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
-	"github.com/seastar-sim/seastar/params"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/spf13/pflag"
 )
@@ -84,9 +83,9 @@ func portalperfFlags(f *pflag.FlagSet) any {
 // plan checks the flags against cfg and returns one PortalPerf configuration per op;
 // its errors are usage errors.
 func (s *portalperfState) plan(cfg *Config) ([]portals3.PerfConfig, error) {
-	sizes, err := params.ParseSizes(s.sizes)
+	sizes, err := parseSizeList(s.sizes)
 	if err != nil {
-		return nil, usage(fmt.Errorf("--sizes: %w", err))
+		return nil, err
 	}
 	bridge, err := portals3.ParseBridge(s.bridge)
 	if err != nil {
@@ -103,10 +102,7 @@ func (s *portalperfState) plan(cfg *Config) ([]portals3.PerfConfig, error) {
 			return nil, usage(fmt.Errorf("--op: %w", err))
 		}
 		pc := portals3.PerfConfig{Machine: cfg.Params, Portals: cfg.Portals, Op: op, Iters: s.iters,
-			Warmup: s.warmup, Budget: s.budget, Min: s.min, Bridge: bridge}
-		for _, sz := range sizes {
-			pc.Sizes = append(pc.Sizes, int64(sz))
-		}
+			Warmup: s.warmup, Budget: s.budget, Min: s.min, Bridge: bridge, Sizes: sizes}
 		for _, n := range lens {
 			pc.MatchList = n
 			if err := pc.Validate(); err != nil {
@@ -137,32 +133,27 @@ func runPortalPerf(ctx context.Context, cfg *Config, opts actors.Options, state 
 	if err != nil {
 		return nil, err
 	}
-	out := &benchOutput{}
-	for _, pc := range plans {
+	return runPlans(plans, func(pc portals3.PerfConfig) ([]row, *actors.Report, error) {
 		res, err := portals3.PortalPerf(ctx, pc, opts)
-		if res != nil {
-			for _, pr := range res.Rows {
-				if pr.Iters == 0 {
-					continue // not reached before a failure
-				}
-				var r row
-				r.set("op", string(pr.Op))
-				r.set("mode", cfg.Portals.Mode)
-				r.set("bridge", string(pc.Bridge))
-				r.set("match_list", pc.MatchList)
-				r.set("size_bytes", pr.Size)
-				r.set("latency_us", pr.Latency.Microseconds())
-				r.set("bandwidth_MBps", pr.Bandwidth/1e6)
-				r.set("iters", pr.Iters)
-				out.rows = append(out.rows, r)
-			}
-			if res.Report != nil {
-				out.reports = append(out.reports, res.Report)
-			}
+		if res == nil {
+			return nil, nil, err
 		}
-		if err != nil {
-			return out, err
+		var rows []row
+		for _, pr := range res.Rows {
+			if pr.Iters == 0 {
+				continue // not reached before a failure
+			}
+			var r row
+			r.set("op", string(pr.Op))
+			r.set("mode", cfg.Portals.Mode)
+			r.set("bridge", string(pc.Bridge))
+			r.set("match_list", pc.MatchList)
+			r.set("size_bytes", pr.Size)
+			r.set("latency_us", pr.Latency.Microseconds())
+			r.set("bandwidth_MBps", pr.Bandwidth/1e6)
+			r.set("iters", pr.Iters)
+			rows = append(rows, r)
 		}
-	}
-	return out, nil
+		return rows, res.Report, err
+	})
 }
