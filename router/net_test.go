@@ -7,7 +7,6 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/seastar-sim/seastar/actors"
-	"github.com/stretchr/testify/require"
 )
 
 // TestNetScripts runs testdata/net*.txt: whole networks of routers with a testNIC per
@@ -52,21 +51,7 @@ type netScript struct {
 }
 
 func newNetScript(t *testing.T, d *datadriven.TestData) *netScript {
-	var dims string
-	d.ScanArgs(t, "topo", &dims)
-	wrap := "torus"
-	d.MaybeScanArgs(t, "wrap", &wrap)
-	topo, err := ParseTopology(dims, wrap)
-	require.NoError(t, err)
-	p := DefaultParams()
-	p.InputBufferPackets = scanInt(t, d, "input", p.InputBufferPackets)
-	p.OutputQueuePackets = scanInt(t, d, "output", p.OutputQueuePackets)
-	if d.HasArg("crc") {
-		var c string
-		d.ScanArgs(t, "crc", &c)
-		p.CRCErrorRate, err = actors.ParseProb(c)
-		require.NoError(t, err)
-	}
+	topo, p := scanNetwork(t, d)
 	d.MaybeScanArgs(t, "arbitration", &p.Arbitration)
 	o := netOpts{ejectCredits: scanInt(t, d, "eject", 4)}
 	if d.HasArg("dateline") {

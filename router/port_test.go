@@ -132,6 +132,27 @@ func scanInt(t testing.TB, d *datadriven.TestData, key string, def int) int {
 	return v
 }
 
+// scanNetwork reads the arguments that scripts share to build a network:
+// "topo=XxYxZ [wrap=torus|mesh|...] [input=N] [output=N] [crc=P]", the rest default.
+func scanNetwork(t testing.TB, d *datadriven.TestData) (Topology, Params) {
+	var dims string
+	d.ScanArgs(t, "topo", &dims)
+	wrap := "torus"
+	d.MaybeScanArgs(t, "wrap", &wrap)
+	topo, err := ParseTopology(dims, wrap)
+	require.NoError(t, err)
+	p := DefaultParams()
+	p.InputBufferPackets = scanInt(t, d, "input", p.InputBufferPackets)
+	p.OutputQueuePackets = scanInt(t, d, "output", p.OutputQueuePackets)
+	if d.HasArg("crc") {
+		var s string
+		d.ScanArgs(t, "crc", &s)
+		p.CRCErrorRate, err = actors.ParseProb(s)
+		require.NoError(t, err)
+	}
+	return topo, p
+}
+
 func parseDir(t testing.TB, s string) Dir {
 	for d := range numDirs {
 		if d.String() == s {
@@ -145,23 +166,10 @@ func parseDir(t testing.TB, s string) Dir {
 // newRigFromScript handles "new topo=XxYxZ [wrap=torus|mesh|...] node=x,y,z dir=D
 // [input=N] [output=N] [eject=N] [vcs=N] [crc=P] [seed=N]".
 func newRigFromScript(t testing.TB, d *datadriven.TestData) *portRig {
-	var dims, dir string
-	d.ScanArgs(t, "topo", &dims)
+	var dir string
 	d.ScanArgs(t, "dir", &dir)
-	wrap := "torus"
-	d.MaybeScanArgs(t, "wrap", &wrap)
-	topo, err := ParseTopology(dims, wrap)
-	require.NoError(t, err)
-	p := DefaultParams()
-	p.InputBufferPackets = scanInt(t, d, "input", p.InputBufferPackets)
-	p.OutputQueuePackets = scanInt(t, d, "output", p.OutputQueuePackets)
+	topo, p := scanNetwork(t, d)
 	p.VCs = scanInt(t, d, "vcs", p.VCs)
-	if d.HasArg("crc") {
-		var s string
-		d.ScanArgs(t, "crc", &s)
-		p.CRCErrorRate, err = actors.ParseProb(s)
-		require.NoError(t, err)
-	}
 	return newPortRig(t, topo, p, scanCoord(t, d, "node"), parseDir(t, dir), scanInt(t, d, "eject", 2), uint64(scanInt(t, d, "seed", 1)))
 }
 
