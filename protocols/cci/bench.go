@@ -212,6 +212,26 @@ func recv(ep *Endpoint) error {
 	}
 }
 
+// awaitOps returns events until ep has no operation outstanding (the completions of
+// its last sends).
+func awaitOps(ep *Endpoint) error {
+	for len(ep.ops) > 0 {
+		ev, err := ep.WaitEvent()
+		if err != nil {
+			return err
+		}
+		ep.ReturnEvent(ev)
+	}
+	return nil
+}
+
+// must ends a benchmark process on an error.
+func must(pr *Process, err error) {
+	if err != nil {
+		pr.p.Fatalf("%v", err)
+	}
+}
+
 // run runs the model; after a simulation error the statistics gathered so far are
 // still returned.
 func (b *pair) run(ctx context.Context, opts actors.Options) (*BenchResult, error) {
@@ -245,47 +265,28 @@ func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Bench
 		return nil, err
 	}
 	var start, end actors.Time
-	fail := func(pr *Process, err error) { pr.p.Fatalf("%v", err) }
 	n := cfg.Warmup + cfg.Iters
 	err = b.stacks[0].Spawn("cci-ping", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
-		if err != nil {
-			fail(pr, err)
-		}
+		must(pr, err)
 		for i := range n {
 			if i == cfg.Warmup {
 				start = pr.Now()
 			}
-			if err := ep.Send(c, Size(cfg.Size), nil); err != nil {
-				fail(pr, err)
-			}
-			if err := recv(ep); err != nil {
-				fail(pr, err)
-			}
+			must(pr, ep.Send(c, Size(cfg.Size), nil))
+			must(pr, recv(ep))
 		}
 		end = pr.Now()
 	})
 	if err == nil {
 		err = b.stacks[1].Spawn("cci-pong", 0, func(pr *Process) {
 			ep, c, err := b.accept(pr)
-			if err != nil {
-				fail(pr, err)
-			}
+			must(pr, err)
 			for range n {
-				if err := recv(ep); err != nil {
-					fail(pr, err)
-				}
-				if err := ep.Send(c, Size(cfg.Size), nil); err != nil {
-					fail(pr, err)
-				}
+				must(pr, recv(ep))
+				must(pr, ep.Send(c, Size(cfg.Size), nil))
 			}
-			for len(ep.ops) > 0 { // the last send's completion
-				ev, err := ep.WaitEvent()
-				if err != nil {
-					fail(pr, err)
-				}
-				ep.ReturnEvent(ev)
-			}
+			must(pr, awaitOps(ep))
 		})
 	}
 	if err != nil {
@@ -319,9 +320,7 @@ func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchRe
 	got := 0
 	err = b.stacks[0].Spawn("cci-source", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
-		if err != nil {
-			pr.p.Fatalf("%v", err)
-		}
+		must(pr, err)
 		first = pr.Now()
 		inflight := 0
 		for sent := 0; sent < n || inflight > 0; {
@@ -337,9 +336,7 @@ func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchRe
 				}
 			}
 			ev, err := ep.WaitEvent()
-			if err != nil {
-				pr.p.Fatalf("%v", err)
-			}
+			must(pr, err)
 			if ev.Type == EvSend {
 				if ev.Status != OK {
 					pr.p.Fatalf("send: %v", ev.Status)
@@ -352,13 +349,9 @@ func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchRe
 	if err == nil {
 		err = b.stacks[1].Spawn("cci-sink", 0, func(pr *Process) {
 			ep, _, err := b.accept(pr)
-			if err != nil {
-				pr.p.Fatalf("%v", err)
-			}
+			must(pr, err)
 			for got < n {
-				if err := recv(ep); err != nil {
-					pr.p.Fatalf("%v", err)
-				}
+				must(pr, recv(ep))
 				got++
 				if got == cfg.Warmup && cfg.Warmup > 0 {
 					start = pr.Now()
@@ -379,13 +372,19 @@ func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchRe
 		return res, fmt.Errorf("cci: stream: %d of %d messages arrived (%d unreliable messages dropped by the receiving NIC for lack of resources)",
 			got, n, res.Receiver.DroppedUU)
 	}
+	res.setRates(cfg, first, start, end)
+	return res, nil
+}
+
+// setRates sets the rates of a stream of cfg.Iters timed transfers of cfg.Size bytes
+// that ended at end. They started at start, or without warm-up at first.
+func (r *BenchResult) setRates(cfg BenchConfig, first, start, end actors.Time) {
 	if cfg.Warmup == 0 {
 		start = first
 	}
 	el := end.Sub(start).Seconds()
-	res.MsgRate = float64(cfg.Iters) / el
-	res.Bandwidth = float64(cfg.Iters) * float64(cfg.Size) / el
-	return res, nil
+	r.MsgRate = float64(cfg.Iters) / el
+	r.Bandwidth = float64(cfg.Iters) * float64(cfg.Size) / el
 }
 
 // streamRMA is Stream with RMA writes: the server registers a region of Size bytes and
@@ -402,19 +401,13 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 	done := 0
 	err = b.stacks[0].Spawn("cci-rma-source", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
-		if err != nil {
-			pr.p.Fatalf("%v", err)
-		}
+		must(pr, err)
 		local, err := ep.Register(cfg.Size, nil, AccessRead)
-		if err != nil {
-			pr.p.Fatalf("%v", err)
-		}
+		must(pr, err)
 		var remote Handle
 		for remote.Key == 0 { // the server's handle, in its first message
 			ev, err := ep.WaitEvent()
-			if err != nil {
-				pr.p.Fatalf("%v", err)
-			}
+			must(pr, err)
 			if ev.Type == EvRecv && len(ev.Data) == 8 {
 				remote = Handle{Index: binary.LittleEndian.Uint32(ev.Data), Key: binary.LittleEndian.Uint32(ev.Data[4:])}
 			}
@@ -424,17 +417,13 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 		inflight, issued := 0, 0
 		for done < n {
 			if issued < n && inflight < cfg.Window {
-				if err := ep.RMA(c, nil, local, 0, remote, 0, cfg.Size, RMAWrite, nil); err != nil {
-					pr.p.Fatalf("%v", err)
-				}
+				must(pr, ep.RMA(c, nil, local, 0, remote, 0, cfg.Size, RMAWrite, nil))
 				issued++
 				inflight++
 				continue
 			}
 			ev, err := ep.WaitEvent()
-			if err != nil {
-				pr.p.Fatalf("%v", err)
-			}
+			must(pr, err)
 			if ev.Type == EvSend {
 				if ev.Status != OK {
 					pr.p.Fatalf("rma: %v", ev.Status)
@@ -448,36 +437,20 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 			ep.ReturnEvent(ev)
 		}
 		end = pr.Now()
-		if err := ep.Send(c, Size(0), nil); err != nil { // the server may stop
-			pr.p.Fatalf("%v", err)
-		}
-		for len(ep.ops) > 0 {
-			ev, err := ep.WaitEvent()
-			if err != nil {
-				pr.p.Fatalf("%v", err)
-			}
-			ep.ReturnEvent(ev)
-		}
+		must(pr, ep.Send(c, Size(0), nil)) // the server may stop
+		must(pr, awaitOps(ep))
 	})
 	if err == nil {
 		err = b.stacks[1].Spawn("cci-rma-sink", 0, func(pr *Process) {
 			ep, c, err := b.accept(pr)
-			if err != nil {
-				pr.p.Fatalf("%v", err)
-			}
+			must(pr, err)
 			h, err := ep.Register(cfg.Size, nil, AccessWrite)
-			if err != nil {
-				pr.p.Fatalf("%v", err)
-			}
+			must(pr, err)
 			msg := make([]byte, 8)
 			binary.LittleEndian.PutUint32(msg, h.Index)
 			binary.LittleEndian.PutUint32(msg[4:], h.Key)
-			if err := ep.Send(c, Bytes(msg), nil); err != nil {
-				pr.p.Fatalf("%v", err)
-			}
-			if err := recv(ep); err != nil {
-				pr.p.Fatalf("%v", err)
-			}
+			must(pr, ep.Send(c, Bytes(msg), nil))
+			must(pr, recv(ep))
 		})
 	}
 	if err != nil {
@@ -491,11 +464,6 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 	if done < n {
 		return res, fmt.Errorf("cci: rma stream: %d of %d writes completed", done, n)
 	}
-	if cfg.Warmup == 0 {
-		start = first
-	}
-	el := end.Sub(start).Seconds()
-	res.MsgRate = float64(cfg.Iters) / el
-	res.Bandwidth = float64(cfg.Iters) * float64(cfg.Size) / el
+	res.setRates(cfg, first, start, end)
 	return res, nil
 }
