@@ -57,19 +57,13 @@ func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 	return m, nil
 }
 
-// NodeName is the name prefix of node id's blocks: node[x,y,z].
-func NodeName(topo router.Topology, id router.NodeID) string {
-	c := topo.Coord(id)
-	return actors.Indexed("node", c[0], c[1], c[2])
-}
-
 func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) (*Node, error) {
 	p := m.Params
 	core, err := ppc.New(p.PPC, fw)
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", id, err)
 	}
-	n := &Node{ID: id, Name: NodeName(m.Topo, id), Host: host.New(p.Host), HT: ht.New(p.HT), PPC: core,
+	n := &Node{ID: id, Name: m.Topo.NodeName(id), Host: host.New(p.Host), HT: ht.New(p.HT), PPC: core,
 		TX: txdma.New(p.TXDMA, id, m.Net.Injector()), RX: rxdma.New(p.RXDMA, p.Router.VCs), CAM: cam.NewBlock(p.CAM)}
 	hostR := g.Add(n.Name+".host", n.Host)
 	htR := g.Add(n.Name+".ht", n.HT)
