@@ -69,8 +69,12 @@ type ReceiverStats struct {
 	Messages     int64
 }
 
-// build makes a machine with topo and the raw firmware on every node.
+// build checks cfg and makes a machine with topology dims and wrap and the raw
+// firmware on every node.
 func build(cfg Config, dims, wrap string) (*actors.Graph, *machine.Machine, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
 	p := cfg.Machine
 	p.Torus, p.Wrap = dims, wrap
 	g := actors.NewGraph()
@@ -78,6 +82,12 @@ func build(cfg Config, dims, wrap string) (*actors.Graph, *machine.Machine, erro
 		return NewFirmware(id, cfg.Costs, p.CAM, p.TXDMA.CRCBytes)
 	})
 	return g, m, err
+}
+
+// buildLine builds the line of Hops+1 nodes of PingPong and Stream, between node 0
+// and node Hops.
+func buildLine(cfg Config) (*actors.Graph, *machine.Machine, error) {
+	return build(cfg, fmt.Sprintf("%dx1x1", cfg.Hops+1), "mesh")
 }
 
 func spawn(n *machine.Node, name string, prog host.Program) error {
@@ -116,10 +126,7 @@ func run(ctx context.Context, g *actors.Graph, m *machine.Machine, opts actors.O
 // PingPong measures the one-way latency between node 0 and the node Hops away on a
 // line of Hops+1 nodes: round trips of Size-byte messages, half the mean round trip.
 func PingPong(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	g, m, err := build(cfg, fmt.Sprintf("%dx1x1", cfg.Hops+1), "mesh")
+	g, m, err := buildLine(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -165,10 +172,7 @@ func PingPong(ctx context.Context, cfg Config, opts actors.Options) (*Result, er
 // Size bytes sent back to back (Window in flight), from the first send to the last
 // arrival.
 func Stream(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	g, m, err := build(cfg, fmt.Sprintf("%dx1x1", cfg.Hops+1), "mesh")
+	g, m, err := buildLine(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -209,9 +213,6 @@ func Stream(ctx context.Context, cfg Config, opts actors.Options) (*Result, erro
 // sender's share of the bytes delivered while every sender was still sending; with
 // more senders than CAM entries, sources wait for entries and the RX pipeline stalls.
 func FanIn(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
 	k := int(math.Ceil(math.Cbrt(float64(cfg.Senders + 1))))
 	for k*k*k < cfg.Senders+1 {
 		k++
