@@ -44,7 +44,7 @@ type Engine struct {
 	midPIO   router.NodeID
 	inDMA    bool
 	inPIO    bool
-	proc     *outPacket // packet in the data path, processed at freeAt
+	proc     outPacket // packet in the data path, processed at freeAt (proc.p nil if none)
 	procPIO  bool
 	freeAt   actors.Time
 	ticking  actors.Time // time of the pending tick, 0 if none
@@ -341,7 +341,7 @@ func (e *Engine) next() (*[]outPacket, bool) {
 func (e *Engine) inject(ctx actors.Context) {
 	now := ctx.Now()
 	for {
-		if e.proc != nil {
+		if e.proc.p != nil {
 			if now < e.freeAt {
 				e.wakeAt(ctx, e.freeAt)
 				return
@@ -361,18 +361,17 @@ func (e *Engine) inject(ctx actors.Context) {
 				e.stalled = false
 				e.Stats.CreditStall += now.Sub(e.stallAt)
 			}
-			e.send(ctx, *e.proc, e.procPIO)
-			e.proc = nil
+			e.send(ctx, e.proc, e.procPIO)
+			e.proc = outPacket{}
 		}
 		q, ok := e.next()
 		if !ok {
 			return
 		}
-		op := (*q)[0]
+		e.proc, e.procPIO = (*q)[0], q == &e.pioQ
 		*q = (*q)[1:]
-		e.proc, e.procPIO = &op, q == &e.pioQ
-		e.mark(op.p, e.procPIO)
-		dt := e.p.packetTime(actors.Bytes(op.p.Payload)) + op.cost
+		e.mark(e.proc.p, e.procPIO)
+		dt := e.p.packetTime(actors.Bytes(e.proc.p.Payload)) + e.proc.cost
 		e.freeAt = now.Add(dt)
 		e.Stats.Busy += dt
 	}
