@@ -101,4 +101,3 @@ func nodeOf(actor string) string {
 	}
 	return ""
 }
-

@@ -271,4 +271,3 @@ func writeRowsMax(w io.Writer, rows []row, maxRows int) error {
 	}
 	return tw.Flush()
 }
-
