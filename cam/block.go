@@ -32,12 +32,17 @@ type Stats struct {
 	Swaps      int64           // entries rebound by Swap
 }
 
+// checkSize fails the run if c covers no bytes or more than CommandMax.
+func (b *Block) checkSize(ctx actors.Context, c Command) {
+	if c.Bytes < 1 || c.Bytes > int64(b.p.CommandMax) {
+		ctx.Fatalf("cam: command of %dB outside 1B..%s", c.Bytes, b.p.CommandMax)
+	}
+}
+
 // onSwap rebinds an entry and returns its old contents to the PPC.
 func (b *Block) onSwap(ctx actors.Context, m Swap) error {
 	for _, c := range m.Cmds {
-		if c.Bytes < 1 || c.Bytes > int64(b.p.CommandMax) {
-			ctx.Fatalf("cam: command of %dB outside 1B..%s", c.Bytes, b.p.CommandMax)
-		}
+		b.checkSize(ctx, c)
 	}
 	old, cmds, err := b.t.Swap(m.Entry, m.Src, m.Cmds)
 	if err != nil {
@@ -74,9 +79,7 @@ func (b *Block) Receive(ctx actors.Context, m actors.Msg) {
 		err = b.t.Set(m.Entry, m.Src)
 		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())
 	case PushCommand:
-		if m.Cmd.Bytes < 1 || m.Cmd.Bytes > int64(b.p.CommandMax) {
-			ctx.Fatalf("cam: command of %dB outside 1B..%s", m.Cmd.Bytes, b.p.CommandMax)
-		}
+		b.checkSize(ctx, m.Cmd)
 		err = b.t.Push(m.Entry, m.Cmd)
 	case ClearEntry:
 		err = b.t.Clear(m.Entry)
