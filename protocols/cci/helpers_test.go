@@ -146,6 +146,16 @@ func pattern(i, n int) []byte {
 	return b
 }
 
+// dialSend connects ep to endpoint epID of node 1 with a connection of type a and
+// sends msgs on it as sendAll does.
+func dialSend(ep *Endpoint, epID int, a Attr, msgs [][]byte, window int, sts map[Status]int) (*Conn, error) {
+	c, err := Dial(ep, 1, epID, a, Size(0))
+	if err != nil {
+		return nil, err
+	}
+	return c, sendAll(ep, c, msgs, window, sts)
+}
+
 // sendAll sends payloads on c, waiting for completions when TX space runs out, with at
 // most window in flight; it returns when all are sent (not necessarily complete).
 func sendAll(ep *Endpoint, c *Conn, msgs [][]byte, window int, sts map[Status]int) error {

@@ -55,11 +55,8 @@ func (c streamCase) run(t *testing.T) (got [][]byte, sts map[Status]int, w *worl
 		if err != nil {
 			return err
 		}
-		conn, err := Dial(ep, 1, 0, c.attr, Size(0))
+		conn, err := dialSend(ep, 0, c.attr, c.msgs, c.window, sts)
 		if err != nil {
-			return err
-		}
-		if err := sendAll(ep, conn, c.msgs, c.window, sts); err != nil {
 			return err
 		}
 		if err := drain(ep, sts); err != nil || !c.attr.Reliable() {
@@ -276,11 +273,8 @@ func TestRXAreasCloseOutAndReadyRing(t *testing.T) {
 	})
 	w.spawn(0, "client", func(pr *Process) error {
 		ep, _ := pr.Open()
-		conn, err := Dial(ep, 1, 0, RO, Size(0))
+		_, err := dialSend(ep, 0, RO, msgs, 32, nil)
 		if err != nil {
-			return err
-		}
-		if err := sendAll(ep, conn, msgs, 32, nil); err != nil {
 			return err
 		}
 		return drain(ep, nil)
@@ -328,11 +322,8 @@ func TestFullCompletionQueue(t *testing.T) {
 	})
 	w.spawn(0, "client", func(pr *Process) error {
 		ep, _ := pr.Open()
-		conn, err := Dial(ep, 1, 0, UU, Size(0))
+		conn, err := dialSend(ep, 0, UU, msgs, 32, nil)
 		if err != nil {
-			return err
-		}
-		if err := sendAll(ep, conn, msgs, 32, nil); err != nil {
 			return err
 		}
 		pr.p.Compute(400 * actors.Microsecond) // the server drained its queue
@@ -370,11 +361,8 @@ func TestCommandQueueCredits(t *testing.T) {
 	for i := range 2 {
 		w.spawn(0, fmt.Sprintf("client%d", i), func(pr *Process) error {
 			ep, _ := pr.Open()
-			conn, err := Dial(ep, 1, ep.ID, RO, Size(0))
+			_, err := dialSend(ep, ep.ID, RO, msgs, 64, nil)
 			if err != nil {
-				return err
-			}
-			if err := sendAll(ep, conn, msgs, 64, nil); err != nil {
 				return err
 			}
 			return drain(ep, nil)

@@ -180,11 +180,8 @@ func TestEndpointClosedWithMessagesInFlight(t *testing.T) {
 	})
 	w.spawn(0, "client", func(pr *Process) error {
 		ep, _ := pr.Open()
-		c, err := Dial(ep, 1, 0, RU, Size(0))
+		_, err := dialSend(ep, 0, RU, msgs, 64, sts)
 		if err != nil {
-			return err
-		}
-		if err := sendAll(ep, c, msgs, 64, sts); err != nil {
 			return err
 		}
 		return drain(ep, sts)
@@ -290,11 +287,8 @@ func TestDeliveryUnderLoss(t *testing.T) {
 		})
 		w.spawn(0, "client", func(pr *Process) error {
 			ep, _ := pr.Open()
-			c, err := Dial(ep, 1, 0, a, Size(0))
+			_, err := dialSend(ep, 0, a, msgs, 32, sts)
 			if err != nil {
-				return err
-			}
-			if err := sendAll(ep, c, msgs, 32, sts); err != nil {
 				return err
 			}
 			return drain(ep, sts)
