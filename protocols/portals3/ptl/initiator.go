@@ -1,9 +1,12 @@
 package ptl
 
-// activeMD returns the live, active MD named by h, for an initiator call. Errors:
-// ErrMDInvalid for a handle that names no MD or an inactive one (as the reference
-// implementation).
+// activeMD returns the live, active MD named by h, for an initiator call. Errors: those
+// of the NI's check, then ErrMDInvalid for a handle that names no MD or an inactive
+// one (as the reference implementation).
 func (ni *NI) activeMD(h MDHandle) (*md, error) {
+	if err := ni.check(); err != nil {
+		return nil, err
+	}
 	m, ok := ni.mds.get(uint64(h))
 	if !ok || !m.active() {
 		return nil, ErrMDInvalid
@@ -11,19 +14,25 @@ func (ni *NI) activeMD(h MDHandle) (*md, error) {
 	return m, nil
 }
 
-// checkTarget rejects wildcard targets: a message goes to one process.
-func checkTarget(p ProcessID) error {
-	if p.NID == NIDAny || p.PID == PIDAny {
-		return ErrProcessInvalid
+// regionMD returns the MD of an initiator call on length bytes at localOffset, sent
+// to target. Errors: as activeMD, then ErrProcessInvalid for a wildcard target (a
+// message goes to one process), ErrMDIllegal for a region beyond the MD.
+func (ni *NI) regionMD(h MDHandle, localOffset, length uint64, target ProcessID) (*md, error) {
+	m, err := ni.activeMD(h)
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if target.NID == NIDAny || target.PID == PIDAny {
+		return nil, ErrProcessInvalid
+	}
+	if localOffset > m.size || length > m.size-localOffset {
+		return nil, ErrMDIllegal
+	}
+	return m, nil
 }
 
 // Put initiates a put of the whole MD (PtlPut): see PutRegion.
 func (ni *NI) Put(mdh MDHandle, ack AckReq, target ProcessID, pt PtIndex, bits MatchBits, remoteOffset uint64, hdr HdrData) (Header, error) {
-	if err := ni.check(); err != nil {
-		return Header{}, err
-	}
 	m, err := ni.activeMD(mdh)
 	if err != nil {
 		return Header{}, err
@@ -39,18 +48,9 @@ func (ni *NI) Put(mdh MDHandle, ack AckReq, target ProcessID, pt PtIndex, bits M
 // Errors: ErrMDInvalid (no such MD, or inactive), ErrProcessInvalid (wildcard
 // target), ErrMDIllegal (region beyond the MD).
 func (ni *NI) PutRegion(mdh MDHandle, localOffset, length uint64, ack AckReq, target ProcessID, pt PtIndex, bits MatchBits, remoteOffset uint64, hdr HdrData) (Header, error) {
-	if err := ni.check(); err != nil {
-		return Header{}, err
-	}
-	m, err := ni.activeMD(mdh)
+	m, err := ni.regionMD(mdh, localOffset, length, target)
 	if err != nil {
 		return Header{}, err
-	}
-	if err := checkTarget(target); err != nil {
-		return Header{}, err
-	}
-	if localOffset > m.size || length > m.size-localOffset {
-		return Header{}, ErrMDIllegal
 	}
 	link := ni.nextLink()
 	ev := Event{Initiator: ni.ID(), UID: ni.cfg.UID, JID: ni.cfg.JID, PtIndex: pt, MatchBits: bits,
@@ -69,9 +69,6 @@ func (ni *NI) PutRegion(mdh MDHandle, localOffset, length uint64, ack AckReq, ta
 
 // Get initiates a get filling the whole MD (PtlGet): see GetRegion.
 func (ni *NI) Get(mdh MDHandle, target ProcessID, pt PtIndex, bits MatchBits, remoteOffset uint64) (Header, error) {
-	if err := ni.check(); err != nil {
-		return Header{}, err
-	}
 	m, err := ni.activeMD(mdh)
 	if err != nil {
 		return Header{}, err
@@ -85,18 +82,8 @@ func (ni *NI) Get(mdh MDHandle, target ProcessID, pt PtIndex, bits MatchBits, re
 // the threshold; the reply does (REPLY_START/END, see DeliverHeader). SendStarted and
 // SendDone accept the header and do nothing. Errors: as PutRegion.
 func (ni *NI) GetRegion(mdh MDHandle, localOffset, length uint64, target ProcessID, pt PtIndex, bits MatchBits, remoteOffset uint64) (Header, error) {
-	if err := ni.check(); err != nil {
+	if _, err := ni.regionMD(mdh, localOffset, length, target); err != nil {
 		return Header{}, err
-	}
-	m, err := ni.activeMD(mdh)
-	if err != nil {
-		return Header{}, err
-	}
-	if err := checkTarget(target); err != nil {
-		return Header{}, err
-	}
-	if localOffset > m.size || length > m.size-localOffset {
-		return Header{}, ErrMDIllegal
 	}
 	ni.sr[SRSendCount]++
 	return Header{Op: OpGet, Src: ni.ID(), SrcJID: ni.cfg.JID, SrcUID: ni.cfg.UID, Dst: target,
