@@ -351,19 +351,7 @@ func (d *distRun) absorb(dec *Decoder, from int) error {
 	return nil
 }
 
-func (d *distRun) freshBatch() *batch {
-	if d.spare == nil {
-		d.spare = d.bridge.free.takeAll()
-	}
-	b := d.spare
-	if b == nil {
-		return &batch{owner: d.bridge, minAt: MaxTime}
-	}
-	d.spare = b.next
-	clear(b.ev)
-	b.ev, b.next, b.minAt = b.ev[:0], nil, MaxTime
-	return b
-}
+func (d *distRun) freshBatch() *batch { return freshBatch(d.bridge, &d.spare) }
 
 // Errors in frames.
 const (

@@ -88,15 +88,19 @@ func (o *outbox) lookup(dst int32) *batch {
 }
 
 // fresh returns an empty batch, recycled when the free stack has one.
-func (o *outbox) fresh() *batch {
-	if o.spare == nil {
-		o.spare = o.owner.free.takeAll()
+func (o *outbox) fresh() *batch { return freshBatch(o.owner, &o.spare) }
+
+// freshBatch returns an empty batch owned by owner: the next of *spare, which is
+// refilled from owner's free stack when empty, or a new one.
+func freshBatch(owner *partition, spare **batch) *batch {
+	if *spare == nil {
+		*spare = owner.free.takeAll()
 	}
-	b := o.spare
+	b := *spare
 	if b == nil {
-		return &batch{owner: o.owner, minAt: MaxTime}
+		return &batch{owner: owner, minAt: MaxTime}
 	}
-	o.spare = b.next
+	*spare = b.next
 	clear(b.ev)
 	b.ev, b.next, b.minAt = b.ev[:0], nil, MaxTime
 	return b
