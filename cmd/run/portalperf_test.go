@@ -46,13 +46,7 @@ func TestDefaultScenarioIsPortalPerfPut(t *testing.T) {
 // bidir are slower than half a put round trip, as their mechanisms dictate (a get is
 // a request and a reply; bidir shares the NICs between both directions).
 func TestBenchPortalPerfOps(t *testing.T) {
-	code, out, errs := invoke(t, "bench", "portalperf", "--op", "put,get,bidir", "--sizes", "0,64K", "--iters", "2",
-		"--quiet", "--format", "json", "--out", "none")
-	require.Equal(t, 0, code, errs)
-	var v struct {
-		Rows []map[string]any `json:"rows"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	v := invokeJSON(t, "bench", "portalperf", "--op", "put,get,bidir", "--sizes", "0,64K", "--iters", "2")
 	require.Len(t, v.Rows, 6)
 	lat := map[string]float64{}
 	for _, r := range v.Rows {
@@ -67,18 +61,12 @@ func TestBenchPortalPerfOps(t *testing.T) {
 // run bench netpipe: rows per op and size; a stream sends small messages faster than
 // a ping-pong's one-way latency. Bad schedules are usage errors.
 func TestBenchNetPIPE(t *testing.T) {
-	code, out, errs := invoke(t, "bench", "netpipe", "--op", "pingpong,stream", "--sizes", "8,1K", "--iters", "100",
-		"--quiet", "--format", "json", "--out", "none")
-	require.Equal(t, 0, code, errs)
-	var v struct {
-		Rows []map[string]any `json:"rows"`
-	}
-	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	v := invokeJSON(t, "bench", "netpipe", "--op", "pingpong,stream", "--sizes", "8,1K", "--iters", "100")
 	require.Len(t, v.Rows, 4)
 	assert.Equal(t, "pingpong", v.Rows[0]["op"])
 	assert.Equal(t, "stream", v.Rows[2]["op"])
 	assert.Less(t, v.Rows[2]["latency_us"].(float64), v.Rows[0]["latency_us"].(float64))
-	code, _, errs = invoke(t, "bench", "netpipe", "--start", "1K", "--end", "8", "--out", "none")
+	code, _, errs := invoke(t, "bench", "netpipe", "--start", "1K", "--end", "8", "--out", "none")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "need 1 <= start <= end")
 }
