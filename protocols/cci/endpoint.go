@@ -311,9 +311,7 @@ func (ep *Endpoint) consume(m any) {
 	case CQRecv:
 		start := ep.p.Now()
 		ep.onRecv(e)
-		if ep.p.Tracer() != nil {
-			ep.traceReceived(e, start)
-		}
+		ep.traceReceived(e, start)
 	case CQArea:
 		ar := &ep.areas[e.Area]
 		ar.closed, ar.count = true, e.Count

@@ -178,11 +178,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onCommand(x, ev)
 	case rxdma.SOM:
 		f.onSOM(x, ev)
-		if x.Tracer() != nil {
-			if w, ok := ev.Packet.Data.(*Wire); ok {
-				f.traceArrived(x, w)
-			}
-		}
+		f.traceArrived(x, ev.Packet.Data)
 	case rxdma.Done:
 		f.onRxDone(x, ev)
 	case txdma.Done:

@@ -65,10 +65,14 @@ func (f *Firmware) traceBuilt(x *ppc.Exec, w *Wire, c *Command) {
 }
 
 // traceArrived reports the receiving firmware's handling of a message's first packet
-// (ppc/rx_header: validation, CAM entry or discard, answers).
-func (f *Firmware) traceArrived(x *ppc.Exec, w *Wire) {
+// (ppc/rx_header: validation, CAM entry or discard, answers); data is the packet's.
+func (f *Firmware) traceArrived(x *ppc.Exec, data any) {
 	t := x.Tracer()
-	if t == nil || !t.Sampled(w.ID) {
+	if t == nil {
+		return
+	}
+	w, ok := data.(*Wire)
+	if !ok || !t.Sampled(w.ID) {
 		return
 	}
 	t.Span(actors.Span{Trace: w.ID, Name: "ppc/rx_header", Actor: x.Self(), Start: x.Started(), End: x.Now(),
