@@ -86,23 +86,23 @@ func (x *Exec) Trace(fn string, offset uint32, value uint8) {
 	x.c.ring.add(Record{At: x.Now(), Func: fn, Offset: offset, Value: value})
 }
 
-// TX writes a command into the TX DMA command FIFO (two register stores).
+// TX writes a command into the TX DMA command FIFO (CommandStores register stores).
 func (x *Exec) TX(c *txdma.Command) {
-	x.StoreUncached(2)
+	x.StoreUncached(x.c.p.CommandStores)
 	x.ctx.Send(PortTXDMA, c, x.Elapsed())
 }
 
 // PIO writes a short message into the PIO buffer and its command into the PIO FIFO: a
-// store per 8 bytes of payload and two for the command.
+// store per 8 bytes of payload and CommandStores for the command.
 func (x *Exec) PIO(p *txdma.PIO) {
-	x.StoreUncached(2 + int((p.Bytes+7)/8))
+	x.StoreUncached(x.c.p.CommandStores + int((p.Bytes+7)/8))
 	x.ctx.Send(PortTXDMA, p, x.Elapsed())
 }
 
-// CAM programs the CAM (cam.SetEntry, cam.ClearEntry or cam.PushCommand): two register
-// stores.
+// CAM programs the CAM (cam.SetEntry, cam.ClearEntry or cam.PushCommand):
+// CommandStores register stores.
 func (x *Exec) CAM(m actors.Msg) {
-	x.StoreUncached(2)
+	x.StoreUncached(x.c.p.CommandStores)
 	x.ctx.Send(PortCAM, m, x.Elapsed())
 }
 

@@ -20,6 +20,7 @@ type Params struct {
 	SRAMWriteCycles     int `param:"sram_write_cycles" help:"cycles of an uncached store (posted, up to 4 outstanding)" source:"assumed; Pedretti & Hudson 2005 s.2: 4 outstanding stores"`
 	HostReadCycles      int `param:"host_read_cycles" help:"cycles of a load from host memory through an HT window" source:"Pedretti & Hudson 2005 s.2: about ten times an SRAM read"`
 	HostWriteCycles     int `param:"host_write_cycles" help:"cycles to issue a store to host memory (posted)" source:"assumed; Pedretti & Hudson 2005 s.2: up to 4 outstanding"`
+	CommandStores       int `param:"command_stores" help:"uncached stores that write one command into the TX DMA, PIO or CAM command FIFO" source:"assumed: two register writes"`
 	PollCycles          int `param:"poll_cycles" help:"cycles for the idle main loop to notice an event" source:"assumed: half a pass of the polling loop"`
 	DispatchCycles      int `param:"dispatch_cycles" help:"cycles to dispatch a handler from the main loop" source:"assumed"`
 
@@ -38,7 +39,7 @@ func DefaultParams() Params {
 	return Params{
 		Clock: 500 * actors.Megahertz, ICache: true, DCache: true,
 		InstrCycles: 1, InstrUncachedCycles: 6, CachedCycles: 1, SRAMReadCycles: 12, SRAMWriteCycles: 2,
-		HostReadCycles: 120, HostWriteCycles: 4, PollCycles: 20, DispatchCycles: 10,
+		HostReadCycles: 120, HostWriteCycles: 4, CommandStores: 2, PollCycles: 20, DispatchCycles: 10,
 		TraceEnabled: false, TraceCost: 10 * actors.Nanosecond, TraceRecords: 4096,
 		SRAM: 384 * actors.KiB, Image: 22 * actors.KiB, Stack: 8 * actors.KiB,
 	}
@@ -54,7 +55,7 @@ func (p Params) Validate() error {
 		v   int
 	}{{"instr_cycles", p.InstrCycles}, {"instr_uncached_cycles", p.InstrUncachedCycles}, {"cached_cycles", p.CachedCycles},
 		{"sram_read_cycles", p.SRAMReadCycles}, {"sram_write_cycles", p.SRAMWriteCycles}, {"host_read_cycles", p.HostReadCycles},
-		{"host_write_cycles", p.HostWriteCycles}, {"poll_cycles", p.PollCycles}, {"dispatch_cycles", p.DispatchCycles}} {
+		{"host_write_cycles", p.HostWriteCycles}, {"command_stores", p.CommandStores}, {"poll_cycles", p.PollCycles}, {"dispatch_cycles", p.DispatchCycles}} {
 		if c.v < 0 {
 			return fmt.Errorf("%s must be >= 0 (got %d)", c.key, c.v)
 		}
