@@ -43,10 +43,8 @@ type Firmware struct {
 	reported uint64     // consumer index last written to the host
 
 	// receive
-	peers   map[router.NodeID]*peer
-	nrec    int
-	entries []*peer // CAM entry owners, nil if free
-	swapIn  []bool  // entry: a Swap is on its way to the CAM
+	peers   map[router.NodeID]*peer // never shrinks: a peer's record number is its rank of creation
+	entries []*peer                 // CAM entry owners, nil if free
 	freeEnt []int
 	clock   int
 	waiting []*peer // peers with commands and no CAM entry, in order
@@ -147,7 +145,7 @@ type FirmwareStats struct {
 func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params, pkt int64) *Firmware {
 	f := &Firmware{node: node, p: p, cp: cp, tp: tp, crc: int64(tp.CRCBytes), pkt: pkt,
 		eps: make([]fwEP, p.Endpoints), tasks: make([]task, p.Tasks), peers: map[router.NodeID]*peer{},
-		entries: make([]*peer, cp.Entries), swapIn: make([]bool, cp.Entries), reads: map[readKey]int{},
+		entries: make([]*peer, cp.Entries), reads: map[readKey]int{},
 		mrs: make([]*Region, p.MRs)}
 	for i := p.Tasks - 1; i >= 0; i-- {
 		f.free = append(f.free, i)

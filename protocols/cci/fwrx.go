@@ -31,10 +31,9 @@ func (f *Firmware) peer(x *ppc.Exec, n router.NodeID) *peer {
 	x.Instr(f.p.FwPeer)
 	pr := f.peers[n]
 	if pr == nil {
-		pr = &peer{node: n, rec: f.nrec, entry: -1}
-		f.nrec++
+		pr = &peer{node: n, rec: len(f.peers), entry: -1}
 		f.peers[n] = pr
-		f.Stats.PeakPeers = max(f.Stats.PeakPeers, len(f.peers))
+		f.Stats.PeakPeers = len(f.peers)
 	}
 	if pr.rec < f.p.LocalPeers {
 		x.Load(2)

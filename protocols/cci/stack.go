@@ -22,8 +22,7 @@ type Stack struct {
 	produced uint64 // commands written into the queue
 	seen     uint64 // the NIC's consumer index as last read from the control page
 
-	mrs   []*Region // by table slot
-	opens int
+	mrs []*Region // by table slot
 
 	Stats StackStats
 }
@@ -109,7 +108,6 @@ func (pr *Process) Open() (*Endpoint, error) {
 	}
 	ep := newEndpoint(pr, id, pr.p.Rand().Uint64()|1)
 	s.eps[id] = ep
-	s.opens++
 	areas := make([]int, s.p.RxAreas)
 	for i := range areas {
 		areas[i] = i
