@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/machine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -39,7 +40,7 @@ func TestStreamApproachesBottleneck(t *testing.T) {
 	for _, preset := range []string{"redstorm", "xt5"} {
 		t.Run(preset, func(t *testing.T) {
 			cfg := DefaultConfig()
-			m, err := machinePreset(preset)
+			m, err := machine.Preset(preset)
 			require.NoError(t, err)
 			cfg.Machine = m
 			cfg.Size, cfg.Iters = 1<<20, 3
