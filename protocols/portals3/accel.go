@@ -47,8 +47,8 @@ type (
 	// AccelTable runs a match-list or MD call in the firmware, where the lists live.
 	AccelTable struct {
 		Slot   int
-		Walk   func() int // the call; returns the list entries it walked
-		Result uint64     // host address of the result
+		Call   func() // the call, run on the lists
+		Result uint64 // host address of the result
 	}
 	// AccelRelease returns an RX pending to the firmware.
 	AccelRelease struct{ Slot, Pending int }
@@ -181,13 +181,14 @@ func (f *Firmware) onAccelInit(x *ppc.Exec, c *AccelInit) {
 	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
 }
 
-// onAccelTable runs an offloaded call: the lists it walks are in cached SRAM.
+// onAccelTable runs an offloaded call on the lists in cached SRAM at a fixed cost: no
+// table call walks a list (the lists keep their ends, and an entry is reached by its
+// handle).
 func (f *Firmware) onAccelTable(x *ppc.Exec, c *AccelTable) {
 	f.checkSlot(x, c.Slot, "table call")
 	f.mailbox(x, 1)
-	walked := c.Walk()
-	x.Instr(f.p.FwTableInstr + f.p.FwMatchMEInstr*walked)
-	x.Load(f.p.FwMatchMELoads * walked)
+	c.Call()
+	x.Instr(f.p.FwTableInstr)
 	x.Store(4)
 	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
 }

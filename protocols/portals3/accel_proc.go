@@ -27,11 +27,11 @@ func (pr *Process) register() {
 // busy-wait on the result. The result FIFO is in SeaStar SRAM; the model lets the
 // firmware write the result to the host and charges the process from then on, which
 // is a poll read landing right after the firmware posts it.
-func (pr *Process) offload(call func() int) {
+func (pr *Process) offload(call func()) {
 	pr.p.Compute(pr.s.p.AccelLibCall)
 	addr := accelResult(pr.slot, pr.calls)
 	pr.calls++
-	pr.p.MMIOWrite(ht.PPC, pr.s.p.CmdBytes*2, &AccelTable{Slot: pr.slot, Walk: call, Result: addr})
+	pr.p.MMIOWrite(ht.PPC, pr.s.p.CmdBytes*2, &AccelTable{Slot: pr.slot, Call: call, Result: addr})
 	pr.p.WaitFor(addr)
 	pr.p.Forget(addr)
 }

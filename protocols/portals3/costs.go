@@ -59,7 +59,7 @@ type Params struct {
 	FwMatchMEInstr  int             `param:"fw_match_me_instr" help:"PPC instructions per match entry traversed (compare ids and masked bits, follow the list)" source:"assumed"`
 	FwMatchMELoads  int             `param:"fw_match_me_loads" help:"cached SRAM loads per match entry traversed (entry and its MD)" source:"assumed: a 64-byte entry is two cache lines"`
 	FwDMAInstr      int             `param:"fw_dma_instr" help:"PPC instructions to build one DMA command from a contiguous buffer (accelerated mode: the firmware builds the DMA program)" source:"assumed"`
-	FwTableInstr    int             `param:"fw_table_instr" help:"PPC instructions of an offloaded table call (ME/MD attach, bind, unlink, update), besides the list walk" source:"assumed"`
+	FwTableInstr    int             `param:"fw_table_instr" help:"PPC instructions of an offloaded table call (ME/MD attach, insert, bind, unlink, update); none walks a list" source:"assumed"`
 	AccelLibCall    actors.Duration `param:"accel_lib_call" help:"user-level library time of a Portals call in accelerated mode (no crossing): validate, build the command" source:"assumed: about half of kern_put, which also pays the kernel's validation"`
 	AccelLibEvent   actors.Duration `param:"accel_lib_event" help:"user-level library time to turn a firmware record into Portals events" source:"assumed: as kern_event"`
 

@@ -143,8 +143,7 @@ func (pr *Process) EQAlloc(count int) (ptl.EQHandle, error) {
 
 // table runs a call that changes or reads the match lists: in the kernel's library
 // (generic), or offloaded to the firmware, where an accelerated process's lists live.
-// call returns the list entries it walked.
-func (pr *Process) table(call func() int) {
+func (pr *Process) table(call func()) {
 	if pr.accel {
 		pr.offload(call)
 		return
@@ -155,7 +154,7 @@ func (pr *Process) table(call func() int) {
 
 // MEAttach is PtlMEAttach.
 func (pr *Process) MEAttach(pt ptl.PtIndex, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (h ptl.MEHandle, err error) {
-	pr.table(func() int { h, err = pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos); return 0 })
+	pr.table(func() { h, err = pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos) })
 	return h, err
 }
 
@@ -165,7 +164,7 @@ func (pr *Process) MDAttach(me ptl.MEHandle, md ptl.MD, unlink ptl.UnlinkOp) (h 
 	if err := pr.contiguous(md); err != nil {
 		return h, err
 	}
-	pr.table(func() int { h, err = pr.ni.MDAttach(me, md, unlink); return 0 })
+	pr.table(func() { h, err = pr.ni.MDAttach(me, md, unlink) })
 	return h, err
 }
 
@@ -174,13 +173,13 @@ func (pr *Process) MDBind(md ptl.MD, unlink ptl.UnlinkOp) (h ptl.MDHandle, err e
 	if err := pr.contiguous(md); err != nil {
 		return h, err
 	}
-	pr.table(func() int { h, err = pr.ni.MDBind(md, unlink); return 0 })
+	pr.table(func() { h, err = pr.ni.MDBind(md, unlink) })
 	return h, err
 }
 
 // MDUnlink is PtlMDUnlink.
 func (pr *Process) MDUnlink(h ptl.MDHandle) (err error) {
-	pr.table(func() int { err = pr.ni.MDUnlink(h); return 0 })
+	pr.table(func() { err = pr.ni.MDUnlink(h) })
 	return err
 }
 

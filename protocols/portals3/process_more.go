@@ -11,13 +11,13 @@ import "github.com/seastar-sim/seastar/protocols/portals3/ptl"
 // An MPI layer keeps its posted receives ahead of its unexpected-message entries this
 // way.
 func (pr *Process) MEInsert(base ptl.MEHandle, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (h ptl.MEHandle, err error) {
-	pr.table(func() int { h, err = pr.ni.MEInsert(base, id, bits, ignore, unlink, pos); return 0 })
+	pr.table(func() { h, err = pr.ni.MEInsert(base, id, bits, ignore, unlink, pos) })
 	return h, err
 }
 
 // MEUnlink is PtlMEUnlink: the entry and its memory descriptor, if any.
 func (pr *Process) MEUnlink(h ptl.MEHandle) (err error) {
-	pr.table(func() int { err = pr.ni.MEUnlink(h); return 0 })
+	pr.table(func() { err = pr.ni.MEUnlink(h) })
 	return err
 }
 
@@ -33,6 +33,6 @@ func (pr *Process) MDUpdate(h ptl.MDHandle, newMD *ptl.MD, testEQ ptl.EQHandle) 
 			return old, err
 		}
 	}
-	pr.table(func() int { old, err = pr.ni.MDUpdate(h, newMD, testEQ); return 0 })
+	pr.table(func() { old, err = pr.ni.MDUpdate(h, newMD, testEQ) })
 	return old, err
 }
