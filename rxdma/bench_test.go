@@ -27,47 +27,27 @@ type bench struct {
 	cam map[router.NodeID][]cam.Command
 }
 
-// forward is a bench timer carrying a message for the engine on one of its ports.
-type forward struct {
-	port actors.Port
-	m    actors.Msg
-}
-
-func (f forward) String() string { return "bench(" + f.m.String() + ")" }
-
 func (b *bench) Ports() []string { return b.e.Ports() }
 
 func (b *bench) Receive(ctx actors.Context, m actors.Msg) {
-	port := ctx.Port()
-	if f, ok := m.(forward); ok {
-		port, m = f.port, f.m
-	}
-	b.e.Receive(&benchCtx{Context: ctx, b: b, port: port}, m)
+	actorstest.Relay(ctx, b.e, m, b.onSend)
 	if b.after != nil {
 		b.after()
 	}
 }
 
-type benchCtx struct {
-	actors.Context
-	b    *bench
-	port actors.Port
-}
-
-func (c *benchCtx) Port() actors.Port { return c.port }
-
-func (c *benchCtx) Send(p actors.Port, m actors.Msg, extra actors.Duration) {
-	c.Context.Send(p, m, extra)
-	if w, ok := m.(*ht.Write); ok && w.Ack && c.b.ackLatency > 0 {
-		c.SendSelf(forward{PortHT, ht.WriteDone{Tag: w.Tag}}, extra+c.b.ackLatency)
+// onSend plays the HT link and the CAM, when the bench does.
+func (b *bench) onSend(c *actorstest.RelayCtx, _ actors.Port, m actors.Msg, extra actors.Duration) {
+	if w, ok := m.(*ht.Write); ok && w.Ack && b.ackLatency > 0 {
+		c.Reply(PortHT, ht.WriteDone{Tag: w.Tag}, extra+b.ackLatency)
 	}
-	if l, ok := m.(cam.Lookup); ok && c.b.cam != nil {
-		q := c.b.cam[l.Src]
+	if l, ok := m.(cam.Lookup); ok && b.cam != nil {
+		q := b.cam[l.Src]
 		if len(q) == 0 {
 			c.Fatalf("bench: no command for node %d", l.Src)
 		}
-		c.b.cam[l.Src] = q[1:]
-		c.SendSelf(forward{PortCAM, cam.Grant{Src: l.Src, Cmd: q[0]}}, extra+2*actors.Nanosecond)
+		b.cam[l.Src] = q[1:]
+		c.Reply(PortCAM, cam.Grant{Src: l.Src, Cmd: q[0]}, extra+2*actors.Nanosecond)
 	}
 }
 

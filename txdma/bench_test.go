@@ -33,51 +33,28 @@ type bench struct {
 	after func() // if set, called after every message the engine handles
 }
 
-// forward is a bench timer carrying a message for the engine on one of its ports.
-type forward struct {
-	port actors.Port
-	m    actors.Msg
-}
-
-func (f forward) String() string { return "bench(" + f.m.String() + ")" }
-
 func (b *bench) Ports() []string { return b.e.Ports() }
 
 func (b *bench) Receive(ctx actors.Context, m actors.Msg) {
-	port := ctx.Port()
-	if f, ok := m.(forward); ok {
-		port, m = f.port, f.m
-	}
-	b.e.Receive(&benchCtx{Context: ctx, b: b, port: port}, m)
+	actorstest.Relay(ctx, b.e, m, b.onSend)
 	if b.after != nil {
 		b.after()
 	}
 }
 
-// benchCtx is the engine's view of the harness context: the port is the one the
-// message was meant for, and reads and packets are answered when the bench plays
-// memory or the router.
-type benchCtx struct {
-	actors.Context
-	b    *bench
-	port actors.Port
-}
-
-func (c *benchCtx) Port() actors.Port { return c.port }
-
-func (c *benchCtx) Send(p actors.Port, m actors.Msg, extra actors.Duration) {
-	c.Context.Send(p, m, extra)
-	b, now := c.b, c.Now()
+// onSend answers reads and returns credits when the bench plays memory or the router.
+func (b *bench) onSend(c *actorstest.RelayCtx, _ actors.Port, m actors.Msg, extra actors.Duration) {
+	now := c.Now()
 	switch m := m.(type) {
 	case ht.Read:
 		if b.memLatency > 0 {
 			at := max(now.Add(extra+b.memLatency), b.memFree.Add(b.memGap))
 			b.memFree = at
-			c.SendSelf(forward{PortHT, ht.ReadDone{Bytes: m.Bytes, Tag: m.Tag}}, at.Sub(now))
+			c.Reply(PortHT, ht.ReadDone{Bytes: m.Bytes, Tag: m.Tag}, at.Sub(now))
 		}
 	case *router.Packet:
 		if b.creditLatency > 0 {
-			c.SendSelf(forward{PortRouter, router.Credit(m.VC)}, extra+b.creditLatency)
+			c.Reply(PortRouter, router.Credit(m.VC), extra+b.creditLatency)
 		}
 	}
 }
