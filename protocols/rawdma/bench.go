@@ -47,7 +47,7 @@ func (c Config) Validate() error {
 	case c.Senders < 1:
 		return fmt.Errorf("senders must be >= 1 (got %d)", c.Senders)
 	}
-	return nil
+	return c.Costs.Validate()
 }
 
 // Result is the outcome of one benchmark run.

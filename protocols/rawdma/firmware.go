@@ -68,11 +68,24 @@ type Costs struct {
 	SOMPeek     int `param:"som_peek" help:"uncached loads of the header from the RX FIFO" source:"assumed: four header words"`
 	DoneInstr   int `param:"done_instr" help:"instructions to retire a message and post its record" source:"assumed"`
 	RecordBytes int `param:"record_bytes" help:"size of a completion record written to host memory" source:"assumed"`
+	StallInstr  int `param:"stall_instr" help:"instructions to take note of an RX pipeline stall on the CAM" source:"assumed"`
+	RetireInstr int `param:"retire_instr" help:"instructions to take note of retired TX DMA commands" source:"assumed"`
 }
 
 // DefaultCosts returns the assumed costs of the raw firmware.
 func DefaultCosts() Costs {
-	return Costs{SOMInstr: 60, SOMPeek: 4, DoneInstr: 40, RecordBytes: recordSize}
+	return Costs{SOMInstr: 60, SOMPeek: 4, DoneInstr: 40, RecordBytes: recordSize, StallInstr: 10, RetireInstr: 5}
+}
+
+// Validate reports the first invalid cost, naming its key.
+func (c Costs) Validate() error {
+	switch {
+	case c.SOMInstr < 0 || c.SOMPeek < 0 || c.DoneInstr < 0 || c.StallInstr < 0 || c.RetireInstr < 0:
+		return fmt.Errorf("som_instr, som_peek, done_instr, stall_instr and retire_instr must be >= 0")
+	case c.RecordBytes < 1:
+		return fmt.Errorf("record_bytes must be >= 1 (got %d)", c.RecordBytes)
+	}
+	return nil
 }
 
 // Firmware is the raw receive firmware of one node.
@@ -143,11 +156,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		x.HostWrite(actors.Bytes(f.costs.RecordBytes), &SentRecord{Slot: txSlot(f.txNext), ID: ev.Tag})
 		f.txNext++
 	case cam.Stalled:
-		x.Instr(10)
+		x.Instr(f.costs.StallInstr)
 		f.Stats.Stalls++
 		f.onStall(x, ev)
 	case txdma.Retired:
-		x.Instr(5)
+		x.Instr(f.costs.RetireInstr)
 	default:
 		x.Fatalf("rawdma: unexpected event %T", ev)
 	}
