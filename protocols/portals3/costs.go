@@ -45,6 +45,7 @@ type Params struct {
 	KernMatchME actors.Duration `param:"kern_match_me" help:"Portals matching: per match entry traversed" source:"assumed"`
 	KernEvent   actors.Duration `param:"kern_event" help:"posting one Portals event to a process event queue" source:"assumed (calibrated)"`
 	KernEQ      actors.Duration `param:"kern_eq" help:"library time of PtlEQGet/PtlEQWait besides the trap" source:"assumed"`
+	KernTable   actors.Duration `param:"kern_table" help:"library time of a match list or MD call (PtlMEAttach, PtlMEInsert, PtlMEUnlink, PtlMDAttach, PtlMDBind, PtlMDUnlink, PtlMDUpdate) besides the trap" source:"assumed: as kern_eq"`
 	KernRxCmd   actors.Duration `param:"kern_rx_cmd" help:"building a receive command (DMA program) for the firmware" source:"assumed"`
 	CmdBytes    actors.Bytes    `param:"cmd_bytes" help:"size of a mailbox command, per DMA region included" source:"assumed: 16-byte entries"`
 
@@ -77,7 +78,7 @@ func DefaultParams() Params {
 		FwTxInstr: 60, FwTxStartInstr: 60, FwSOMInstr: 100, FwRxInstr: 100, FwDoneInstr: 60, FwRelInstr: 30, FwSourceInstr: 20,
 		KernPut: 200 * actors.Nanosecond, KernIRQ: 150 * actors.Nanosecond, KernMatch: 100 * actors.Nanosecond,
 		KernMatchME: 10 * actors.Nanosecond, KernEvent: 70 * actors.Nanosecond, KernEQ: 50 * actors.Nanosecond,
-		KernRxCmd: 200 * actors.Nanosecond, CmdBytes: 16,
+		KernTable: 50 * actors.Nanosecond, KernRxCmd: 200 * actors.Nanosecond, CmdBytes: 16,
 		AccelProcs: 2, AccelPendings: 128, AccelTxPendings: 32, AccelObjects: 512, ObjectBytes: 32, AccelEQSlots: 1024,
 		FwMatchInstr: 40, FwMatchMEInstr: 12, FwMatchMELoads: 2, FwDMAInstr: 10, FwTableInstr: 60,
 		AccelLibCall: 100 * actors.Nanosecond, AccelLibEvent: 70 * actors.Nanosecond,
@@ -118,7 +119,7 @@ func (p Params) Validate() error {
 		return fmt.Errorf("firmware instruction counts must be >= 0")
 	}
 	for _, d := range []actors.Duration{p.KernPut, p.KernIRQ, p.KernMatch, p.KernMatchME, p.KernEvent, p.KernEQ,
-		p.KernRxCmd, p.LinuxSyscall, p.PinPage, p.AccelLibCall, p.AccelLibEvent} {
+		p.KernTable, p.KernRxCmd, p.LinuxSyscall, p.PinPage, p.AccelLibCall, p.AccelLibEvent} {
 		if d < 0 {
 			return fmt.Errorf("kernel and bridge costs must be >= 0")
 		}

@@ -148,7 +148,7 @@ func (pr *Process) table(call func()) {
 		pr.offload(call)
 		return
 	}
-	pr.enter(pr.s.p.KernEQ)
+	pr.enter(pr.s.p.KernTable)
 	call()
 }
 
