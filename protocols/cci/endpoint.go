@@ -177,18 +177,26 @@ func (ep *Endpoint) returnCredits() {
 // for the application) and returns their credits; false if there were none.
 func (ep *Endpoint) absorb() bool {
 	took := false
-	for ep.canTake() {
-		m, ok := ep.p.Peek(cqAddr(ep.ID, ep.cqNext, ep.P.CQSlots))
-		if !ok {
-			break
-		}
-		ep.consume(m)
+	for ep.takeOne() {
 		took = true
 	}
 	if took {
 		ep.returnCredits()
 	}
 	return took
+}
+
+// takeOne processes the next completion queue entry if the NIC has written it and an
+// event is free for what it may produce.
+func (ep *Endpoint) takeOne() bool {
+	if !ep.canTake() {
+		return false
+	}
+	m, ok := ep.p.Peek(cqAddr(ep.ID, ep.cqNext, ep.P.CQSlots))
+	if ok {
+		ep.consume(m)
+	}
+	return ok
 }
 
 // GetEvent is cci_get_event: the next event, if any. It processes completion queue
@@ -199,12 +207,7 @@ func (ep *Endpoint) GetEvent() (*Event, bool) {
 		return nil, false
 	}
 	ep.expire()
-	for len(ep.evq) == 0 && ep.canTake() {
-		m, ok := ep.p.Peek(cqAddr(ep.ID, ep.cqNext, ep.P.CQSlots))
-		if !ok {
-			break
-		}
-		ep.consume(m)
+	for len(ep.evq) == 0 && ep.takeOne() { // not every entry makes an event (a closed-out area makes none)
 	}
 	return ep.pop()
 }
