@@ -514,10 +514,14 @@ func (ep *Endpoint) onRecv(e *CQEntry) {
 			ep.dup(ev)
 			return
 		}
-		if c.seen == nil {
-			c.seen = map[uint32]bool{}
+		if w.H.Seq == c.expect { // in order: the common case needs no map
+			c.expect++
+		} else {
+			if c.seen == nil {
+				c.seen = map[uint32]bool{}
+			}
+			c.seen[w.H.Seq] = true
 		}
-		c.seen[w.H.Seq] = true
 		for c.seen[c.expect] {
 			delete(c.seen, c.expect)
 			c.expect++
