@@ -59,8 +59,7 @@ func (ni *NI) deliverRequest(d *Delivery) {
 		return
 	}
 	m := e.md
-	ev := Event{Initiator: h.Src, UID: h.SrcUID, JID: h.SrcJID, PtIndex: h.PtIndex, MatchBits: h.MatchBits,
-		RLength: h.Length, MLength: n, Offset: off, Link: ni.nextLink()}
+	ev := h.event(n, off, ni.nextLink())
 	kind, start := opPut, EventPutStart
 	if h.Op == OpGet {
 		kind, start = opGet, EventGetStart
@@ -91,6 +90,14 @@ func (ni *NI) deliverRequest(d *Delivery) {
 	ni.sr[SRRecvLength] += n
 }
 
+// event is the event of incoming message h: its initiator, portal, match bits and
+// requested length, with the manipulated length mlength at offset of the MD, for
+// operation link.
+func (h Header) event(mlength, offset, link uint64) Event {
+	return Event{Initiator: h.Src, UID: h.SrcUID, JID: h.SrcJID, PtIndex: h.PtIndex, MatchBits: h.MatchBits,
+		RLength: h.Length, MLength: mlength, Offset: offset, Link: link}
+}
+
 // responseMD returns the live, active initiator MD an ack or reply names.
 func (ni *NI) responseMD(d *Delivery) *md {
 	m, ok := ni.mds.get(uint64(d.Header.MD))
@@ -112,8 +119,7 @@ func (ni *NI) deliverAck(d *Delivery) {
 	if m == nil {
 		return
 	}
-	ev := Event{Initiator: h.Src, UID: h.SrcUID, JID: h.SrcJID, PtIndex: h.PtIndex, MatchBits: h.MatchBits,
-		RLength: h.Length, MLength: h.MLength, Offset: h.RemoteOffset, Link: ni.nextLink()}
+	ev := h.event(h.MLength, h.RemoteOffset, ni.nextLink())
 	m.consume(0, ev, false)
 	if m.singleEvents() {
 		ni.post(m, ev, EventAck, NIOK, &d.Posted)
@@ -136,8 +142,7 @@ func (ni *NI) deliverReply(d *Delivery) {
 		return
 	}
 	n := min(h.Length, m.size-off)
-	ev := Event{Initiator: h.Src, UID: h.SrcUID, JID: h.SrcJID, PtIndex: h.PtIndex, MatchBits: h.MatchBits,
-		RLength: h.Length, MLength: n, Offset: off, Link: ni.nextLink()}
+	ev := h.event(n, off, ni.nextLink())
 	m.consume(n, ev, false)
 	ni.begin(opReply, m, ev)
 	if m.startEvents() {
