@@ -360,7 +360,7 @@ func (f *Firmware) canTransmit(c *Command, e *fwEP) bool {
 }
 
 func (f *Firmware) onOpen(x *ppc.Exec, c *Command) {
-	x.Instr(40)
+	x.Instr(f.p.FwKernel)
 	e := &f.eps[c.EP]
 	if e.active || e.closing {
 		x.Fatalf("cci: kernel opened endpoint %d, which is in use", c.EP)
@@ -374,7 +374,7 @@ func (f *Firmware) onOpen(x *ppc.Exec, c *Command) {
 // DMA engines hold run out, their completions dropped; the kernel hears Closed when
 // the last one ends, and may then release the endpoint's memory.
 func (f *Firmware) onClose(x *ppc.Exec, ep int) {
-	x.Instr(40)
+	x.Instr(f.p.FwKernel)
 	e := &f.eps[ep]
 	if !e.active {
 		return
@@ -417,7 +417,7 @@ func (f *Firmware) closed(x *ppc.Exec, ep int) {
 // per row (which types it holds words for); the words themselves stay in kernel memory
 // and are DMAed with each message.
 func (f *Firmware) onRow(x *ppc.Exec, c *Command) {
-	x.Instr(10)
+	x.Instr(f.p.FwKernel / 4)
 	e := &f.eps[c.EP]
 	if !e.active || c.Row < 0 || c.Row >= len(e.rows) {
 		f.Stats.BadCommands++
@@ -428,7 +428,7 @@ func (f *Firmware) onRow(x *ppc.Exec, c *Command) {
 }
 
 func (f *Firmware) onRegister(x *ppc.Exec, c *Command) {
-	x.Instr(20)
+	x.Instr(f.p.FwKernel / 2)
 	if c.MR == nil {
 		return
 	}

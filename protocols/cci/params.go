@@ -78,6 +78,7 @@ type Params struct {
 	FwPIO    int `param:"fw_pio_done_instr" help:"an answer left the PIO FIFO: buffer accounting before sending queued answers" source:"assumed"`
 	FwStall  int `param:"fw_stall_instr" help:"noticing the RX pipeline stalled on the CAM" source:"assumed"`
 	FwSpill  int `param:"fw_spill_instr" help:"taking a swapped-out CAM entry back to spill it into its peer's record" source:"assumed"`
+	FwKernel int `param:"fw_kernel_instr" help:"a kernel command opening or closing an endpoint; registering a region takes half, a header row a quarter" source:"assumed"`
 }
 
 // DefaultParams returns CCI as Dillow & Atchley 2011 s.IV describes the prototype, with
@@ -93,7 +94,7 @@ func DefaultParams() Params {
 		LibSend: 300, LibEvent: 200, LibReturn: 80, LibAtomic: 50, LibRMA: 300,
 		KernelCall: actors.Microsecond, PinPage: 100 * actors.Nanosecond, PageBytes: 4 * actors.KiB,
 		FwCmd: 30, FwTx: 60, FwTxDone: 40, FwSOM: 80, FwRx: 50, FwRxDone: 40, FwAnswer: 30, FwAckRx: 40, FwSwap: 60, FwMR: 20,
-		FwPost: 10, FwPeer: 20, FwRetire: 5, FwPIO: 10, FwStall: 10, FwSpill: 20,
+		FwPost: 10, FwPeer: 20, FwRetire: 5, FwPIO: 10, FwStall: 10, FwSpill: 20, FwKernel: 40,
 	}
 }
 
@@ -146,7 +147,7 @@ func (p Params) Validate() error {
 		{"fw_tx_done_instr", p.FwTxDone}, {"fw_som_instr", p.FwSOM}, {"fw_rx_instr", p.FwRx}, {"fw_rx_done_instr", p.FwRxDone},
 		{"fw_answer_instr", p.FwAnswer}, {"fw_ack_rx_instr", p.FwAckRx}, {"fw_swap_instr", p.FwSwap}, {"fw_mr_instr", p.FwMR},
 		{"fw_post_instr", p.FwPost}, {"fw_peer_instr", p.FwPeer}, {"fw_retire_instr", p.FwRetire}, {"fw_pio_done_instr", p.FwPIO},
-		{"fw_stall_instr", p.FwStall}, {"fw_spill_instr", p.FwSpill}} {
+		{"fw_stall_instr", p.FwStall}, {"fw_spill_instr", p.FwSpill}, {"fw_kernel_instr", p.FwKernel}} {
 		if c.v < 0 {
 			return fmt.Errorf("%s must be >= 0 (got %d)", c.key, c.v)
 		}
