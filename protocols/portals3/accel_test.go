@@ -198,12 +198,9 @@ func TestAcceleratedDeterministicAcrossEngines(t *testing.T) {
 	cfg := DefaultPerfConfig()
 	cfg.Sizes, cfg.Iters, cfg.Warmup, cfg.Op = []int64{0, 13, 5000}, 2, 1, PerfGet
 	accelerated(&cfg)
-	var digests []string
-	for _, o := range []actors.Options{serial, {Workers: 1}, {Workers: 2}} {
+	sameDigest(t, func(o actors.Options) *actors.Report {
 		r, err := PortalPerf(context.Background(), cfg, o)
 		require.NoError(t, err)
-		digests = append(digests, r.Report.Digest)
-	}
-	assert.Equal(t, digests[0], digests[1])
-	assert.Equal(t, digests[0], digests[2])
+		return r.Report
+	}, serial, actors.Options{Workers: 1}, actors.Options{Workers: 2})
 }

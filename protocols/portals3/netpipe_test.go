@@ -59,12 +59,9 @@ func TestNetPIPEStream(t *testing.T) {
 func TestNetPIPEDeterministic(t *testing.T) {
 	cfg := DefaultNetPIPEConfig()
 	cfg.Mode, cfg.Sizes, cfg.Iters, cfg.Min = NetPIPEStream, []int64{13, 5000}, 10, 2
-	var digests []string
-	for _, o := range []actors.Options{serial, {Workers: 1}, {Workers: 2}} {
+	sameDigest(t, func(o actors.Options) *actors.Report {
 		r, err := NetPIPE(context.Background(), cfg, o)
 		require.NoError(t, err)
-		digests = append(digests, r.Report.Digest)
-	}
-	assert.Equal(t, digests[0], digests[1])
-	assert.Equal(t, digests[0], digests[2])
+		return r.Report
+	}, serial, actors.Options{Workers: 1}, actors.Options{Workers: 2})
 }

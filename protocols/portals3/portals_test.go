@@ -79,11 +79,20 @@ func TestGetAndBidir(t *testing.T) {
 func TestDeterministicAcrossEngines(t *testing.T) {
 	cfg := DefaultPerfConfig()
 	cfg.Sizes, cfg.Iters, cfg.Warmup = []int64{0, 13, 5000}, 2, 1
-	var digests []string
-	for _, o := range []actors.Options{serial, {Workers: 1}, {Workers: 2}, {Workers: 2, Partitioner: actors.Block{}}} {
+	sameDigest(t, func(o actors.Options) *actors.Report {
 		r, err := PortalPerf(context.Background(), cfg, o)
 		require.NoError(t, err)
-		digests = append(digests, r.Report.Digest)
+		return r.Report
+	}, serial, actors.Options{Workers: 1}, actors.Options{Workers: 2}, actors.Options{Workers: 2, Partitioner: actors.Block{}})
+}
+
+// sameDigest runs a simulation under each of the engine options and asserts that all
+// give the digest of the first.
+func sameDigest(t *testing.T, run func(actors.Options) *actors.Report, opts ...actors.Options) {
+	t.Helper()
+	var digests []string
+	for _, o := range opts {
+		digests = append(digests, run(o).Digest)
 	}
 	for _, d := range digests[1:] {
 		assert.Equal(t, digests[0], d)
