@@ -405,15 +405,24 @@ func (ep *Endpoint) onSendDone(e *CQEntry) {
 	ep.release(o)
 }
 
-// onAnswer handles the NIC-generated answer to a reliable operation.
-func (ep *Endpoint) onAnswer(w *Wire) {
-	c := ep.connOf(w.H.Conn, w.H.Gen, w.Src)
+// awaiting returns the outstanding reliable operation that w answers; nil, counted as
+// stale, for an answer to a retransmission or for a closed connection.
+func (ep *Endpoint) awaiting(w *Wire) *op {
 	var o *op
-	if c != nil {
+	if c := ep.connOf(w.H.Conn, w.H.Gen, w.Src); c != nil {
 		o = c.pending[w.H.Seq]
 	}
 	if o == nil || o.answered {
-		ep.Stats.StaleAnswers++ // an answer to a retransmission, or for a closed connection
+		ep.Stats.StaleAnswers++
+		return nil
+	}
+	return o
+}
+
+// onAnswer handles the NIC-generated answer to a reliable operation.
+func (ep *Endpoint) onAnswer(w *Wire) {
+	o := ep.awaiting(w)
+	if o == nil {
 		return
 	}
 	switch w.Type {

@@ -140,13 +140,8 @@ func (ep *Endpoint) issueFragment(r *rmaOp) bool {
 
 // onReadDone is an RMA read's data, placed by the NIC into the local region.
 func (ep *Endpoint) onReadDone(w *Wire) {
-	c := ep.connOf(w.H.Conn, w.H.Gen, w.Src)
-	var o *op
-	if c != nil {
-		o = c.pending[w.H.Seq]
-	}
-	if o == nil || o.answered {
-		ep.Stats.StaleAnswers++
+	o := ep.awaiting(w)
+	if o == nil {
 		return
 	}
 	if mr := ep.mrs[o.local]; mr != nil && mr.Data != nil && w.Data != nil {
