@@ -36,6 +36,7 @@ type Params struct {
 	FwRxInstr      int `param:"fw_rx_instr" help:"instructions to take a receive command and program the CAM" source:"assumed (calibrated)"`
 	FwDoneInstr    int `param:"fw_done_instr" help:"instructions to retire a DMA and post its event" source:"assumed (calibrated)"`
 	FwRelInstr     int `param:"fw_release_instr" help:"instructions to release a pending" source:"assumed"`
+	FwStallInstr   int `param:"fw_stall_instr" help:"instructions to take note of an RX pipeline stall on the CAM" source:"assumed"`
 	FwSourceInstr  int `param:"fw_source_instr" help:"instructions to look up the source structure of a peer node (a hash lookup), per transmit and per new message" source:"assumed"`
 
 	// Host kernel (Portals library and SeaStar NAL)
@@ -75,7 +76,7 @@ func DefaultParams() Params {
 		Mode:        "generic",
 		HeaderBytes: 48, InlineMax: 12, PageBytes: 4 * actors.KiB, PortalTable: 64, EQSlots: 4096,
 		Sources: 1024, Pendings: 1274, TxPendings: 250, SourceBytes: 64, PendingBytes: 128,
-		FwTxInstr: 60, FwTxStartInstr: 60, FwSOMInstr: 100, FwRxInstr: 100, FwDoneInstr: 60, FwRelInstr: 30, FwSourceInstr: 20,
+		FwTxInstr: 60, FwTxStartInstr: 60, FwSOMInstr: 100, FwRxInstr: 100, FwDoneInstr: 60, FwRelInstr: 30, FwSourceInstr: 20, FwStallInstr: 10,
 		KernPut: 200 * actors.Nanosecond, KernIRQ: 150 * actors.Nanosecond, KernMatch: 100 * actors.Nanosecond,
 		KernMatchME: 10 * actors.Nanosecond, KernEvent: 70 * actors.Nanosecond, KernEQ: 50 * actors.Nanosecond,
 		KernTable: 50 * actors.Nanosecond, KernRxCmd: 200 * actors.Nanosecond, CmdBytes: 16,
@@ -114,7 +115,7 @@ func (p Params) Validate() error {
 	case p.AccelObjects < 2 || p.ObjectBytes < 1 || p.AccelEQSlots < 1:
 		return fmt.Errorf("accel_objects must be >= 2, object_bytes >= 1B and accel_eq_slots >= 1")
 	case p.FwTxInstr < 0 || p.FwTxStartInstr < 0 || p.FwSOMInstr < 0 || p.FwRxInstr < 0 || p.FwDoneInstr < 0 ||
-		p.FwRelInstr < 0 || p.FwSourceInstr < 0 ||
+		p.FwRelInstr < 0 || p.FwSourceInstr < 0 || p.FwStallInstr < 0 ||
 		p.FwMatchInstr < 0 || p.FwMatchMEInstr < 0 || p.FwMatchMELoads < 0 || p.FwDMAInstr < 0 || p.FwTableInstr < 0:
 		return fmt.Errorf("firmware instruction counts must be >= 0")
 	}

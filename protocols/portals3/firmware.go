@@ -142,7 +142,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
 	case cam.Stalled:
-		x.Instr(10)
+		x.Instr(f.p.FwStallInstr)
 	default:
 		x.Fatalf("portals: firmware got unexpected %T", ev)
 	}
