@@ -114,6 +114,7 @@ func (p *workerPool) work(k int) {
 	w := &p.workers[k]
 	for !p.quit.Load() {
 		if fn := p.poll(k); fn != nil {
+			p.wakeFor(k)
 			fn()
 			continue
 		}
@@ -124,6 +125,7 @@ func (p *workerPool) work(k int) {
 		if fn := p.take(k); fn != nil {
 			w.parked.Store(false)
 			p.sleeping.Add(-1)
+			p.wakeFor(k)
 			fn()
 			continue
 		}
@@ -132,6 +134,30 @@ func (p *workerPool) work(k int) {
 		}
 		w.parked.Store(false)
 		p.sleeping.Add(-1)
+	}
+}
+
+// wakeFor passes a wake-up on: worker k, about to run the task it took, wakes another
+// parked worker when a queue still holds a task. A producer that saw k parked counted
+// on k for its task, but k may have taken another one, and a task can run for long (in
+// horizon mode a partition spins until its neighbours run too): without the hand-on,
+// the producer's task would wait in a queue while parked workers sleep, and an epoch
+// whose partitions all need a worker would never end. k has already cleared its parked
+// flag, so either the producer saw that and woke another worker, or k sees the task.
+func (p *workerPool) wakeFor(k int) {
+	if p.sleeping.Load() == 0 {
+		return
+	}
+	n := len(p.workers)
+	for j := range p.workers {
+		if p.workers[j].q.pending() {
+			for i := 1; i < n; i++ {
+				if p.wakeWorker((k + i) % n) {
+					return
+				}
+			}
+			return
+		}
 	}
 }
 
@@ -229,6 +255,9 @@ func (q *taskQueue) push(fn func()) bool {
 		}
 	}
 }
+
+// pending reports whether the queue holds a task (or one being pushed).
+func (q *taskQueue) pending() bool { return q.enq.Load() != q.deq.Load() }
 
 // pop removes the oldest task; nil if the queue is empty.
 func (q *taskQueue) pop() func() {
