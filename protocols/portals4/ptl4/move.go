@@ -1,0 +1,436 @@
+package ptl4
+
+import "fmt"
+
+// MsgOp is the kind of a Portals 4 message on the wire.
+type MsgOp uint8
+
+// Message kinds: requests, then responses.
+const (
+	MsgPut MsgOp = iota
+	MsgGet
+	MsgAtomic
+	MsgFetch
+	MsgSwap
+	MsgAck
+	MsgReply
+)
+
+var msgNames = [...]string{"put", "get", "atomic", "fetch-atomic", "swap", "ack", "reply"}
+
+func (o MsgOp) String() string {
+	if int(o) < len(msgNames) {
+		return msgNames[o]
+	}
+	return fmt.Sprintf("op%d", uint8(o))
+}
+
+// Response reports whether the kind answers a request.
+func (o MsgOp) Response() bool { return o >= MsgAck }
+
+// Msg is a Portals 4 message: a request from an initiator, or the ack or reply to it.
+// Src and Dst are physical; the caller routes on Dst.NID and hands the message to the
+// library of process Dst.PID there.
+type Msg struct {
+	Op       MsgOp
+	Src, Dst ProcessID
+	SrcRank  uint32 // the initiator's rank on a logical interface
+	NI       int    // interface kind (matching, logical bits), the same at both ends
+	PT       uint32
+	Match    uint64
+	Offset   uint64 // remote offset
+	Length   uint64 // request length (rlength)
+	HdrData  uint64
+	Ack      AckReq
+	UID      uint32
+	AtomOp   Op
+	Type     Datatype
+	Operand  []byte // the compare (or mask) operand of a swap
+	Data     []byte // payload: put, atomic, fetch and swap data, or reply data
+	ReqID    uint64 // the initiator's operation, echoed by the response
+	Volatile bool   // the payload was copied out of the initiator's MD at the call
+
+	// Responses.
+	NIFail  NIFail
+	MLength uint64
+	List    List
+}
+
+func (m *Msg) String() string {
+	return fmt.Sprintf("ptl4.%s(%d:%d->%d:%d pt%d %dB)", m.Op, m.Src.NID, m.Src.PID, m.Dst.NID, m.Dst.PID, m.PT, len(m.Data))
+}
+
+// WireBytes is the payload the message carries on the wire.
+func (m *Msg) WireBytes() int64 { return int64(len(m.Data) + len(m.Operand)) }
+
+// op is an operation the process initiated, until its last response.
+type op struct {
+	kind    MsgOp
+	ack     AckReq
+	put     *md // put, atomic and the source of fetch and swap
+	get     *md // get and the destination of fetch and swap
+	putOff  uint64
+	getOff  uint64
+	length  uint64
+	userPtr uint64
+	sent    bool
+	wait    bool // a response is due
+}
+
+func (o *op) respOp() MsgOp {
+	if o.kind == MsgPut || o.kind == MsgAtomic {
+		return MsgAck
+	}
+	return MsgReply
+}
+
+// Args are the arguments of a data-movement call.
+type Args struct {
+	Kind         MsgOp  // MsgPut, MsgGet, MsgAtomic, MsgFetch or MsgSwap
+	MD           Handle // put and atomic source, get destination
+	GetMD, PutMD Handle // fetch-atomic and swap
+	LocalOffset  uint64
+	GetOffset    uint64
+	PutOffset    uint64
+	Length       uint64
+	Ack          AckReq
+	Target       ProcessID
+	PT           uint32
+	Match        uint64
+	RemoteOffset uint64
+	UserPtr      uint64
+	HdrData      uint64
+	AtomOp       Op
+	Type         Datatype
+	Operand      []byte // swap: the compare or mask operand, Type.Size() bytes
+}
+
+// Start is PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic and PtlSwap: it validates the
+// call and queues the request in Outbox.
+func (l *Lib) Start(a Args) Ret {
+	if l.inits == 0 {
+		return NoInit
+	}
+	n, o, r := l.check(a)
+	if r != OK {
+		return r
+	}
+	return l.launch(n, o, a)
+}
+
+// check validates a data-movement call without side effects.
+func (l *Lib) check(a Args) (*ni, *op, Ret) {
+	o := &op{kind: a.Kind, ack: a.Ack, length: a.Length, userPtr: a.UserPtr}
+	var n *ni
+	switch a.Kind {
+	case MsgPut, MsgAtomic, MsgGet:
+		var m *md
+		n, m = l.mdOf(a.MD)
+		if m == nil {
+			return nil, nil, ArgInvalid
+		}
+		if a.Kind == MsgGet {
+			o.get, o.getOff = m, a.LocalOffset
+		} else {
+			o.put, o.putOff = m, a.LocalOffset
+		}
+		if a.LocalOffset > m.buf.total || a.Length > m.buf.total-a.LocalOffset {
+			return nil, nil, ArgInvalid
+		}
+	case MsgFetch, MsgSwap:
+		gn, g := l.mdOf(a.GetMD)
+		pn, p := l.mdOf(a.PutMD)
+		if g == nil || p == nil || gn != pn {
+			return nil, nil, ArgInvalid
+		}
+		n = gn
+		o.get, o.getOff, o.put, o.putOff = g, a.GetOffset, p, a.PutOffset
+		if a.GetOffset > g.buf.total || a.Length > g.buf.total-a.GetOffset ||
+			a.PutOffset > p.buf.total || a.Length > p.buf.total-a.PutOffset {
+			return nil, nil, ArgInvalid
+		}
+	default:
+		return nil, nil, ArgInvalid
+	}
+	if a.Length > n.lim.MaxMsgSize {
+		return nil, nil, ArgInvalid
+	}
+	switch a.Kind {
+	case MsgAtomic, MsgFetch:
+		if a.AtomOp > OpBXor || !legal(a.AtomOp, a.Type) || a.Length > n.lim.MaxAtomicSize {
+			return nil, nil, ArgInvalid
+		}
+	case MsgSwap:
+		if a.AtomOp < OpSwap || a.AtomOp >= opLast || !legal(a.AtomOp, a.Type) || a.Length > n.lim.MaxAtomicSize {
+			return nil, nil, ArgInvalid
+		}
+	}
+	if a.Kind == MsgPut || a.Kind == MsgAtomic {
+		switch a.Ack {
+		case NoAck:
+		case Ack:
+			if o.put.d.EQ == EQNone {
+				return nil, nil, ArgInvalid
+			}
+		case CTAck, OCAck:
+			if o.put.d.CT == CTNone {
+				return nil, nil, ArgInvalid
+			}
+		default:
+			return nil, nil, ArgInvalid
+		}
+	}
+	if n.logical() {
+		if n.mapping == nil || a.Target.NID >= uint32(len(n.mapping)) {
+			return nil, nil, ArgInvalid
+		}
+	}
+	if a.PT > uint32(n.lim.MaxPTIndex) {
+		return nil, nil, ArgInvalid
+	}
+	return n, o, OK
+}
+
+// launch builds the request of a checked call.
+func (l *Lib) launch(n *ni, o *op, a Args) Ret {
+	dst := a.Target
+	m := &Msg{Op: a.Kind, Src: ProcessID{l.nid, l.pid}, NI: n.idx, PT: a.PT, Match: a.Match, Offset: a.RemoteOffset,
+		Length: a.Length, HdrData: a.HdrData, Ack: a.Ack, UID: l.uid, AtomOp: a.AtomOp, Type: a.Type}
+	if n.logical() {
+		dst = n.mapping[a.Target.NID]
+		m.SrcRank, _ = n.rank(l.nid, l.pid)
+	}
+	m.Dst = dst
+	if a.Kind != MsgGet {
+		m.Data = make([]byte, a.Length)
+		if !o.put.buf.read(l.mem, o.putOff, m.Data) {
+			return ArgInvalid
+		}
+		l.Work.Bytes += int64(a.Length)
+		m.Volatile = o.put.d.Options&MDVolatile != 0
+	}
+	if a.Kind == MsgSwap {
+		m.Operand = make([]byte, a.Type.Size())
+		copy(m.Operand, a.Operand)
+	}
+	if a.Kind == MsgAtomic || a.Kind == MsgFetch {
+		m.AtomOp = a.AtomOp
+	}
+	l.reqID++
+	m.ReqID = l.reqID
+	o.wait = a.Kind == MsgGet || a.Kind == MsgFetch || a.Kind == MsgSwap || a.Ack != NoAck
+	if o.put != nil {
+		o.put.inflight++
+	}
+	if o.get != nil && o.get != o.put {
+		o.get.inflight++
+	}
+	n.pending[m.ReqID] = o
+	l.Outbox = append(l.Outbox, m)
+	return OK
+}
+
+// Sent tells the library that request m has left (its data read out of the MD): the
+// SEND event of puts, atomics, fetches and swaps.
+func (l *Lib) Sent(m *Msg) {
+	if m.Op.Response() {
+		return
+	}
+	n := l.nis[m.NI]
+	if n == nil {
+		return
+	}
+	o := n.pending[m.ReqID]
+	if o == nil {
+		return
+	}
+	o.sent = true
+	if o.kind != MsgGet {
+		d := o.put.d
+		if d.Options&MDSendDisable == 0 {
+			l.post(n, d.EQ, Event{Type: EvSend, Initiator: ProcessID{l.nid, l.pid}, PTIndex: m.PT, MatchBits: m.Match,
+				MLength: o.length, RemoteOffset: m.Offset, UserPtr: o.userPtr, HdrData: m.HdrData, AtomicOp: m.AtomOp,
+				AtomicType: m.Type}, d.Options&MDSuccessDisable != 0)
+		}
+		if d.Options&MDCTSend != 0 {
+			l.count(n, d.CT, d.Options&MDCTBytes != 0, o.length, false)
+		}
+	}
+	if !o.wait {
+		l.retire(n, m.ReqID, o)
+	}
+}
+
+func (l *Lib) retire(n *ni, id uint64, o *op) {
+	delete(n.pending, id)
+	if o.put != nil {
+		o.put.inflight--
+	}
+	if o.get != nil && o.get != o.put {
+		o.get.inflight--
+	}
+}
+
+// Complete takes the response r (an ack or a reply) to a request of this process.
+func (l *Lib) Complete(r *Msg) {
+	n := l.nis[r.NI]
+	if n == nil {
+		return
+	}
+	o := n.pending[r.ReqID]
+	if o == nil {
+		return // aborted, or the interface was closed
+	}
+	l.finishOp(n, o, r)
+}
+
+func (l *Lib) finishOp(n *ni, o *op, r *Msg) {
+	l.retire(n, r.ReqID, o)
+	failed := r.NIFail != NIOK
+	ev := Event{Initiator: r.Src, PTIndex: r.PT, MatchBits: r.Match, RLength: o.length, MLength: r.MLength,
+		RemoteOffset: r.Offset, UserPtr: o.userPtr, NIFail: r.NIFail, List: r.List, AtomicOp: r.AtomOp, AtomicType: r.Type}
+	if r.Op == MsgAck {
+		d := o.put.d
+		if o.ack == Ack {
+			ev.Type = EvAck
+			l.post(n, d.EQ, ev, !failed && d.Options&MDSuccessDisable != 0)
+		}
+		if d.Options&MDCTAck != 0 || o.ack == CTAck || o.ack == OCAck {
+			if o.ack != NoAck {
+				l.count(n, d.CT, d.Options&MDCTBytes != 0 && o.ack != OCAck, r.MLength, failed)
+			}
+		}
+		return
+	}
+	d := o.get.d
+	if !failed && r.Data != nil {
+		if !o.get.buf.write(l.mem, o.getOff, r.Data[:min(uint64(len(r.Data)), r.MLength)]) {
+			ev.NIFail, failed = NISegv, true
+		}
+		l.Work.Bytes += int64(r.MLength)
+	}
+	ev.Type = EvReply
+	ev.Start = o.get.buf.addr(o.getOff)
+	l.post(n, d.EQ, ev, !failed && d.Options&MDSuccessDisable != 0)
+	if d.Options&MDCTReply != 0 {
+		l.count(n, d.CT, d.Options&MDCTBytes != 0, r.MLength, failed)
+	}
+}
+
+// trig is a triggered operation waiting on a counter.
+type trig struct {
+	threshold uint64
+	seq       uint64
+	ct        Handle
+	n         *ni
+	fire      func()
+}
+
+// Triggered is PtlTriggeredPut/Get/Atomic/FetchAtomic/Swap: the call is checked now
+// and launched when counter ctr reaches threshold.
+func (l *Lib) Triggered(a Args, ctr Handle, threshold uint64) Ret {
+	if l.inits == 0 {
+		return NoInit
+	}
+	n, o, r := l.check(a)
+	if r != OK {
+		return r
+	}
+	return l.addTrig(n, ctr, threshold, func() {
+		if _, o2, r := l.check(a); r == OK { // the MDs may be gone by now
+			l.launch(n, o2, a)
+		}
+		_ = o
+	})
+}
+
+// TriggeredCT is PtlTriggeredCTInc (set false) and PtlTriggeredCTSet (set true).
+func (l *Lib) TriggeredCT(target Handle, v CTEvent, set bool, ctr Handle, threshold uint64) Ret {
+	if l.inits == 0 {
+		return NoInit
+	}
+	tn, tc := l.ctByHandle(target)
+	if tc == nil {
+		return ArgInvalid
+	}
+	if !set && v.Success > 0 && v.Failure > 0 {
+		return ArgInvalid
+	}
+	return l.addTrig(tn, ctr, threshold, func() {
+		if set {
+			l.CTSet(target, v)
+		} else {
+			l.CTInc(target, v)
+		}
+	})
+}
+
+// TriggeredAppend is PtlTriggeredMEAppend (and the LE form).
+func (l *Lib) TriggeredAppend(h Handle, idx uint32, d ME, list List, userPtr uint64, le bool, ctr Handle, threshold uint64) Ret {
+	n, r := l.getNI(h)
+	if r != OK {
+		return r
+	}
+	if le == n.matching() || idx >= uint32(len(n.pts)) || !n.pts[idx].alloc {
+		return ArgInvalid
+	}
+	return l.addTrig(n, ctr, threshold, func() { l.Append(h, idx, d, list, userPtr, le) })
+}
+
+// TriggeredUnlink is PtlTriggeredMEUnlink.
+func (l *Lib) TriggeredUnlink(h Handle, ctr Handle, threshold uint64) Ret {
+	if l.inits == 0 {
+		return NoInit
+	}
+	n := l.niOf(h)
+	if n == nil || n.entries[h] == nil {
+		return ArgInvalid
+	}
+	return l.addTrig(n, ctr, threshold, func() { l.Unlink(h) })
+}
+
+func (l *Lib) addTrig(n *ni, ctr Handle, threshold uint64, fire func()) Ret {
+	c := l.ctOf(n, ctr)
+	if c == nil {
+		return ArgInvalid
+	}
+	if n.nTrig >= n.lim.MaxTriggeredOps {
+		return NoSpace
+	}
+	l.seq++
+	t := &trig{threshold: threshold, seq: l.seq, ct: ctr, n: n, fire: fire}
+	i := len(c.trig)
+	for i > 0 && c.trig[i-1].threshold > threshold {
+		i--
+	}
+	c.trig = append(c.trig, nil)
+	copy(c.trig[i+1:], c.trig[i:])
+	c.trig[i] = t
+	n.nTrig++
+	l.ctChanged(n, c)
+	return OK
+}
+
+// ctChanged fires the triggered operations whose threshold counter c has reached, in
+// threshold order; operations they start that move counters fire in turn, after them.
+func (l *Lib) ctChanged(n *ni, c *ct) {
+	l.changed()
+	for len(c.trig) > 0 && c.trig[0].threshold <= c.v.Success {
+		t := c.trig[0]
+		c.trig = c.trig[1:]
+		n.nTrig--
+		l.fireQ = append(l.fireQ, t)
+	}
+	if l.firing {
+		return
+	}
+	l.firing = true
+	for len(l.fireQ) > 0 {
+		t := l.fireQ[0]
+		l.fireQ = l.fireQ[1:]
+		l.Work.Triggered++
+		t.fire()
+	}
+	l.fireQ = l.fireQ[:0]
+	l.firing = false
+}
