@@ -1,0 +1,134 @@
+package portals4
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/host"
+	"github.com/seastar-sim/seastar/machine"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/protocols/portals4/conform"
+	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
+	"github.com/seastar-sim/seastar/router"
+)
+
+// Outcome is the verdict on one test file.
+type Outcome struct {
+	File    string      `json:"file"`
+	Result  string      `json:"result"` // pass, fail or skip
+	Reason  string      `json:"reason,omitempty"`
+	SimTime actors.Time `json:"-"`
+}
+
+// skipped are the test files that cannot run on a simulated machine, with the reason.
+var skipped = map[string]string{
+	"test_phys_client.xml": "addresses a fixed physical id (nid 0xc0a8de0d, pid 13251) of a server on another machine; " +
+		"it runs only paired by hand with test_phys_server on a real network",
+	"test_phys_server.xml": "waits (with pid 13251) for the separate test_phys_client program run by hand on another " +
+		"machine; no client exists in the simulated job",
+}
+
+// RanksFor is the job size of a test file: two ranks for the upstream test_n2 set
+// (files in a directory named n2), one otherwise.
+func RanksFor(path string) int {
+	if filepath.Base(filepath.Dir(path)) == "n2" {
+		return 2
+	}
+	return 1
+}
+
+// TestUID is the user id of the test processes.
+const TestUID = 1000
+
+// RunTest runs test file path (contents data) on a simulated machine of ranks nodes,
+// one process per node, and returns its verdict. The run ends at opts.End (if set) at
+// the latest: a rank still running then, or blocked forever, fails the test.
+func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data []byte, ranks int, opts actors.Options) Outcome {
+	out := Outcome{File: path}
+	if why, ok := skipped[filepath.Base(path)]; ok {
+		out.Result, out.Reason = "skip", why
+		return out
+	}
+	fail := func(format string, args ...any) Outcome {
+		out.Result, out.Reason = "fail", fmt.Sprintf(format, args...)
+		return out
+	}
+	root, err := conform.Parse(data)
+	if err != nil {
+		return fail("parse: %v", err)
+	}
+	if err := p.Validate(); err != nil {
+		return fail("%v", err)
+	}
+	mp.Torus, mp.Wrap = fmt.Sprintf("%dx1x1", ranks), "mesh"
+	g := actors.NewGraph()
+	fws := make([]*Firmware, ranks)
+	m, err := machine.Build(g, mp, func(id router.NodeID) ppc.Firmware {
+		fws[id] = NewFirmware(id, ranks, p, mp.CAM, mp.TXDMA)
+		return fws[id]
+	})
+	if err != nil {
+		return fail("machine: %v", err)
+	}
+	threads := maxThreads(root)
+	results := make([]string, ranks)
+	done := make([]bool, ranks)
+	for rank, n := range m.Nodes {
+		r := &Rank{p: p, rank: rank, size: ranks, pid: uint32(p.PID), space: &ptl4.Space{}}
+		fws[rank].AddProcess(ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID))
+		cores := n.Host.Params().Cores
+		if _, err := n.Host.Spawn(fmt.Sprintf("conform[%d]", rank), 0, func(pr *host.Proc) {
+			results[rank] = conform.RunRank(root, NewLib(r, pr))
+			done[rank] = true
+		}); err != nil {
+			return fail("%v", err)
+		}
+		for k := range threads {
+			hp, err := n.Host.Spawn(fmt.Sprintf("conform[%d].thread%d", rank, k), (k+1)%cores, r.helper(k))
+			if err != nil {
+				return fail("%v", err)
+			}
+			r.helpers = append(r.helpers, hp)
+		}
+	}
+	model, err := g.Build()
+	if err != nil {
+		return fail("model: %v", err)
+	}
+	rep, err := actors.Run(ctx, model, opts)
+	if err != nil {
+		return fail("run: %v", err)
+	}
+	out.SimTime = rep.SimTime
+	for rank := range ranks {
+		switch {
+		case !done[rank]:
+			return fail("rank %d did not finish (blocked in a wait that never ends, or past the end of the run at %s)", rank, rep.SimTime)
+		case results[rank] != "":
+			return fail("rank %d: %s", rank, results[rank])
+		}
+	}
+	out.Result = "pass"
+	return out
+}
+
+// maxThreads is the largest thread count a threads element of the file asks for.
+func maxThreads(n *conform.Node) int {
+	k := 0
+	if n.Name == "threads" {
+		for _, a := range n.Attrs {
+			if a.Name.Local == "count" {
+				var v int
+				fmt.Sscan(strings.TrimSpace(a.Value), &v)
+				k = v
+			}
+		}
+	}
+	for _, c := range n.Children {
+		k = max(k, maxThreads(c))
+	}
+	return k
+}

@@ -1,0 +1,72 @@
+package portals4
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"sync"
+	"testing"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/machine"
+)
+
+// suiteDir is the visible conformance suite, beside the repository.
+const suiteDir = "../../../shared/conformance/portals4/tests"
+
+func suiteFiles(t *testing.T) []string {
+	var files []string
+	for _, d := range []string{"n1", "n2", "extra"} {
+		m, err := filepath.Glob(filepath.Join(suiteDir, d, "*.xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, m...)
+	}
+	if len(files) == 0 {
+		t.Skipf("no conformance tests at %s", suiteDir)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// TestConformanceSuite runs every visible Portals 4 conformance test on the simulated
+// SeaStar machine and fails on any failure.
+func TestConformanceSuite(t *testing.T) {
+	files := suiteFiles(t)
+	if f := os.Getenv("P4_ONLY"); f != "" {
+		files = []string{f}
+	}
+	outs := make([]Outcome, len(files))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for i, f := range files {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			data, err := os.ReadFile(f)
+			if err != nil {
+				outs[i] = Outcome{File: f, Result: "fail", Reason: err.Error()}
+				return
+			}
+			outs[i] = RunTest(context.Background(), machine.Default(), DefaultParams(), f, data, RanksFor(f),
+				actors.Options{End: actors.Time(0).Add(600 * actors.Second)})
+		}()
+	}
+	wg.Wait()
+	n := map[string]int{}
+	for _, o := range outs {
+		n[o.Result]++
+		switch o.Result {
+		case "fail":
+			t.Errorf("%s: %s", filepath.Base(o.File), o.Reason)
+		case "skip":
+			t.Logf("%s: skipped: %s", filepath.Base(o.File), o.Reason)
+		}
+	}
+	t.Logf("%d passed, %d failed, %d skipped", n["pass"], n["fail"], n["skip"])
+}

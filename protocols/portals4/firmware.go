@@ -1,0 +1,466 @@
+package portals4
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
+)
+
+// Wire is a message on the network: a Portals 4 request or response, or a runtime
+// barrier message. Every packet of the message carries a pointer to it.
+type Wire struct {
+	Msg    *ptl4.Msg
+	RT     *rtMsg
+	Src    router.NodeID
+	Dst    router.NodeID
+	Inline int64 // payload bytes inside the header packet
+	Len    int64 // payload bytes after the header packet
+	ID     uint64
+}
+
+func (w *Wire) String() string {
+	if w.RT != nil {
+		return fmt.Sprintf("portals4.%s(node%d->node%d #%d)", w.RT, w.Src, w.Dst, w.ID)
+	}
+	return fmt.Sprintf("portals4.%s(node%d->node%d #%d %dB)", w.Msg.Op, w.Src, w.Dst, w.ID, w.Inline+w.Len)
+}
+
+// rtMsg is a message of the job runtime (libtest's barrier), carried by the NIC.
+type rtMsg struct {
+	release bool
+	epoch   uint64
+}
+
+func (r *rtMsg) String() string {
+	if r.release {
+		return fmt.Sprintf("barrier-release(%d)", r.epoch)
+	}
+	return fmt.Sprintf("barrier-arrive(%d)", r.epoch)
+}
+
+// Call is a library call posted into the firmware's mailbox: Fn runs on the library
+// of process PID and its value comes back at Result in host memory.
+type Call struct {
+	PID    uint32
+	Name   string
+	Fn     func(l *ptl4.Lib) any
+	Result uint64
+}
+
+func (c *Call) String() string { return fmt.Sprintf("portals4.Call(%s pid%d)", c.Name, c.PID) }
+
+// BarrierCall asks the firmware to enter the job's barrier; the release lands at
+// Result.
+type BarrierCall struct{ Result uint64 }
+
+func (c *BarrierCall) String() string { return "portals4.BarrierCall" }
+
+// Result is a call's value, written by the firmware into host memory. Bell is the
+// count of change notifications of the process at the time.
+type Result struct {
+	Addr  uint64
+	Value any
+	Bell  uint64
+}
+
+func (r *Result) String() string  { return fmt.Sprintf("portals4.Result(%#x)", r.Addr) }
+func (r *Result) Address() uint64 { return r.Addr }
+
+// Bell tells waiting library calls that an event queue or counter of the process
+// changed: the k-th notification lands at bellAddr(pid, k).
+type Bell struct{ Addr uint64 }
+
+func (b *Bell) String() string  { return fmt.Sprintf("portals4.Bell(%#x)", b.Addr) }
+func (b *Bell) Address() uint64 { return b.Addr }
+
+// Host memory addresses of the library's mailbox results and notifications.
+func resultAddr(proc int, seq uint64) uint64 { return 0x4000<<32 | uint64(proc)<<32 | seq&0xffffffff }
+func bellAddr(pid uint32, k uint64) uint64   { return 0x7000<<32 | uint64(pid)<<32 | k&0xffffffff }
+
+// Firmware is the Portals 4 firmware of one node's PPC.
+type Firmware struct {
+	node  router.NodeID
+	p     Params
+	cmax  int64
+	fifo  int
+	crc   int64
+	size  int // nodes of the job (barrier)
+	procs map[uint32]*fwProc
+	order []*fwProc
+
+	txq    []*txItem
+	inFIFO int
+	pushed uint64
+	wireID uint64
+
+	srcs    map[router.NodeID]*source
+	camFree []int
+	camWait []router.NodeID
+
+	epoch    uint64              // barriers this node entered
+	arrived  map[uint64]int      // node 0: arrivals by epoch
+	waiting  map[uint64][]uint64 // result addresses of host calls waiting for a release
+	released uint64
+
+	Stats FirmwareStats
+}
+
+// FirmwareStats counts what the firmware did.
+type FirmwareStats struct {
+	Calls, Sent, Received, Dropped, Walked, Events, Triggered int64
+}
+
+type fwProc struct {
+	lib   *ptl4.Lib
+	pid   uint32
+	seen  uint64 // lib.Changes at the last notification
+	bells uint64
+}
+
+type txItem struct {
+	w    *Wire
+	cmds []txdma.Command
+	pr   *fwProc // the process whose request this is (SEND event), or nil
+}
+
+type source struct {
+	q      []*rxItem
+	entry  int
+	queued int
+}
+
+type rxItem struct {
+	w    *Wire
+	cmds []cam.Command
+	left int
+}
+
+// NewFirmware returns the firmware of node in a job of size nodes. cp and tp are the
+// node's CAM and TX DMA parameters.
+func NewFirmware(node router.NodeID, size int, p Params, cp cam.Params, tp txdma.Params) *Firmware {
+	f := &Firmware{node: node, p: p, cmax: int64(cp.CommandMax), fifo: tp.CommandsMax, crc: int64(tp.CRCBytes),
+		size: size, procs: map[uint32]*fwProc{}, srcs: map[router.NodeID]*source{}, arrived: map[uint64]int{},
+		waiting: map[uint64][]uint64{}}
+	for i := cp.Entries - 1; i >= 0; i-- {
+		f.camFree = append(f.camFree, i)
+	}
+	return f
+}
+
+// AddProcess gives the firmware the Portals state of a process.
+func (f *Firmware) AddProcess(l *ptl4.Lib) {
+	pr := &fwProc{lib: l, pid: l.PID()}
+	f.procs[pr.pid] = pr
+	f.order = append(f.order, pr)
+}
+
+// Boot implements ppc.Firmware: the SRAM the Portals 4 objects take.
+func (f *Firmware) Boot(b *ppc.Boot) error {
+	b.Alloc("portals4 mailbox", 64, 32)
+	b.Alloc("portals4 sources", 32, 64)
+	return nil
+}
+
+// Handle implements ppc.Firmware.
+func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
+	switch ev := ev.(type) {
+	case *Call:
+		f.onCall(x, ev)
+	case *BarrierCall:
+		f.onBarrierCall(x, ev)
+	case rxdma.SOM:
+		f.onSOM(x, ev)
+	case rxdma.Done:
+		f.onRxDone(x, ev)
+	case txdma.Done:
+		f.onTxDone(x, ev)
+	case txdma.Retired:
+		f.inFIFO = int(f.pushed - ev.Total)
+		f.feedTx(x)
+	case cam.Stalled:
+		x.Instr(f.p.FwStallInstr)
+	default:
+		x.Fatalf("portals4: firmware got unexpected %T", ev)
+	}
+}
+
+func (f *Firmware) proc(x *ppc.Exec, pid uint32) *fwProc {
+	pr := f.procs[pid]
+	if pr == nil {
+		x.Fatalf("portals4: no process %d on node %d", pid, f.node)
+	}
+	return pr
+}
+
+// onCall runs a library call on the process's Portals state.
+func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
+	x.LoadUncached(int(f.p.CmdBytes / 4))
+	x.StoreUncached(1)
+	x.Instr(f.p.FwCallInstr)
+	pr := f.proc(x, c.PID)
+	w0 := pr.lib.Work
+	v := c.Fn(pr.lib)
+	f.Stats.Calls++
+	f.after(x, pr, w0)
+	x.HostWrite(f.p.ResultBytes, &Result{Addr: c.Result, Value: v, Bell: pr.bells})
+}
+
+// after charges the library's work since w0, sends what it queued and rings the
+// process's bell if its queues or counters moved.
+func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
+	w := pr.lib.Work
+	walked := int(w.Walked - w0.Walked)
+	x.Instr(f.p.FwEntryInstr*walked + f.p.FwEventInstr*int(w.Events-w0.Events) +
+		f.p.FwCountInstr*int(w.Counts-w0.Counts) + f.p.FwTrigInstr*int(w.Triggered-w0.Triggered) +
+		f.p.FwAtomInstr*int(w.Elements-w0.Elements))
+	x.Load(f.p.FwEntryLoads * walked)
+	f.Stats.Walked += int64(walked)
+	f.Stats.Events += w.Events - w0.Events
+	f.Stats.Triggered += w.Triggered - w0.Triggered
+	out := pr.lib.Outbox
+	pr.lib.Outbox = nil
+	for _, m := range out {
+		f.send(x, pr, m)
+	}
+	if pr.lib.Changes != pr.seen {
+		pr.seen = pr.lib.Changes
+		pr.bells++
+		x.HostWrite(16, &Bell{Addr: bellAddr(pr.pid, pr.bells)})
+	}
+}
+
+// send queues a Portals message for transmission.
+func (f *Firmware) send(x *ppc.Exec, pr *fwProc, m *ptl4.Msg) {
+	f.wireID++
+	w := &Wire{Msg: m, Src: f.node, Dst: router.NodeID(m.Dst.NID), ID: uint64(f.node)<<40 | f.wireID}
+	if n := m.WireBytes(); n <= int64(f.p.InlineMax) {
+		w.Inline = n
+	} else {
+		w.Len = n
+	}
+	var class uint8
+	var req *fwProc
+	if m.Op.Response() {
+		class = 1
+	} else {
+		req = pr
+	}
+	f.queueTx(x, w, class, req)
+}
+
+// queueTx builds a message's DMA program: the header (and an inline payload) out of
+// the firmware's SRAM, the payload from host memory, at most CommandMax per command.
+func (f *Firmware) queueTx(x *ppc.Exec, w *Wire, class uint8, req *fwProc) {
+	x.Instr(f.p.FwTxInstr)
+	it := &txItem{w: w, pr: req}
+	it.cmds = append(it.cmds, txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: class, Data: w},
+		txdma.Command{Kind: txdma.Transmit, Addr: 0, Bytes: int64(f.p.HeaderBytes) + w.Inline})
+	for off := int64(0); off < w.Len; off += f.cmax {
+		it.cmds = append(it.cmds, txdma.Command{Kind: txdma.Transmit, Addr: uint64(off), Bytes: min(f.cmax, w.Len-off)})
+	}
+	it.cmds = append(it.cmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: w.ID})
+	x.Store(8)
+	f.txq = append(f.txq, it)
+	if len(f.txq) == 1 {
+		f.feedTx(x)
+	}
+}
+
+// feedTx pushes the head message's commands while the command FIFO has room.
+func (f *Firmware) feedTx(x *ppc.Exec) {
+	if len(f.txq) == 0 {
+		return
+	}
+	it := f.txq[0]
+	for len(it.cmds) > 0 && f.inFIFO < f.fifo {
+		c := it.cmds[0]
+		it.cmds = it.cmds[1:]
+		x.Instr(4)
+		x.TX(&c)
+		f.inFIFO++
+		f.pushed++
+	}
+}
+
+func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
+	x.Instr(f.p.FwDoneInstr)
+	if len(f.txq) == 0 || f.txq[0].w.ID != d.Tag {
+		x.Fatalf("portals4: TX completion #%d is not the head of the TX queue", d.Tag)
+	}
+	it := f.txq[0]
+	f.txq = f.txq[1:]
+	f.Stats.Sent++
+	if it.pr != nil {
+		w0 := it.pr.lib.Work
+		it.pr.lib.Sent(it.w.Msg)
+		f.after(x, it.pr, w0)
+	}
+	f.feedTx(x)
+}
+
+// onSOM takes a new message: one carried whole by its header packet is handled at
+// once; a longer one is received through the CAM entry of its source, in order.
+func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
+	x.Instr(f.p.FwSOMInstr)
+	w, ok := s.Packet.Data.(*Wire)
+	if !ok {
+		x.Fatalf("portals4: packet %s is not a Portals 4 message", s.Packet)
+	}
+	x.LoadUncached(int(f.p.HeaderBytes / 4))
+	src := f.srcs[w.Src]
+	if w.Len == 0 {
+		x.LoadUncached(int((w.Inline + 3) / 4))
+		x.Discard(s.Packet)
+		if src != nil && len(src.q) > 0 { // behind a longer message from the same source: keep the order
+			src.q = append(src.q, &rxItem{w: w})
+			return
+		}
+		f.arrive(x, w)
+		return
+	}
+	if src == nil {
+		src = &source{entry: -1}
+		f.srcs[w.Src] = src
+	}
+	it := &rxItem{w: w}
+	it.cmds = append(it.cmds, cam.Command{Bytes: int64(f.p.HeaderBytes), Discard: true})
+	for off := int64(0); off < w.Len; off += f.cmax {
+		it.cmds = append(it.cmds, cam.Command{Bytes: min(f.cmax, w.Len-off), Addr: uint64(off)})
+	}
+	it.cmds = append(it.cmds, cam.Command{Bytes: f.crc, Discard: true, CRC: true})
+	src.q = append(src.q, it)
+	if len(src.q) == 1 {
+		f.program(x, w.Src, src)
+	}
+}
+
+// program gives the source's head message a CAM entry (or queues the source for one)
+// and feeds its commands.
+func (f *Firmware) program(x *ppc.Exec, n router.NodeID, src *source) {
+	if src.entry < 0 {
+		if len(f.camFree) == 0 {
+			f.camWait = append(f.camWait, n)
+			return
+		}
+		src.entry = f.camFree[len(f.camFree)-1]
+		f.camFree = f.camFree[:len(f.camFree)-1]
+		x.CAM(cam.SetEntry{Entry: src.entry, Src: n})
+	}
+	f.feedRx(x, src)
+}
+
+func (f *Firmware) feedRx(x *ppc.Exec, src *source) {
+	it := src.q[0]
+	for len(it.cmds) > 0 && src.queued < camDepth {
+		c := it.cmds[0]
+		it.cmds = it.cmds[1:]
+		c.Notify, c.Tag = true, it.w.ID
+		x.CAM(cam.PushCommand{Entry: src.entry, Cmd: c})
+		src.queued++
+		it.left++
+	}
+}
+
+// camDepth bounds the commands the firmware keeps in a CAM entry's queue.
+const camDepth = 4
+
+func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
+	x.Instr(f.p.FwDoneInstr / 2)
+	src := f.srcs[d.Src]
+	if src == nil || len(src.q) == 0 || src.q[0].w.ID != d.Tag {
+		x.Fatalf("portals4: RX completion #%d from node %d out of order", d.Tag, d.Src)
+	}
+	it := src.q[0]
+	src.queued--
+	it.left--
+	if len(it.cmds) > 0 {
+		f.feedRx(x, src)
+		return
+	}
+	if it.left > 0 {
+		return
+	}
+	src.q = src.q[1:]
+	f.arrive(x, it.w)
+	for len(src.q) > 0 && src.q[0].w.Len == 0 { // short messages that arrived behind it
+		f.arrive(x, src.q[0].w)
+		src.q = src.q[1:]
+	}
+	if len(src.q) > 0 {
+		f.feedRx(x, src)
+		return
+	}
+	x.CAM(cam.ClearEntry{Entry: src.entry})
+	f.camFree = append(f.camFree, src.entry)
+	src.entry = -1
+	if len(f.camWait) > 0 {
+		n := f.camWait[0]
+		f.camWait = f.camWait[1:]
+		f.program(x, n, f.srcs[n])
+	}
+}
+
+// arrive handles a whole message: a request is matched and answered, a response
+// completes its operation, a runtime message moves the barrier.
+func (f *Firmware) arrive(x *ppc.Exec, w *Wire) {
+	f.Stats.Received++
+	if w.RT != nil {
+		f.onRT(x, w)
+		return
+	}
+	m := w.Msg
+	pr := f.procs[m.Dst.PID]
+	if pr == nil {
+		f.Stats.Dropped++ // no such process: nothing to answer with
+		return
+	}
+	w0 := pr.lib.Work
+	if m.Op.Response() {
+		pr.lib.Complete(m)
+	} else {
+		x.Instr(f.p.FwMatchInstr)
+		if r := pr.lib.Deliver(m); r != nil {
+			pr.lib.Outbox = append(pr.lib.Outbox, r)
+		}
+	}
+	f.after(x, pr, w0)
+}
+
+// onBarrierCall enters the job's barrier: an arrival message to node 0.
+func (f *Firmware) onBarrierCall(x *ppc.Exec, c *BarrierCall) {
+	x.LoadUncached(int(f.p.CmdBytes / 4))
+	x.Instr(f.p.FwCallInstr)
+	f.epoch++
+	f.waiting[f.epoch] = append(f.waiting[f.epoch], c.Result)
+	f.sendRT(x, 0, &rtMsg{epoch: f.epoch})
+}
+
+func (f *Firmware) sendRT(x *ppc.Exec, dst router.NodeID, r *rtMsg) {
+	f.wireID++
+	w := &Wire{RT: r, Src: f.node, Dst: dst, Inline: int64(f.p.BarrierBytes), ID: uint64(f.node)<<40 | f.wireID}
+	f.queueTx(x, w, 0, nil)
+}
+
+func (f *Firmware) onRT(x *ppc.Exec, w *Wire) {
+	x.Instr(f.p.FwCallInstr)
+	r := w.RT
+	if !r.release {
+		if f.arrived[r.epoch]++; f.arrived[r.epoch] == f.size {
+			delete(f.arrived, r.epoch)
+			for n := 0; n < f.size; n++ {
+				f.sendRT(x, router.NodeID(n), &rtMsg{release: true, epoch: r.epoch})
+			}
+		}
+		return
+	}
+	for _, addr := range f.waiting[r.epoch] {
+		x.HostWrite(f.p.ResultBytes, &Result{Addr: addr})
+	}
+	delete(f.waiting, r.epoch)
+}

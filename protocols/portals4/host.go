@@ -1,0 +1,482 @@
+package portals4
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/host"
+	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/protocols/portals4/conform"
+	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
+)
+
+// Rank is the host side of one process of a job: its memory, shared by its threads,
+// and the job runtime (rank, size, barrier, helper threads).
+type Rank struct {
+	p       Params
+	rank    int
+	size    int
+	pid     uint32
+	space   *ptl4.Space
+	helpers []*host.Proc
+	gen     uint64
+	barrier uint64
+}
+
+// Lib is the user-level Portals 4 library of one thread: it implements conform.Env
+// on the simulated host. Every call is a command into the firmware's mailbox and a
+// busy-wait for the result.
+type Lib struct {
+	r    *Rank
+	p    *host.Proc
+	seq  uint64
+	bell uint64 // notifications seen
+}
+
+var _ conform.Env = (*Lib)(nil)
+
+// NewLib returns the library of thread p of process r.
+func NewLib(r *Rank, p *host.Proc) *Lib { return &Lib{r: r, p: p} }
+
+// call runs fn on the process's Portals state in the firmware.
+func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
+	l.p.Compute(l.r.p.LibCall)
+	l.seq++
+	addr := resultAddr(l.p.ID, l.seq)
+	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr})
+	res := l.p.WaitFor(addr).(*Result)
+	l.p.Forget(addr)
+	l.bell = max(l.bell, res.Bell)
+	return res.Value
+}
+
+// waitChange waits until the firmware reports a change after the last one this
+// thread saw, or until deadline (negative: none); false at the deadline.
+func (l *Lib) waitChange(deadline actors.Time) bool {
+	addr := bellAddr(l.r.pid, l.bell+1)
+	if deadline < 0 {
+		l.p.WaitFor(addr)
+	} else if _, ok := l.p.WaitUntil(addr, deadline); !ok {
+		return false
+	}
+	l.bell++
+	return true
+}
+
+type ret struct{ r ptl4.Ret }
+type handleRet struct {
+	h ptl4.Handle
+	r ptl4.Ret
+}
+
+func (l *Lib) r0(name string, fn func(*ptl4.Lib) ptl4.Ret) ptl4.Ret {
+	return l.call(name, func(x *ptl4.Lib) any { return ret{fn(x)} }).(ret).r
+}
+
+func (l *Lib) h0(name string, fn func(*ptl4.Lib) (ptl4.Handle, ptl4.Ret)) (ptl4.Handle, ptl4.Ret) {
+	v := l.call(name, func(x *ptl4.Lib) any { h, r := fn(x); return handleRet{h, r} }).(handleRet)
+	return v.h, v.r
+}
+
+// Init is PtlInit.
+func (l *Lib) Init() ptl4.Ret { return l.r0("PtlInit", (*ptl4.Lib).Init) }
+
+// Fini is PtlFini.
+func (l *Lib) Fini() { l.call("PtlFini", func(x *ptl4.Lib) any { x.Fini(); return nil }) }
+
+// NIInit is PtlNIInit.
+func (l *Lib) NIInit(iface, opt, pid uint32, desired *ptl4.Limits) (ptl4.Handle, ptl4.Limits, ptl4.Ret) {
+	type res struct {
+		h   ptl4.Handle
+		lim ptl4.Limits
+		r   ptl4.Ret
+	}
+	var d *ptl4.Limits
+	if desired != nil {
+		c := *desired
+		d = &c
+	}
+	v := l.call("PtlNIInit", func(x *ptl4.Lib) any { h, lim, r := x.NIInit(iface, opt, pid, d); return res{h, lim, r} }).(res)
+	return v.h, v.lim, v.r
+}
+
+// NIFini is PtlNIFini.
+func (l *Lib) NIFini(ni ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlNIFini", func(x *ptl4.Lib) ptl4.Ret { return x.NIFini(ni) })
+}
+
+// NIStatus is PtlNIStatus.
+func (l *Lib) NIStatus(ni ptl4.Handle, reg int) (uint64, ptl4.Ret) {
+	type res struct {
+		v uint64
+		r ptl4.Ret
+	}
+	v := l.call("PtlNIStatus", func(x *ptl4.Lib) any { s, r := x.NIStatus(ni, reg); return res{s, r} }).(res)
+	return v.v, v.r
+}
+
+// NIHandle is PtlNIHandle.
+func (l *Lib) NIHandle(h ptl4.Handle) (ptl4.Handle, ptl4.Ret) {
+	return l.h0("PtlNIHandle", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.NIHandle(h) })
+}
+
+// SetMap is PtlSetMap.
+func (l *Lib) SetMap(ni ptl4.Handle, m []ptl4.ProcessID) ptl4.Ret {
+	m = append([]ptl4.ProcessID(nil), m...)
+	return l.r0("PtlSetMap", func(x *ptl4.Lib) ptl4.Ret { return x.SetMap(ni, m) })
+}
+
+// GetMap is PtlGetMap.
+func (l *Lib) GetMap(ni ptl4.Handle, size int) ([]ptl4.ProcessID, int, ptl4.Ret) {
+	type res struct {
+		m []ptl4.ProcessID
+		n int
+		r ptl4.Ret
+	}
+	v := l.call("PtlGetMap", func(x *ptl4.Lib) any { m, n, r := x.GetMap(ni, size); return res{m, n, r} }).(res)
+	return v.m, v.n, v.r
+}
+
+// GetUID is PtlGetUid.
+func (l *Lib) GetUID(ni ptl4.Handle) (uint32, ptl4.Ret) {
+	type res struct {
+		u uint32
+		r ptl4.Ret
+	}
+	v := l.call("PtlGetUid", func(x *ptl4.Lib) any { u, r := x.GetUID(ni); return res{u, r} }).(res)
+	return v.u, v.r
+}
+
+// GetID is PtlGetId.
+func (l *Lib) GetID(ni ptl4.Handle) (ptl4.ProcessID, ptl4.Ret) {
+	type res struct {
+		id ptl4.ProcessID
+		r  ptl4.Ret
+	}
+	v := l.call("PtlGetId", func(x *ptl4.Lib) any { id, r := x.GetID(ni); return res{id, r} }).(res)
+	return v.id, v.r
+}
+
+// PTAlloc is PtlPTAlloc.
+func (l *Lib) PTAlloc(ni ptl4.Handle, opt uint32, eq ptl4.Handle, idx uint32) (uint32, ptl4.Ret) {
+	h, r := l.h0("PtlPTAlloc", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) {
+		i, r := x.PTAlloc(ni, opt, eq, idx)
+		return ptl4.Handle(i), r
+	})
+	return uint32(h), r
+}
+
+// PTFree is PtlPTFree.
+func (l *Lib) PTFree(ni ptl4.Handle, idx uint32) ptl4.Ret {
+	return l.r0("PtlPTFree", func(x *ptl4.Lib) ptl4.Ret { return x.PTFree(ni, idx) })
+}
+
+// PTDisable is PtlPTDisable.
+func (l *Lib) PTDisable(ni ptl4.Handle, idx uint32) ptl4.Ret {
+	return l.r0("PtlPTDisable", func(x *ptl4.Lib) ptl4.Ret { return x.PTDisable(ni, idx) })
+}
+
+// PTEnable is PtlPTEnable.
+func (l *Lib) PTEnable(ni ptl4.Handle, idx uint32) ptl4.Ret {
+	return l.r0("PtlPTEnable", func(x *ptl4.Lib) ptl4.Ret { return x.PTEnable(ni, idx) })
+}
+
+// MDBind is PtlMDBind.
+func (l *Lib) MDBind(ni ptl4.Handle, md ptl4.MD) (ptl4.Handle, ptl4.Ret) {
+	return l.h0("PtlMDBind", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.MDBind(ni, md) })
+}
+
+// MDRelease is PtlMDRelease.
+func (l *Lib) MDRelease(md ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlMDRelease", func(x *ptl4.Lib) ptl4.Ret { return x.MDRelease(md) })
+}
+
+// Append is PtlMEAppend and PtlLEAppend.
+func (l *Lib) Append(ni ptl4.Handle, idx uint32, me ptl4.ME, list ptl4.List, userPtr uint64, le bool) (ptl4.Handle, ptl4.Ret) {
+	return l.h0("PtlMEAppend", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.Append(ni, idx, me, list, userPtr, le) })
+}
+
+// Unlink is PtlMEUnlink and PtlLEUnlink.
+func (l *Lib) Unlink(h ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlMEUnlink", func(x *ptl4.Lib) ptl4.Ret { return x.Unlink(h) })
+}
+
+// Search is PtlMESearch and PtlLESearch.
+func (l *Lib) Search(ni ptl4.Handle, idx uint32, me ptl4.ME, op ptl4.SearchOp, userPtr uint64, le bool) ptl4.Ret {
+	return l.r0("PtlMESearch", func(x *ptl4.Lib) ptl4.Ret { return x.Search(ni, idx, me, op, userPtr, le) })
+}
+
+// EQAlloc is PtlEQAlloc.
+func (l *Lib) EQAlloc(ni ptl4.Handle, count int) (ptl4.Handle, ptl4.Ret) {
+	return l.h0("PtlEQAlloc", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.EQAlloc(ni, count) })
+}
+
+// EQFree is PtlEQFree.
+func (l *Lib) EQFree(eq ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlEQFree", func(x *ptl4.Lib) ptl4.Ret { return x.EQFree(eq) })
+}
+
+type eqRes struct {
+	ev    ptl4.Event
+	which int
+	r     ptl4.Ret
+}
+
+// EQGet is PtlEQGet.
+func (l *Lib) EQGet(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
+	v := l.eqGet("PtlEQGet", []ptl4.Handle{eq})
+	return v.ev, v.r
+}
+
+func (l *Lib) eqGet(name string, eqs []ptl4.Handle) eqRes {
+	return l.call(name, func(x *ptl4.Lib) any {
+		for i, h := range eqs {
+			if ok, r := x.EQReady(h); r != ptl4.OK {
+				return eqRes{which: i, r: r}
+			} else if ok {
+				ev, r := x.EQGet(h)
+				return eqRes{ev, i, r}
+			}
+		}
+		return eqRes{r: ptl4.EQEmpty}
+	}).(eqRes)
+}
+
+// EQWait is PtlEQWait.
+func (l *Lib) EQWait(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
+	v, _, r := l.EQPoll([]ptl4.Handle{eq}, -1)
+	return v, r
+}
+
+// EQPoll is PtlEQPoll.
+func (l *Lib) EQPoll(eqs []ptl4.Handle, timeoutMS int64) (ptl4.Event, int, ptl4.Ret) {
+	deadline := actors.Time(-1)
+	if timeoutMS >= 0 {
+		deadline = l.p.Now().Add(actors.Duration(timeoutMS) * actors.Millisecond)
+	}
+	for {
+		v := l.eqGet("PtlEQPoll", eqs)
+		if v.r != ptl4.EQEmpty {
+			return v.ev, v.which, v.r
+		}
+		if timeoutMS == 0 || !l.waitChange(deadline) {
+			return ptl4.Event{}, 0, ptl4.EQEmpty
+		}
+	}
+}
+
+// CTAlloc is PtlCTAlloc.
+func (l *Lib) CTAlloc(ni ptl4.Handle) (ptl4.Handle, ptl4.Ret) {
+	return l.h0("PtlCTAlloc", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.CTAlloc(ni) })
+}
+
+// CTFree is PtlCTFree.
+func (l *Lib) CTFree(ct ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlCTFree", func(x *ptl4.Lib) ptl4.Ret { return x.CTFree(ct) })
+}
+
+type ctRes struct {
+	v     ptl4.CTEvent
+	which int
+	r     ptl4.Ret
+	done  bool
+}
+
+// CTGet is PtlCTGet.
+func (l *Lib) CTGet(ct ptl4.Handle) (ptl4.CTEvent, ptl4.Ret) {
+	v := l.ctTest("PtlCTGet", []ptl4.Handle{ct}, []uint64{0})
+	return v.v, v.r
+}
+
+func (l *Lib) ctTest(name string, cts []ptl4.Handle, tests []uint64) ctRes {
+	return l.call(name, func(x *ptl4.Lib) any {
+		var first ptl4.CTEvent
+		for i, h := range cts {
+			v, r := x.CTGet(h)
+			if r != ptl4.OK {
+				return ctRes{which: i, r: r}
+			}
+			if i == 0 {
+				first = v
+			}
+			if v.Success >= tests[i] || v.Failure > 0 {
+				return ctRes{v, i, ptl4.OK, true}
+			}
+		}
+		return ctRes{v: first}
+	}).(ctRes)
+}
+
+// CTWait is PtlCTWait.
+func (l *Lib) CTWait(ct ptl4.Handle, test uint64) (ptl4.CTEvent, ptl4.Ret) {
+	v, _, r := l.CTPoll([]ptl4.Handle{ct}, []uint64{test}, -1)
+	return v, r
+}
+
+// CTPoll is PtlCTPoll. A counter freed while the call waits ends it with PTL_OK.
+func (l *Lib) CTPoll(cts []ptl4.Handle, tests []uint64, timeoutMS int64) (ptl4.CTEvent, int, ptl4.Ret) {
+	deadline := actors.Time(-1)
+	if timeoutMS >= 0 {
+		deadline = l.p.Now().Add(actors.Duration(timeoutMS) * actors.Millisecond)
+	}
+	var last ptl4.CTEvent
+	for waited := false; ; waited = true {
+		v := l.ctTest("PtlCTPoll", cts, tests)
+		switch {
+		case v.r != ptl4.OK && waited:
+			return last, 0, ptl4.OK
+		case v.r != ptl4.OK || v.done:
+			return v.v, v.which, v.r
+		}
+		last = v.v
+		if timeoutMS == 0 || !l.waitChange(deadline) {
+			return v.v, 0, ptl4.CTNoneReached
+		}
+	}
+}
+
+// CTSet is PtlCTSet.
+func (l *Lib) CTSet(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
+	return l.r0("PtlCTSet", func(x *ptl4.Lib) ptl4.Ret { return x.CTSet(ct, v) })
+}
+
+// CTInc is PtlCTInc.
+func (l *Lib) CTInc(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
+	return l.r0("PtlCTInc", func(x *ptl4.Lib) ptl4.Ret { return x.CTInc(ct, v) })
+}
+
+// CTCancelTriggered is PtlCTCancelTriggered.
+func (l *Lib) CTCancelTriggered(ct ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlCTCancelTriggered", func(x *ptl4.Lib) ptl4.Ret { return x.CTCancelTriggered(ct) })
+}
+
+func copyArgs(a ptl4.Args) ptl4.Args {
+	a.Operand = append([]byte(nil), a.Operand...)
+	return a
+}
+
+// Start is PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic and PtlSwap.
+func (l *Lib) Start(a ptl4.Args) ptl4.Ret {
+	a = copyArgs(a)
+	return l.r0("Ptl"+a.Kind.String(), func(x *ptl4.Lib) ptl4.Ret { return x.Start(a) })
+}
+
+// Triggered is PtlTriggeredPut and friends.
+func (l *Lib) Triggered(a ptl4.Args, ct ptl4.Handle, threshold uint64) ptl4.Ret {
+	a = copyArgs(a)
+	return l.r0("PtlTriggered"+a.Kind.String(), func(x *ptl4.Lib) ptl4.Ret { return x.Triggered(a, ct, threshold) })
+}
+
+// TriggeredCT is PtlTriggeredCTInc and PtlTriggeredCTSet.
+func (l *Lib) TriggeredCT(target ptl4.Handle, v ptl4.CTEvent, set bool, ct ptl4.Handle, threshold uint64) ptl4.Ret {
+	return l.r0("PtlTriggeredCT", func(x *ptl4.Lib) ptl4.Ret { return x.TriggeredCT(target, v, set, ct, threshold) })
+}
+
+// StartBundle is PtlStartBundle.
+func (l *Lib) StartBundle(ni ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlStartBundle", func(x *ptl4.Lib) ptl4.Ret { return x.StartBundle(ni) })
+}
+
+// EndBundle is PtlEndBundle.
+func (l *Lib) EndBundle(ni ptl4.Handle) ptl4.Ret {
+	return l.r0("PtlEndBundle", func(x *ptl4.Lib) ptl4.Ret { return x.EndBundle(ni) })
+}
+
+// AtomicSync is PtlAtomicSync.
+func (l *Lib) AtomicSync() ptl4.Ret {
+	return l.r0("PtlAtomicSync", func(x *ptl4.Lib) ptl4.Ret { return x.AtomicSync() })
+}
+
+// Memory implements conform.Env.
+func (l *Lib) Memory() *ptl4.Space { return l.r.space }
+
+// Rank implements conform.Env.
+func (l *Lib) Rank() int { return l.r.rank }
+
+// Size implements conform.Env.
+func (l *Lib) Size() int { return l.r.size }
+
+// Mapping implements conform.Env: rank i is process pid on node i.
+func (l *Lib) Mapping(ptl4.Handle) []ptl4.ProcessID {
+	m := make([]ptl4.ProcessID, l.r.size)
+	for i := range m {
+		m[i] = ptl4.ProcessID{NID: uint32(i), PID: l.r.pid}
+	}
+	return m
+}
+
+// Barrier implements conform.Env: through the NIC, to node 0 and back.
+func (l *Lib) Barrier() {
+	l.seq++
+	addr := resultAddr(l.p.ID, l.seq)
+	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &BarrierCall{Result: addr})
+	l.p.WaitFor(addr)
+	l.p.Forget(addr)
+}
+
+// Sleep implements conform.Env; 0 yields for a microsecond (sched_yield).
+func (l *Lib) Sleep(ms int64) {
+	d := actors.Duration(ms) * actors.Millisecond
+	if ms <= 0 {
+		d = actors.Microsecond
+	}
+	l.p.Compute(d)
+	l.p.Sync()
+}
+
+// job is a body handed to a helper thread.
+type job struct {
+	addr uint64
+	body func(tid int, e conform.Env)
+	tid  int
+}
+
+func (j *job) String() string  { return "portals4.job" }
+func (j *job) Address() uint64 { return j.addr }
+
+func jobAddr(rank, k int, gen uint64) uint64 {
+	return 0x5000<<32 | uint64(rank)<<28 | uint64(k)<<20 | gen&0xfffff
+}
+func doneAddr(rank, k int, gen uint64) uint64 {
+	return 0x6000<<32 | uint64(rank)<<28 | uint64(k)<<20 | gen&0xfffff
+}
+
+// Threads implements conform.Env on the rank's helper processes.
+func (l *Lib) Threads(n int, body func(tid int, e conform.Env)) {
+	r := l.r
+	if n > len(r.helpers) {
+		l.p.Fatalf("portals4: %d threads asked for, %d helper processes spawned", n, len(r.helpers))
+	}
+	gen := r.gen
+	r.gen++
+	for k := range r.helpers {
+		j := &job{addr: jobAddr(r.rank, k, gen), tid: k}
+		if k < n {
+			j.body = body
+		}
+		l.p.Store(j.addr, j)
+	}
+	for k := range n {
+		a := doneAddr(r.rank, k, gen)
+		l.p.WaitFor(a)
+		l.p.Forget(a)
+	}
+}
+
+// helper is the program of helper thread k of rank r.
+func (r *Rank) helper(k int) host.Program {
+	return func(p *host.Proc) {
+		l := NewLib(r, p)
+		for gen := uint64(0); ; gen++ {
+			a := jobAddr(r.rank, k, gen)
+			j := p.WaitFor(a).(*job)
+			p.Forget(a)
+			if j.body != nil {
+				j.body(j.tid, l)
+				p.Store(doneAddr(r.rank, k, gen), &job{addr: doneAddr(r.rank, k, gen)})
+			}
+		}
+	}
+}
+
+func (r *Rank) String() string { return fmt.Sprintf("rank%d", r.rank) }
