@@ -64,6 +64,9 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 		return fail("%v", err)
 	}
 	mp.Torus, mp.Wrap = fmt.Sprintf("%dx1x1", ranks), "mesh"
+	if err := p.Fits(mp); err != nil {
+		return fail("%v", err)
+	}
 	g := actors.NewGraph()
 	fws := make([]*Firmware, ranks)
 	m, err := machine.Build(g, mp, func(id router.NodeID) ppc.Firmware {
@@ -103,6 +106,11 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 		return fail("run: %v", err)
 	}
 	out.SimTime = rep.SimTime
+	if debugCalls {
+		for _, n := range m.Nodes {
+			fmt.Printf("node %d rx %+v\ncam %+v\ntx %+v\n", n.ID, n.RX.Stats, n.CAM.Stats, n.TX.Stats)
+		}
+	}
 	for rank := range ranks {
 		switch {
 		case !done[rank]:

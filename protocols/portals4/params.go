@@ -13,6 +13,7 @@ import (
 	"fmt"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/machine"
 )
 
 // Params are the costs of Portals 4 on the SeaStar. Firmware costs are PPC
@@ -22,7 +23,7 @@ type Params struct {
 	LibCall      actors.Duration `param:"lib_call" help:"host library time per Portals call: argument checks and building the mailbox command" source:"assumed: as portals.accel_lib_call, the accelerated Portals 3.3 library's per-call cost"`
 	CmdBytes     actors.Bytes    `param:"cmd_bytes" help:"size of a command written into the firmware mailbox" source:"assumed: one 64-byte HyperTransport posted write"`
 	ResultBytes  actors.Bytes    `param:"result_bytes" help:"size of a call's result the firmware writes to host memory (an event is this size too)" source:"assumed: ptl_event_t is 80 bytes on LP64; rounded to 64+16"`
-	HeaderBytes  actors.Bytes    `param:"header_bytes" help:"Portals 4 header on the wire (operation, ids, pt index, match bits, offsets, length, hdr_data, atomic op and type)" source:"assumed: 64 bytes, the SeaStar header packet"`
+	HeaderBytes  actors.Bytes    `param:"header_bytes" help:"Portals 4 header on the wire (operation, ids, pt index, match bits, offsets, length, hdr_data, atomic op and type)" source:"assumed: 48 bytes, as portals.header_bytes: with the inline payload and the CRC it fills the 64-byte header packet"`
 	InlineMax    actors.Bytes    `param:"inline_max" help:"payload that rides inside the header packet" source:"Pedretti & Hudson 2005 s.5.2: 12 bytes (as portals.inline_max)"`
 	FwCallInstr  int             `param:"fw_call_instr" help:"PPC instructions to decode a mailbox command and dispatch the call" source:"assumed"`
 	FwObjInstr   int             `param:"fw_obj_instr" help:"PPC instructions of an object call (allocate or free an MD, ME, EQ, CT, PT entry)" source:"assumed"`
@@ -43,7 +44,7 @@ type Params struct {
 
 // DefaultParams returns the defaults.
 func DefaultParams() Params {
-	return Params{LibCall: 80 * actors.Nanosecond, CmdBytes: 64, ResultBytes: 80, HeaderBytes: 64, InlineMax: 12,
+	return Params{LibCall: 80 * actors.Nanosecond, CmdBytes: 64, ResultBytes: 80, HeaderBytes: 48, InlineMax: 12,
 		FwCallInstr: 60, FwObjInstr: 80, FwMatchInstr: 120, FwEntryInstr: 25, FwEntryLoads: 4, FwEventInstr: 60,
 		FwCountInstr: 30, FwTrigInstr: 40, FwAtomInstr: 20, FwTxInstr: 150, FwSOMInstr: 120, FwDoneInstr: 40,
 		FwStallInstr: 10, BarrierBytes: 0, PID: 1}
@@ -64,6 +65,19 @@ func (p Params) Validate() error {
 		return fmt.Errorf("portals4 firmware instruction counts must be >= 0")
 	case p.PID < 0 || p.PID >= 0xffff:
 		return fmt.Errorf("portals4.pid must be in [0, 65535) (got %d)", p.PID)
+	}
+	return nil
+}
+
+// Fits checks the parameters against the machine: a header with an inline payload
+// and the CRC must fit one packet, for a message to be whole in its first packet.
+func (p Params) Fits(mp machine.Params) error {
+	if p.HeaderBytes+p.InlineMax+mp.TXDMA.CRCBytes > mp.TXDMA.PacketPayload {
+		return fmt.Errorf("portals4.header_bytes (%s) + portals4.inline_max (%s) + the CRC (%s) exceed a packet (%s)",
+			p.HeaderBytes, p.InlineMax, mp.TXDMA.CRCBytes, mp.TXDMA.PacketPayload)
+	}
+	if p.BarrierBytes > p.InlineMax {
+		return fmt.Errorf("portals4.barrier_bytes (%s) must fit inline (portals4.inline_max %s)", p.BarrierBytes, p.InlineMax)
 	}
 	return nil
 }

@@ -295,10 +295,8 @@ func (l *Lib) finishOp(n *ni, o *op, r *Msg) {
 			ev.Type = EvAck
 			l.post(n, d.EQ, ev, !failed && d.Options&MDSuccessDisable != 0)
 		}
-		if d.Options&MDCTAck != 0 || o.ack == CTAck || o.ack == OCAck {
-			if o.ack != NoAck {
-				l.count(n, d.CT, d.Options&MDCTBytes != 0 && o.ack != OCAck, r.MLength, failed)
-			}
+		if d.Options&MDCTAck != 0 && o.ack != NoAck {
+			l.count(n, d.CT, d.Options&MDCTBytes != 0 && o.ack != OCAck, r.MLength, failed)
 		}
 		return
 	}
