@@ -11,6 +11,7 @@ import (
 	"github.com/seastar-sim/seastar/protocols/cci"
 	"github.com/seastar-sim/seastar/protocols/mpi"
 	"github.com/seastar-sim/seastar/protocols/portals3"
+	"github.com/seastar-sim/seastar/protocols/portals4"
 	"github.com/seastar-sim/seastar/protocols/rawdma"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -21,11 +22,12 @@ import (
 // benchmarks' own groups.
 type Config struct {
 	machine.Params
-	PHOLD   phold.Params    `param:"phold"`
-	RawDMA  rawdma.Costs    `param:"rawdma"`
-	Portals portals3.Params `param:"portals"`
-	MPI     mpi.Params      `param:"mpi"`
-	CCI     cci.Params      `param:"cci"`
+	PHOLD    phold.Params    `param:"phold"`
+	RawDMA   rawdma.Costs    `param:"rawdma"`
+	Portals  portals3.Params `param:"portals"`
+	MPI      mpi.Params      `param:"mpi"`
+	CCI      cci.Params      `param:"cci"`
+	Portals4 portals4.Params `param:"portals4"`
 }
 
 // defaultConfig returns the defaults over machine preset.
@@ -35,7 +37,7 @@ func defaultConfig(preset string) (*Config, error) {
 		return nil, err
 	}
 	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts(), Portals: portals3.DefaultParams(),
-		MPI: mpi.DefaultParams(), CCI: cci.DefaultParams()}, nil
+		MPI: mpi.DefaultParams(), CCI: cci.DefaultParams(), Portals4: portals4.DefaultParams()}, nil
 }
 
 // keyAnnotation binds a command-line flag to a configuration key: an explicit flag

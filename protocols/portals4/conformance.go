@@ -25,6 +25,9 @@ type Outcome struct {
 
 // skipped are the test files that cannot run on a simulated machine, with the reason.
 var skipped = map[string]string{
+	"test_loopback_move.xml": "written for an early Portals 4 draft and not run upstream (not in make check): it puts " +
+		"into an ME with neither PTL_ME_OP_PUT nor PTL_ME_OP_GET and expects a PUT event and no LINK event, where " +
+		"Portals 4.0 requires PTL_NI_OP_VIOLATION (checked by n2 tests) and a LINK event (checked by n1 tests)",
 	"test_phys_client.xml": "addresses a fixed physical id (nid 0xc0a8de0d, pid 13251) of a server on another machine; " +
 		"it runs only paired by hand with test_phys_server on a real network",
 	"test_phys_server.xml": "waits (with pid 13251) for the separate test_phys_client program run by hand on another " +
@@ -106,11 +109,6 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 		return fail("run: %v", err)
 	}
 	out.SimTime = rep.SimTime
-	if debugCalls {
-		for _, n := range m.Nodes {
-			fmt.Printf("node %d rx %+v\ncam %+v\ntx %+v\n", n.ID, n.RX.Stats, n.CAM.Stats, n.TX.Stats)
-		}
-	}
 	for rank := range ranks {
 		switch {
 		case !done[rank]:

@@ -169,9 +169,6 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 
 // Handle implements ppc.Firmware.
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
-	if debugCalls {
-		println("fw", f.node, x.Now().String(), ev.String())
-	}
 	switch ev := ev.(type) {
 	case *Call:
 		f.onCall(x, ev)
@@ -364,9 +361,6 @@ func (f *Firmware) feedRx(x *ppc.Exec, src *source) {
 		c := it.cmds[0]
 		it.cmds = it.cmds[1:]
 		c.Notify, c.Tag = true, it.w.ID
-		if debugCalls {
-			println("push", src.entry, c.Bytes, c.Discard, c.CRC)
-		}
 		x.CAM(cam.PushCommand{Entry: src.entry, Cmd: c})
 		src.queued++
 		it.left++

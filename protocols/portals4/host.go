@@ -44,9 +44,6 @@ func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
 	l.seq++
 	addr := resultAddr(l.p.ID, l.seq)
 	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr})
-	if debugCalls {
-		println(l.r.rank, l.p.ID, name, "at", l.p.Now().String())
-	}
 	res := l.p.WaitFor(addr).(*Result)
 	l.p.Forget(addr)
 	l.bell = max(l.bell, res.Bell)
@@ -483,4 +480,3 @@ func (r *Rank) helper(k int) host.Program {
 }
 
 func (r *Rank) String() string { return fmt.Sprintf("rank%d", r.rank) }
-var debugCalls = false

@@ -152,6 +152,9 @@ func (l *Lib) check(a Args) (*ni, *op, Ret) {
 	default:
 		return nil, nil, ArgInvalid
 	}
+	if o.put != nil && o.put.d.Options&MDVolatile != 0 && a.Length > n.lim.MaxVolatileSize {
+		return nil, nil, ArgInvalid // a volatile MD's data is copied at the call: at most max_volatile_size
+	}
 	if a.Length > n.lim.MaxMsgSize {
 		return nil, nil, ArgInvalid
 	}
@@ -330,15 +333,14 @@ func (l *Lib) Triggered(a Args, ctr Handle, threshold uint64) Ret {
 	if l.inits == 0 {
 		return NoInit
 	}
-	n, o, r := l.check(a)
+	n, _, r := l.check(a)
 	if r != OK {
 		return r
 	}
 	return l.addTrig(n, ctr, threshold, func() {
-		if _, o2, r := l.check(a); r == OK { // the MDs may be gone by now
-			l.launch(n, o2, a)
+		if _, o, r := l.check(a); r == OK { // the MDs may be gone by now
+			l.launch(n, o, a)
 		}
-		_ = o
 	})
 }
 

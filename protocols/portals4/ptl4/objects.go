@@ -160,9 +160,6 @@ func (l *Lib) MDBind(h Handle, d MD) (Handle, Ret) {
 	if d.CT != CTNone && l.ctOf(n, d.CT) == nil {
 		return InvalidHandle, ArgInvalid
 	}
-	if d.Options&MDVolatile != 0 && d.Length > n.lim.MaxVolatileSize {
-		return InvalidHandle, ArgInvalid
-	}
 	buf, ok := newBuffer(l.mem, d.Start, d.Length, d.Options&MDIovec != 0, n.lim.MaxIovecs)
 	if !ok {
 		return InvalidHandle, ArgInvalid
