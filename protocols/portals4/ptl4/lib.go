@@ -124,17 +124,12 @@ func (l *Lib) anyNI() bool {
 	return false
 }
 
-// The limits an interface offers: what the SeaStar firmware's SRAM holds for one
-// process is the model's business (portals4.Params); these are the library's
-// defaults when the caller asks for nothing and the ceilings it grants.
+// defaultLimits are granted where the caller asks for nothing (assumed; not yet
+// derived from the firmware's SRAM budget).
 var defaultLimits = Limits{MaxEntries: 1024, MaxUnexpectedHeaders: 1024, MaxMDs: 1024, MaxCTs: 1024,
 	MaxEQs: 256, MaxPTIndex: 63, MaxIovecs: 32, MaxListSize: 1024, MaxTriggeredOps: 1024,
 	MaxMsgSize: 1 << 30, MaxAtomicSize: 512, MaxFetchAtomicSize: 512, MaxWAWOrderedSize: 512,
 	MaxWAROrderedSize: 512, MaxVolatileSize: 512, Features: TargetBindInaccessible}
-
-// SetDefaultLimits replaces the limits granted to interfaces initialized from now on
-// (the NIC model's capacity).
-func SetDefaultLimits(lim Limits) { defaultLimits = lim }
 
 // negotiate grants what was desired where it is positive, the defaults elsewhere.
 func negotiate(d Limits) Limits {
