@@ -20,6 +20,7 @@ type Graph struct {
 	errs      []error
 	exports   []exportSpec // state results read (Export)
 	coords    Coordinates  // grid positions for the slab partitioner (SetCoordinates)
+	colocate  [][]string   // groups of actors that must share a partition (Colocate)
 }
 
 type block struct {
@@ -123,6 +124,17 @@ func (g *Graph) portName(p PortRef) string {
 	return b.name + "." + b.ports[p.p]
 }
 
+// Colocate requires the named actors to run in one partition whatever the
+// partitioner: blocks that share memory outside messages (a host process and the NIC
+// firmware that writes its buffers, as an offloaded protocol does) must not run
+// concurrently. Partitioners still choose freely; the engine then merges the
+// partitions each group spans. Results never depend on it.
+func (g *Graph) Colocate(names ...string) {
+	if len(names) > 1 {
+		g.colocate = append(g.colocate, append([]string(nil), names...))
+	}
+}
+
 // Build checks the graph and returns the runnable Model. It reports every problem it
 // finds: invalid or duplicate names, unknown ports, negative latencies, two outgoing
 // links on one port, dangling ports. The actors are owned by the Model afterwards.
@@ -159,6 +171,17 @@ func (g *Graph) Build() (*Model, error) {
 		} else {
 			g.errorf("graph: Export for %q, which is not an actor of the graph", x.owner)
 		}
+	}
+	for _, grp := range g.colocate {
+		var ids []ActorID
+		for _, n := range grp {
+			if id, ok := m.ID(n); ok {
+				ids = append(ids, id)
+			} else {
+				g.errorf("graph: Colocate names %q, which is not an actor of the graph", n)
+			}
+		}
+		m.colocate = append(m.colocate, ids)
 	}
 	if len(g.errs) > 0 {
 		return nil, joinErrors(g.errs)

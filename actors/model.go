@@ -17,6 +17,7 @@ type Model struct {
 	direct   Duration  // latency of SendTo; < 0 if direct sends are disabled
 	exports  []export  // state results read, shipped between processes (Graph.Export)
 	coords   Coordinates
+	colocate [][]ActorID // groups that must share a partition (Graph.Colocate)
 	used     bool
 }
 

@@ -180,6 +180,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	if err != nil {
 		return nil, err
 	}
+	of = colocated(m, of)
 	info, err := checkPartitioning(m, of, opts.Partitioner.Name())
 	if err != nil {
 		return nil, err

@@ -257,3 +257,38 @@ func checkPartitioning(m *Model, of []int32, strategy string) (cutInfo, error) {
 	}
 	return info, nil
 }
+
+// colocated merges the partitions that a colocation group of m spans (Graph.Colocate)
+// into the group's first member's. Assignments with invalid partitions are left for
+// checkPartitioning to report.
+func colocated(m *Model, of []int32) []int32 {
+	if len(m.colocate) == 0 || len(of) != m.NumActors() {
+		return of
+	}
+	parent := map[int32]int32{}
+	find := func(p int32) int32 {
+		for {
+			q, ok := parent[p]
+			if !ok || q == p {
+				return p
+			}
+			p = q
+		}
+	}
+	for _, grp := range m.colocate {
+		if len(grp) == 0 {
+			continue
+		}
+		root := find(of[grp[0]])
+		for _, id := range grp[1:] {
+			if r := find(of[id]); r != root {
+				parent[r] = root
+			}
+		}
+	}
+	out := make([]int32, len(of))
+	for i, p := range of {
+		out[i] = find(p)
+	}
+	return out
+}

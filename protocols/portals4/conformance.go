@@ -7,12 +7,8 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
-	"github.com/seastar-sim/seastar/host"
 	"github.com/seastar-sim/seastar/machine"
-	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/protocols/portals4/conform"
-	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
-	"github.com/seastar-sim/seastar/router"
 )
 
 // Outcome is the verdict on one test file.
@@ -63,48 +59,26 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 	if err != nil {
 		return fail("parse: %v", err)
 	}
-	if err := p.Validate(); err != nil {
-		return fail("%v", err)
-	}
 	mp.Torus, mp.Wrap = fmt.Sprintf("%dx1x1", ranks), "mesh"
-	if err := p.Fits(mp); err != nil {
-		return fail("%v", err)
-	}
-	g := actors.NewGraph()
-	fws := make([]*Firmware, ranks)
-	m, err := machine.Build(g, mp, func(id router.NodeID) ppc.Firmware {
-		fws[id] = NewFirmware(id, ranks, p, mp.CAM, mp.TXDMA)
-		return fws[id]
-	})
+	j, err := NewJob(mp, p)
 	if err != nil {
-		return fail("machine: %v", err)
+		return fail("%v", err)
 	}
 	threads := maxThreads(root)
 	results := make([]string, ranks)
 	done := make([]bool, ranks)
-	for rank, n := range m.Nodes {
-		r := &Rank{p: p, rank: rank, size: ranks, pid: uint32(p.PID), space: &ptl4.Space{}}
-		fws[rank].AddProcess(ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID))
-		cores := n.Host.Params().Cores
-		if _, err := n.Host.Spawn(fmt.Sprintf("conform[%d]", rank), 0, func(pr *host.Proc) {
-			results[rank] = conform.RunRank(root, NewLib(r, pr))
+	for rank := range ranks {
+		if err := j.Spawn(rank, "conform", func(l *Lib) {
+			results[rank] = conform.RunRank(root, l)
 			done[rank] = true
 		}); err != nil {
 			return fail("%v", err)
 		}
-		for k := range threads {
-			hp, err := n.Host.Spawn(fmt.Sprintf("conform[%d].thread%d", rank, k), (k+1)%cores, r.helper(k))
-			if err != nil {
-				return fail("%v", err)
-			}
-			r.helpers = append(r.helpers, hp)
+		if err := j.SpawnThreads(rank, threads, "conform"); err != nil {
+			return fail("%v", err)
 		}
 	}
-	model, err := g.Build()
-	if err != nil {
-		return fail("model: %v", err)
-	}
-	rep, err := actors.Run(ctx, model, opts)
+	rep, err := j.Run(ctx, opts)
 	if err != nil {
 		return fail("run: %v", err)
 	}
