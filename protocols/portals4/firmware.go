@@ -45,7 +45,8 @@ func (r *rtMsg) String() string {
 }
 
 // Call is a library call posted into the firmware's mailbox: Fn runs on the library
-// of process PID and its value comes back at Result in host memory.
+// of process PID and its value comes back at Result in host memory (none if Result
+// is 0: the library did not wait).
 type Call struct {
 	PID    uint32
 	Name   string
@@ -208,7 +209,9 @@ func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
 	v := c.Fn(pr.lib)
 	f.Stats.Calls++
 	f.after(x, pr, w0)
-	x.HostWrite(f.p.ResultBytes, &Result{Addr: c.Result, Value: v, Bell: pr.bells})
+	if c.Result != 0 { // 0: a posted command, whose result the library knew
+		x.HostWrite(f.p.ResultBytes, &Result{Addr: c.Result, Value: v, Bell: pr.bells})
+	}
 }
 
 // after charges the library's work since w0, sends what it queued and rings the

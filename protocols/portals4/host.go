@@ -21,6 +21,7 @@ type Rank struct {
 	helpers []*host.Proc
 	gen     uint64
 	barrier uint64
+	sh      shadow // the objects the process's calls created (shadow.go)
 }
 
 // Lib is the user-level Portals 4 library of one thread: it implements conform.Env
@@ -79,10 +80,19 @@ func (l *Lib) h0(name string, fn func(*ptl4.Lib) (ptl4.Handle, ptl4.Ret)) (ptl4.
 }
 
 // Init is PtlInit.
-func (l *Lib) Init() ptl4.Ret { return l.r0("PtlInit", (*ptl4.Lib).Init) }
+func (l *Lib) Init() ptl4.Ret {
+	r := l.r0("PtlInit", (*ptl4.Lib).Init)
+	if r == ptl4.OK {
+		l.r.sh.init()
+	}
+	return r
+}
 
 // Fini is PtlFini.
-func (l *Lib) Fini() { l.call("PtlFini", func(x *ptl4.Lib) any { x.Fini(); return nil }) }
+func (l *Lib) Fini() {
+	l.call("PtlFini", func(x *ptl4.Lib) any { x.Fini(); return nil })
+	l.r.sh.fini()
+}
 
 // NIInit is PtlNIInit.
 func (l *Lib) NIInit(iface, opt, pid uint32, desired *ptl4.Limits) (ptl4.Handle, ptl4.Limits, ptl4.Ret) {
@@ -97,12 +107,19 @@ func (l *Lib) NIInit(iface, opt, pid uint32, desired *ptl4.Limits) (ptl4.Handle,
 		d = &c
 	}
 	v := l.call("PtlNIInit", func(x *ptl4.Lib) any { h, lim, r := x.NIInit(iface, opt, pid, d); return res{h, lim, r} }).(res)
+	if v.r == ptl4.OK {
+		l.r.sh.niInit(v.h, opt, v.lim)
+	}
 	return v.h, v.lim, v.r
 }
 
 // NIFini is PtlNIFini.
 func (l *Lib) NIFini(ni ptl4.Handle) ptl4.Ret {
-	return l.r0("PtlNIFini", func(x *ptl4.Lib) ptl4.Ret { return x.NIFini(ni) })
+	r := l.r0("PtlNIFini", func(x *ptl4.Lib) ptl4.Ret { return x.NIFini(ni) })
+	if r == ptl4.OK {
+		l.r.sh.niFini(ni)
+	}
+	return r
 }
 
 // NIStatus is PtlNIStatus.
@@ -123,7 +140,11 @@ func (l *Lib) NIHandle(h ptl4.Handle) (ptl4.Handle, ptl4.Ret) {
 // SetMap is PtlSetMap.
 func (l *Lib) SetMap(ni ptl4.Handle, m []ptl4.ProcessID) ptl4.Ret {
 	m = append([]ptl4.ProcessID(nil), m...)
-	return l.r0("PtlSetMap", func(x *ptl4.Lib) ptl4.Ret { return x.SetMap(ni, m) })
+	r := l.r0("PtlSetMap", func(x *ptl4.Lib) ptl4.Ret { return x.SetMap(ni, m) })
+	if r == ptl4.OK {
+		l.r.sh.setMap(ni, len(m))
+	}
+	return r
 }
 
 // GetMap is PtlGetMap.
@@ -183,12 +204,30 @@ func (l *Lib) PTEnable(ni ptl4.Handle, idx uint32) ptl4.Ret {
 
 // MDBind is PtlMDBind.
 func (l *Lib) MDBind(ni ptl4.Handle, md ptl4.MD) (ptl4.Handle, ptl4.Ret) {
-	return l.h0("PtlMDBind", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.MDBind(ni, md) })
+	type res struct {
+		h    ptl4.Handle
+		info ptl4.MDInfo
+		r    ptl4.Ret
+	}
+	v := l.call("PtlMDBind", func(x *ptl4.Lib) any {
+		h, r := x.MDBind(ni, md)
+		info, _ := x.MD(h)
+		return res{h, info, r}
+	}).(res)
+	if v.r == ptl4.OK {
+		l.r.sh.mds[v.h], l.r.sh.desc[v.h] = v.info, md
+	}
+	return v.h, v.r
 }
 
 // MDRelease is PtlMDRelease.
 func (l *Lib) MDRelease(md ptl4.Handle) ptl4.Ret {
-	return l.r0("PtlMDRelease", func(x *ptl4.Lib) ptl4.Ret { return x.MDRelease(md) })
+	r := l.r0("PtlMDRelease", func(x *ptl4.Lib) ptl4.Ret { return x.MDRelease(md) })
+	if r == ptl4.OK {
+		delete(l.r.sh.mds, md)
+		delete(l.r.sh.desc, md)
+	}
+	return r
 }
 
 // Append is PtlMEAppend and PtlLEAppend.
@@ -267,12 +306,20 @@ func (l *Lib) EQPoll(eqs []ptl4.Handle, timeoutMS int64) (ptl4.Event, int, ptl4.
 
 // CTAlloc is PtlCTAlloc.
 func (l *Lib) CTAlloc(ni ptl4.Handle) (ptl4.Handle, ptl4.Ret) {
-	return l.h0("PtlCTAlloc", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.CTAlloc(ni) })
+	h, r := l.h0("PtlCTAlloc", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.CTAlloc(ni) })
+	if r == ptl4.OK {
+		l.r.sh.cts[h] = true
+	}
+	return h, r
 }
 
 // CTFree is PtlCTFree.
 func (l *Lib) CTFree(ct ptl4.Handle) ptl4.Ret {
-	return l.r0("PtlCTFree", func(x *ptl4.Lib) ptl4.Ret { return x.CTFree(ct) })
+	r := l.r0("PtlCTFree", func(x *ptl4.Lib) ptl4.Ret { return x.CTFree(ct) })
+	if r == ptl4.OK {
+		delete(l.r.sh.cts, ct)
+	}
+	return r
 }
 
 type ctRes struct {
@@ -335,14 +382,34 @@ func (l *Lib) CTPoll(cts []ptl4.Handle, tests []uint64, timeoutMS int64) (ptl4.C
 	}
 }
 
-// CTSet is PtlCTSet.
+// CTSet is PtlCTSet, posted (see post).
 func (l *Lib) CTSet(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
-	return l.r0("PtlCTSet", func(x *ptl4.Lib) ptl4.Ret { return x.CTSet(ct, v) })
+	l.p.Compute(l.r.p.LibCall)
+	if r := l.r.sh.ctOK(ct); r != ptl4.OK {
+		return r
+	}
+	l.post("PtlCTSet", func(x *ptl4.Lib) { x.CTSet(ct, v) })
+	return ptl4.OK
 }
 
-// CTInc is PtlCTInc.
+// CTInc is PtlCTInc, posted (see post).
 func (l *Lib) CTInc(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
-	return l.r0("PtlCTInc", func(x *ptl4.Lib) ptl4.Ret { return x.CTInc(ct, v) })
+	l.p.Compute(l.r.p.LibCall)
+	if r := l.r.sh.ctOK(ct); r != ptl4.OK {
+		return r
+	}
+	if v.Success > 0 && v.Failure > 0 {
+		return ptl4.ArgInvalid
+	}
+	l.post("PtlCTInc", func(x *ptl4.Lib) { x.CTInc(ct, v) })
+	return ptl4.OK
+}
+
+// post writes a command whose result the library knows already (it checked the call
+// against its shadow) into the mailbox and returns: no wait for the firmware. The
+// mailbox is a FIFO, so later calls still see its effect.
+func (l *Lib) post(name string, fn func(*ptl4.Lib)) {
+	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &Call{PID: l.r.pid, Name: name, Fn: func(x *ptl4.Lib) any { fn(x); return nil }})
 }
 
 // CTCancelTriggered is PtlCTCancelTriggered.
@@ -355,10 +422,33 @@ func copyArgs(a ptl4.Args) ptl4.Args {
 	return a
 }
 
-// Start is PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic and PtlSwap.
+// Start is PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic and PtlSwap, posted: the
+// library checks the call against its shadow of the MDs and interfaces and returns;
+// the firmware builds and sends the request. A volatile MD's bytes are copied into
+// the command at the call.
 func (l *Lib) Start(a ptl4.Args) ptl4.Ret {
+	l.p.Compute(l.r.p.LibCall)
+	if r := ptl4.Validate(&l.r.sh, a); r != ptl4.OK {
+		return r
+	}
 	a = copyArgs(a)
-	return l.r0("Ptl"+a.Kind.String(), func(x *ptl4.Lib) ptl4.Ret { return x.Start(a) })
+	if md, _ := l.r.sh.MD(a.PutMD); a.Kind != ptl4.MsgGet && a.Kind != ptl4.MsgPut && a.Kind != ptl4.MsgAtomic && md.Options&ptl4.MDVolatile != 0 {
+		a.Data = l.snapshot(a.PutMD, a.PutOffset, a.Length)
+	} else if md, _ := l.r.sh.MD(a.MD); (a.Kind == ptl4.MsgPut || a.Kind == ptl4.MsgAtomic) && md.Options&ptl4.MDVolatile != 0 {
+		a.Data = l.snapshot(a.MD, a.LocalOffset, a.Length)
+	}
+	l.post("Ptl"+a.Kind.String(), func(x *ptl4.Lib) { x.Start(a) })
+	return ptl4.OK
+}
+
+// snapshot copies n bytes of a volatile MD at offset off (the library's memcpy into
+// the command); nil if the MD's memory is not readable here (the firmware reads it).
+func (l *Lib) snapshot(md ptl4.Handle, off, n uint64) []byte {
+	b := l.r.mdBytes(md, off, n)
+	if b != nil {
+		l.p.Memcpy(actors.Bytes(n))
+	}
+	return b
 }
 
 // Triggered is PtlTriggeredPut and friends.

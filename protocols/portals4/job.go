@@ -46,7 +46,7 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 		return nil, err
 	}
 	for rank, n := range j.M.Nodes {
-		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}}
+		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow()}
 		j.FW[rank].AddProcess(ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID))
 		j.Ranks = append(j.Ranks, r)
 		j.g.Colocate(n.Name+".host", n.Name+".ppc")

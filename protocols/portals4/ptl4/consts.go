@@ -323,3 +323,10 @@ func legal(op Op, d Datatype) bool {
 	}
 	return true
 }
+
+// NIIndex is the interface kind a handle belongs to (0-3: matching/non-matching x
+// physical/logical), for callers that keep their own record of objects.
+func (h Handle) NIIndex() int { return h.ni() }
+
+// NIIndexOf is the interface kind NI options select.
+func NIIndexOf(opt uint32) int { return niIndex(opt) }

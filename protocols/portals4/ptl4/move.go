@@ -103,6 +103,10 @@ type Args struct {
 	AtomOp       Op
 	Type         Datatype
 	Operand      []byte // swap: the compare or mask operand, Type.Size() bytes
+	// Data, if not nil, is the payload as read at the call (a volatile MD's bytes,
+	// which the caller may change as soon as the call returns); else the payload is
+	// read from the MD when the request is built.
+	Data []byte
 }
 
 // Start is PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic and PtlSwap: it validates the
@@ -118,78 +122,145 @@ func (l *Lib) Start(a Args) Ret {
 	return l.launch(n, o, a)
 }
 
-// check validates a data-movement call without side effects.
-func (l *Lib) check(a Args) (*ni, *op, Ret) {
-	o := &op{kind: a.Kind, ack: a.Ack, length: a.Length, userPtr: a.UserPtr}
-	var n *ni
+// MDInfo is what argument checking needs to know of an MD.
+type MDInfo struct {
+	NI      int
+	Length  uint64 // total bytes (of every iovec)
+	Options uint32
+	HasEQ   bool
+	HasCT   bool
+}
+
+// NIInfo is what argument checking needs to know of an interface.
+type NIInfo struct {
+	Limits  Limits
+	Logical bool
+	MapLen  int // entries of a logical interface's map (0: none set)
+}
+
+// View answers the questions of Validate: the library itself, or a host library's
+// record of the objects it created (so that it can check a call without asking the
+// NIC).
+type View interface {
+	Inited() bool
+	MD(h Handle) (MDInfo, bool)
+	NI(idx int) (NIInfo, bool)
+}
+
+// Inited implements View.
+func (l *Lib) Inited() bool { return l.inits > 0 }
+
+// MD implements View.
+func (l *Lib) MD(h Handle) (MDInfo, bool) {
+	n, m := l.mdOf(h)
+	if m == nil {
+		return MDInfo{}, false
+	}
+	return MDInfo{NI: n.idx, Length: m.buf.total, Options: m.d.Options, HasEQ: m.d.EQ != EQNone, HasCT: m.d.CT != CTNone}, true
+}
+
+// NI implements View.
+func (l *Lib) NI(idx int) (NIInfo, bool) {
+	if idx < 0 || idx >= len(l.nis) || l.nis[idx] == nil {
+		return NIInfo{}, false
+	}
+	n := l.nis[idx]
+	return NIInfo{Limits: n.lim, Logical: n.logical(), MapLen: len(n.mapping)}, true
+}
+
+// Validate checks the arguments of a data-movement call (PtlPut, PtlGet, PtlAtomic,
+// PtlFetchAtomic, PtlSwap and their triggered forms) against v, with no side effect.
+func Validate(v View, a Args) Ret {
+	if !v.Inited() {
+		return NoInit
+	}
+	fits := func(m MDInfo, off uint64) bool { return off <= m.Length && a.Length <= m.Length-off }
+	var put MDInfo
+	var hasPut bool
+	var niIdx int
 	switch a.Kind {
 	case MsgPut, MsgAtomic, MsgGet:
-		var m *md
-		n, m = l.mdOf(a.MD)
-		if m == nil {
-			return nil, nil, ArgInvalid
+		m, ok := v.MD(a.MD)
+		if !ok || !fits(m, a.LocalOffset) {
+			return ArgInvalid
 		}
-		if a.Kind == MsgGet {
-			o.get, o.getOff = m, a.LocalOffset
-		} else {
-			o.put, o.putOff = m, a.LocalOffset
-		}
-		if a.LocalOffset > m.buf.total || a.Length > m.buf.total-a.LocalOffset {
-			return nil, nil, ArgInvalid
+		niIdx = m.NI
+		if a.Kind != MsgGet {
+			put, hasPut = m, true
 		}
 	case MsgFetch, MsgSwap:
-		gn, g := l.mdOf(a.GetMD)
-		pn, p := l.mdOf(a.PutMD)
-		if g == nil || p == nil || gn != pn {
-			return nil, nil, ArgInvalid
+		g, ok1 := v.MD(a.GetMD)
+		p, ok2 := v.MD(a.PutMD)
+		if !ok1 || !ok2 || g.NI != p.NI || !fits(g, a.GetOffset) || !fits(p, a.PutOffset) {
+			return ArgInvalid
 		}
-		n = gn
-		o.get, o.getOff, o.put, o.putOff = g, a.GetOffset, p, a.PutOffset
-		if a.GetOffset > g.buf.total || a.Length > g.buf.total-a.GetOffset ||
-			a.PutOffset > p.buf.total || a.Length > p.buf.total-a.PutOffset {
-			return nil, nil, ArgInvalid
-		}
+		niIdx, put, hasPut = g.NI, p, true
 	default:
-		return nil, nil, ArgInvalid
+		return ArgInvalid
 	}
-	if o.put != nil && o.put.d.Options&MDVolatile != 0 && a.Length > n.lim.MaxVolatileSize {
-		return nil, nil, ArgInvalid // a volatile MD's data is copied at the call: at most max_volatile_size
+	n, ok := v.NI(niIdx)
+	if !ok {
+		return ArgInvalid
 	}
-	if a.Length > n.lim.MaxMsgSize {
-		return nil, nil, ArgInvalid
+	lim := n.Limits
+	if hasPut && put.Options&MDVolatile != 0 && a.Length > lim.MaxVolatileSize {
+		return ArgInvalid // a volatile MD's data is copied at the call: at most max_volatile_size
+	}
+	if a.Length > lim.MaxMsgSize {
+		return ArgInvalid
 	}
 	switch a.Kind {
 	case MsgAtomic, MsgFetch:
-		if a.AtomOp > OpBXor || !legal(a.AtomOp, a.Type) || a.Length > n.lim.MaxAtomicSize {
-			return nil, nil, ArgInvalid
+		if a.AtomOp > OpBXor || !legal(a.AtomOp, a.Type) || a.Length > lim.MaxAtomicSize {
+			return ArgInvalid
 		}
 	case MsgSwap:
-		if a.AtomOp < OpSwap || a.AtomOp >= opLast || !legal(a.AtomOp, a.Type) || a.Length > n.lim.MaxAtomicSize {
-			return nil, nil, ArgInvalid
+		if a.AtomOp < OpSwap || a.AtomOp >= opLast || !legal(a.AtomOp, a.Type) || a.Length > lim.MaxAtomicSize {
+			return ArgInvalid
 		}
 	}
 	if a.Kind == MsgPut || a.Kind == MsgAtomic {
 		switch a.Ack {
 		case NoAck:
 		case Ack:
-			if o.put.d.EQ == EQNone {
-				return nil, nil, ArgInvalid
+			if !put.HasEQ {
+				return ArgInvalid
 			}
 		case CTAck, OCAck:
-			if o.put.d.CT == CTNone {
-				return nil, nil, ArgInvalid
+			if !put.HasCT {
+				return ArgInvalid
 			}
 		default:
-			return nil, nil, ArgInvalid
+			return ArgInvalid
 		}
 	}
-	if n.logical() {
-		if n.mapping == nil || a.Target.NID >= uint32(len(n.mapping)) {
-			return nil, nil, ArgInvalid
-		}
+	if n.Logical && (n.MapLen == 0 || a.Target.NID >= uint32(n.MapLen)) {
+		return ArgInvalid
 	}
-	if a.PT > uint32(n.lim.MaxPTIndex) {
-		return nil, nil, ArgInvalid
+	if a.PT > uint32(lim.MaxPTIndex) {
+		return ArgInvalid
+	}
+	return OK
+}
+
+// check validates a data-movement call and describes the operation it starts.
+func (l *Lib) check(a Args) (*ni, *op, Ret) {
+	if r := Validate(l, a); r != OK {
+		return nil, nil, r
+	}
+	o := &op{kind: a.Kind, ack: a.Ack, length: a.Length, userPtr: a.UserPtr}
+	var n *ni
+	switch a.Kind {
+	case MsgGet:
+		n, o.get = l.mdOf(a.MD)
+		o.getOff = a.LocalOffset
+	case MsgPut, MsgAtomic:
+		n, o.put = l.mdOf(a.MD)
+		o.putOff = a.LocalOffset
+	default:
+		n, o.get = l.mdOf(a.GetMD)
+		_, o.put = l.mdOf(a.PutMD)
+		o.getOff, o.putOff = a.GetOffset, a.PutOffset
 	}
 	return n, o, OK
 }
@@ -204,7 +275,10 @@ func (l *Lib) launch(n *ni, o *op, a Args) Ret {
 		m.SrcRank, _ = n.rank(l.nid, l.pid)
 	}
 	m.Dst = dst
-	if a.Kind != MsgGet {
+	if a.Kind != MsgGet && a.Data != nil { // copied out at the call (a volatile MD)
+		m.Data = a.Data[:a.Length]
+		m.Volatile = true
+	} else if a.Kind != MsgGet {
 		m.Data = make([]byte, a.Length)
 		if !o.put.buf.read(l.mem, o.putOff, m.Data) {
 			return ArgInvalid

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/params"
+	"github.com/seastar-sim/seastar/protocols/portals4"
+	"github.com/spf13/pflag"
+)
+
+// The Portals 4 benchmarks (protocols/portals4): latency, message rate and a
+// triggered-operation barrier, on the offloaded Portals 4 firmware.
+
+func init() {
+	registerBenchmark(&benchmark{
+		name:  "p4-latency",
+		short: "Portals 4 put ping-pong and get latency over sizes, matching and non-matching NI",
+		long: `p4-latency measures Portals 4 on the SeaStar with the matching, list management and
+events in the PPC firmware. put: a ping-pong of puts between nodes 0 and 1, one-way
+latency = round trip / 2, each side waiting for the PUT event of the other's put. get:
+node 0 gets from node 1 and waits for the REPLY event. Each library call is a mailbox
+command to the firmware and a wait for its result (portals4.* costs, run params portals4).`,
+		example: `  run bench p4-latency
+  run bench p4-latency --ops put --ni matching --sizes 0:64K:x4
+  run sweep --bench p4-latency --vary portals4.fw_match_instr=120,480 -- --ops put --sizes 8`,
+		ids:   []string{"op", "ni", "size_bytes"},
+		flags: p4LatencyFlags,
+		check: func(cfg *Config, state any) error { _, err := state.(*p4LatencyState).plan(); return err },
+		run:   runP4Latency,
+	})
+	registerBenchmark(&benchmark{
+		name:  "p4-msgrate",
+		short: "Portals 4 message rate from one initiator: sizes, messages in flight, priority and unexpected list lengths",
+		long: `p4-msgrate sends --messages puts from node 0 to node 1 on a matching NI, MPI style: node 1
+keeps --window use-once receives posted behind priority-1 entries that never match, and
+reposts them after each window, each append searching unexpected-1 unexpected headers
+that never match; node 0 sends a window and waits for node 1's go-ahead. The rate is
+messages per second at node 0 (rate_Mmsgs, millions per second).`,
+		example: `  run bench p4-msgrate
+  run bench p4-msgrate --sizes 8 --priority 1,16,64,256
+  run bench p4-msgrate --sizes 8 --unexpected 1,64,256 --window 32`,
+		ids:   []string{"size_bytes", "window", "priority", "unexpected"},
+		flags: p4MsgRateFlags,
+		check: func(cfg *Config, state any) error { _, err := state.(*p4MsgRateState).plan(); return err },
+		run:   runP4MsgRate,
+	})
+	registerBenchmark(&benchmark{
+		name:  "p4-trig",
+		short: "Portals 4 tree barrier on triggered puts and counting events vs the same barrier driven by the host",
+		long: `p4-trig runs --iters binary-tree barriers over --nodes nodes (a line). Arrivals go up the
+tree as zero-byte puts counted by each node's arrival counter, releases come down counted
+by its release counter. triggered: every put is a triggered operation registered before
+the timed loop; the host only increments its arrival counter and waits on its release
+counter, the firmware does the rest. host: the host waits for its children and sends each
+put itself. latency_us is the mean barrier time at node 0.`,
+		example: `  run bench p4-trig
+  run bench p4-trig --nodes 2,4,8,16,32 --iters 20`,
+		ids:   []string{"variant", "nodes"},
+		flags: p4TrigFlags,
+		check: func(cfg *Config, state any) error { _, err := state.(*p4TrigState).plan(); return err },
+		run:   runP4Trig,
+	})
+}
+
+type p4LatencyState struct {
+	ops, nis, sizes string
+	iters, warmup   int
+}
+
+func p4LatencyFlags(f *pflag.FlagSet) any {
+	s := &p4LatencyState{ops: "put,get", nis: "matching,non-matching", sizes: "0:64K:x4", iters: 20, warmup: 2}
+	f.StringVar(&s.ops, "ops", s.ops, "operations: put (ping-pong), get")
+	f.StringVar(&s.nis, "ni", s.nis, "interfaces: matching, non-matching")
+	f.StringVar(&s.sizes, "sizes", s.sizes, "message sizes: list 0,8,1K or ranges 0:1M:x2")
+	f.IntVar(&s.iters, "iters", s.iters, "timed iterations per size")
+	f.IntVar(&s.warmup, "warmup", s.warmup, "untimed iterations before them")
+	return s
+}
+
+type p4LatencyPlan struct {
+	ops, nis []string
+	sizes    []actors.Bytes
+}
+
+func listOf(flag, s string, allowed ...string) ([]string, error) {
+	var out []string
+	for item := range strings.SplitSeq(s, ",") {
+		item = strings.TrimSpace(item)
+		ok := false
+		for _, a := range allowed {
+			ok = ok || a == item
+		}
+		if !ok {
+			return nil, usage(fmt.Errorf("--%s: unknown value %q (want %s)", flag, item, strings.Join(allowed, ", ")))
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+func (s *p4LatencyState) plan() (*p4LatencyPlan, error) {
+	p := &p4LatencyPlan{}
+	var err error
+	if p.ops, err = listOf("ops", s.ops, "put", "get"); err != nil {
+		return nil, err
+	}
+	if p.nis, err = listOf("ni", s.nis, "matching", "non-matching"); err != nil {
+		return nil, err
+	}
+	if p.sizes, err = params.ParseSizes(s.sizes); err != nil {
+		return nil, usage(fmt.Errorf("--sizes: %w", err))
+	}
+	if s.iters < 1 || s.warmup < 0 {
+		return nil, usage(fmt.Errorf("--iters must be >= 1 and --warmup >= 0"))
+	}
+	return p, nil
+}
+
+func runP4Latency(ctx context.Context, cfg *Config, opts actors.Options, state any) (*benchOutput, error) {
+	s := state.(*p4LatencyState)
+	p, err := s.plan()
+	if err != nil {
+		return nil, err
+	}
+	out := &benchOutput{}
+	for _, op := range p.ops {
+		for _, ni := range p.nis {
+			for _, size := range p.sizes {
+				c := portals4.LatencyConfig{Op: op, Matching: ni == "matching", Size: int64(size), Iters: s.iters, Warmup: s.warmup}
+				lat, rep, err := portals4.Latency(ctx, cfg.Params, cfg.Portals4, c, opts)
+				var r row
+				r.set("op", op)
+				r.set("ni", ni)
+				r.set("size_bytes", int64(size))
+				if err != nil {
+					return out, failed(err)
+				}
+				r.set("latency_us", lat.Microseconds())
+				out.rows = append(out.rows, r)
+				out.reports = append(out.reports, rep)
+			}
+		}
+	}
+	return out, nil
+}
+
+type p4MsgRateState struct {
+	sizes, windows, prio, unexp string
+	messages                    int
+}
+
+func p4MsgRateFlags(f *pflag.FlagSet) any {
+	s := &p4MsgRateState{sizes: "0:4K:x4", windows: "16", prio: "1", unexp: "1", messages: 256}
+	f.StringVar(&s.sizes, "sizes", s.sizes, "message sizes: list 0,8,1K or ranges 0:1M:x2")
+	f.StringVar(&s.windows, "window", s.windows, "messages in flight (receives kept posted): a list such as 1,16,64")
+	f.StringVar(&s.prio, "priority", s.prio, "priority list lengths each message walks (the receive is last): a list")
+	f.StringVar(&s.unexp, "unexpected", s.unexp, "unexpected list lengths + 1 each reposted receive searches: a list (1: empty)")
+	f.IntVar(&s.messages, "messages", s.messages, "timed messages per point")
+	return s
+}
+
+type p4MsgRatePlan struct {
+	sizes                []actors.Bytes
+	windows, prio, unexp []int
+}
+
+func (s *p4MsgRateState) plan() (*p4MsgRatePlan, error) {
+	p := &p4MsgRatePlan{}
+	var err error
+	if p.sizes, err = params.ParseSizes(s.sizes); err != nil {
+		return nil, usage(fmt.Errorf("--sizes: %w", err))
+	}
+	for _, x := range []struct {
+		flag, val string
+		dst       *[]int
+	}{{"window", s.windows, &p.windows}, {"priority", s.prio, &p.prio}, {"unexpected", s.unexp, &p.unexp}} {
+		if *x.dst, err = parseInts(x.val); err != nil {
+			return nil, usage(fmt.Errorf("--%s: %w", x.flag, err))
+		}
+	}
+	if s.messages < 1 {
+		return nil, usage(fmt.Errorf("--messages must be >= 1 (got %d)", s.messages))
+	}
+	return p, nil
+}
+
+func runP4MsgRate(ctx context.Context, cfg *Config, opts actors.Options, state any) (*benchOutput, error) {
+	s := state.(*p4MsgRateState)
+	p, err := s.plan()
+	if err != nil {
+		return nil, err
+	}
+	out := &benchOutput{}
+	for _, size := range p.sizes {
+		for _, w := range p.windows {
+			for _, pr := range p.prio {
+				for _, u := range p.unexp {
+					c := portals4.MsgRateConfig{Size: int64(size), Messages: s.messages, Window: w, Priority: pr, Unexpected: u - 1}
+					rate, rep, err := portals4.MsgRate(ctx, cfg.Params, cfg.Portals4, c, opts)
+					if err != nil {
+						return out, failed(err)
+					}
+					var r row
+					r.set("size_bytes", int64(size))
+					r.set("window", w)
+					r.set("priority", pr)
+					r.set("unexpected", u)
+					r.set("rate_Mmsgs", rate/1e6)
+					out.rows = append(out.rows, r)
+					out.reports = append(out.reports, rep)
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+type p4TrigState struct {
+	nodes, variants string
+	iters           int
+}
+
+func p4TrigFlags(f *pflag.FlagSet) any {
+	s := &p4TrigState{nodes: "2,4,8,16", variants: "triggered,host", iters: 10}
+	f.StringVar(&s.nodes, "nodes", s.nodes, "node counts: a list such as 2,4,8")
+	f.StringVar(&s.variants, "variant", s.variants, "triggered (no host in the loop) and/or host (host-driven)")
+	f.IntVar(&s.iters, "iters", s.iters, "timed barriers per point")
+	return s
+}
+
+type p4TrigPlan struct {
+	nodes    []int
+	variants []string
+}
+
+func (s *p4TrigState) plan() (*p4TrigPlan, error) {
+	p := &p4TrigPlan{}
+	var err error
+	if p.nodes, err = parseInts(s.nodes); err != nil {
+		return nil, usage(fmt.Errorf("--nodes: %w", err))
+	}
+	for _, n := range p.nodes {
+		if n < 2 {
+			return nil, usage(fmt.Errorf("--nodes: a barrier needs at least 2 nodes (got %d)", n))
+		}
+	}
+	if p.variants, err = listOf("variant", s.variants, "triggered", "host"); err != nil {
+		return nil, err
+	}
+	if s.iters < 1 || s.iters > 200 {
+		return nil, usage(fmt.Errorf("--iters must be in 1..200 (got %d): the triggered barrier registers every iteration's operations up front", s.iters))
+	}
+	return p, nil
+}
+
+func runP4Trig(ctx context.Context, cfg *Config, opts actors.Options, state any) (*benchOutput, error) {
+	s := state.(*p4TrigState)
+	p, err := s.plan()
+	if err != nil {
+		return nil, err
+	}
+	out := &benchOutput{}
+	for _, n := range p.nodes {
+		var host, trig actors.Duration
+		for _, v := range p.variants {
+			lat, rep, err := portals4.TrigBarrier(ctx, cfg.Params, cfg.Portals4, portals4.TrigConfig{Nodes: n, Iters: s.iters, Triggered: v == "triggered"}, opts)
+			if err != nil {
+				return out, failed(err)
+			}
+			var r row
+			r.set("variant", v)
+			r.set("nodes", n)
+			r.set("latency_us", lat.Microseconds())
+			if v == "host" {
+				host = lat
+			} else {
+				trig = lat
+			}
+			out.rows = append(out.rows, r)
+			out.reports = append(out.reports, rep)
+		}
+		if host > 0 && trig > 0 { // both variants ran: the speedup on each of their rows
+			for i := len(out.rows) - len(p.variants); i < len(out.rows); i++ {
+				out.rows[i].set("host_over_triggered", float64(host)/float64(trig))
+			}
+		}
+	}
+	return out, nil
+}
