@@ -80,6 +80,32 @@ type Bell struct{ Addr uint64 }
 func (b *Bell) String() string  { return fmt.Sprintf("portals4.Bell(%#x)", b.Addr) }
 func (b *Bell) Address() uint64 { return b.Addr }
 
+// EventRecord is an event the firmware writes into an event queue in host memory,
+// or the notice that the event of that sequence number was lost to overflow.
+type EventRecord struct {
+	Addr uint64
+	Seq  uint64
+	Ev   ptl4.Event
+	Drop bool
+}
+
+func (r *EventRecord) String() string {
+	if r.Drop {
+		return fmt.Sprintf("portals4.EventRecord(#%d dropped)", r.Seq)
+	}
+	return fmt.Sprintf("portals4.EventRecord(#%d %s)", r.Seq, r.Ev.Type)
+}
+
+// Address implements host.Addressed.
+func (r *EventRecord) Address() uint64 { return r.Addr }
+
+// eqAddr is where event seq of queue h of process pid lands in host memory: every
+// sequence number has its own address (the library forgets it once read), as a ring
+// slot and its sequence tag would.
+func eqAddr(pid uint32, h ptl4.Handle, seq uint64) uint64 {
+	return 1<<62 | uint64(pid&0xff)<<54 | uint64(h&0x0fffffff)<<26 | seq&(1<<26-1)
+}
+
 // Host memory addresses of the library's mailbox results and notifications.
 func resultAddr(proc int, seq uint64) uint64 { return 0x4000<<32 | uint64(proc)<<32 | seq&0xffffffff }
 func bellAddr(pid uint32, k uint64) uint64   { return 0x7000<<32 | uint64(pid)<<32 | k&0xffffffff }
@@ -154,8 +180,10 @@ func NewFirmware(node router.NodeID, size int, p Params, cp cam.Params, tp txdma
 	return f
 }
 
-// AddProcess gives the firmware the Portals state of a process.
+// AddProcess gives the firmware the Portals state of a process. Its events are
+// written into host memory as they happen, for the library to read there.
 func (f *Firmware) AddProcess(l *ptl4.Lib) {
+	l.RecordEvents = true
 	pr := &fwProc{lib: l, pid: l.PID()}
 	f.procs[pr.pid] = pr
 	f.order = append(f.order, pr)
@@ -226,6 +254,10 @@ func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
 	f.Stats.Walked += int64(walked)
 	f.Stats.Events += w.Events - w0.Events
 	f.Stats.Triggered += w.Triggered - w0.Triggered
+	for _, r := range pr.lib.Records {
+		x.HostWrite(f.p.ResultBytes, &EventRecord{Addr: eqAddr(pr.pid, r.EQ, r.Seq), Seq: r.Seq, Ev: r.Ev, Drop: r.Drop})
+	}
+	pr.lib.Records = pr.lib.Records[:0]
 	out := pr.lib.Outbox
 	pr.lib.Outbox = nil
 	for _, m := range out {

@@ -245,40 +245,72 @@ func (l *Lib) Search(ni ptl4.Handle, idx uint32, me ptl4.ME, op ptl4.SearchOp, u
 	return l.r0("PtlMESearch", func(x *ptl4.Lib) ptl4.Ret { return x.Search(ni, idx, me, op, userPtr, le) })
 }
 
-// EQAlloc is PtlEQAlloc.
+// EQAlloc is PtlEQAlloc: the queue is a ring in the process's memory that the
+// firmware writes events into.
 func (l *Lib) EQAlloc(ni ptl4.Handle, count int) (ptl4.Handle, ptl4.Ret) {
-	return l.h0("PtlEQAlloc", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.EQAlloc(ni, count) })
+	h, r := l.h0("PtlEQAlloc", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.EQAlloc(ni, count) })
+	if r == ptl4.OK {
+		l.r.sh.eqs[h] = &eqState{}
+	}
+	return h, r
 }
 
 // EQFree is PtlEQFree.
 func (l *Lib) EQFree(eq ptl4.Handle) ptl4.Ret {
-	return l.r0("PtlEQFree", func(x *ptl4.Lib) ptl4.Ret { return x.EQFree(eq) })
+	r := l.r0("PtlEQFree", func(x *ptl4.Lib) ptl4.Ret { return x.EQFree(eq) })
+	if r == ptl4.OK {
+		delete(l.r.sh.eqs, eq)
+	}
+	return r
 }
 
-type eqRes struct {
-	ev    ptl4.Event
-	which int
-	r     ptl4.Ret
-}
-
-// EQGet is PtlEQGet.
+// EQGet is PtlEQGet: the next event of the ring in host memory, read there (a cache
+// miss when one has landed); the library then tells the firmware, with a posted
+// write, that the slot is free again.
 func (l *Lib) EQGet(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
-	v := l.eqGet("PtlEQGet", []ptl4.Handle{eq})
-	return v.ev, v.r
+	l.p.Compute(l.r.p.LibCall)
+	return l.eqTake(eq)
 }
 
-func (l *Lib) eqGet(name string, eqs []ptl4.Handle) eqRes {
-	return l.call(name, func(x *ptl4.Lib) any {
-		for i, h := range eqs {
-			if ok, r := x.EQReady(h); r != ptl4.OK {
-				return eqRes{which: i, r: r}
-			} else if ok {
-				ev, r := x.EQGet(h)
-				return eqRes{ev, i, r}
-			}
+func (l *Lib) eqState(eq ptl4.Handle) (*eqState, ptl4.Ret) {
+	if !l.r.sh.Inited() {
+		return nil, ptl4.NoInit
+	}
+	st := l.r.sh.eqs[eq]
+	if st == nil {
+		return nil, ptl4.ArgInvalid
+	}
+	return st, ptl4.OK
+}
+
+// eqTake reads the next event of eq from host memory, skipping the records of
+// events lost to overflow (PTL_EQ_DROPPED with the next one).
+func (l *Lib) eqTake(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
+	st, r := l.eqState(eq)
+	if r != ptl4.OK {
+		return ptl4.Event{}, r
+	}
+	for {
+		addr := eqAddr(l.r.pid, eq, st.next)
+		m, ok := l.p.Peek(addr)
+		if !ok {
+			return ptl4.Event{}, ptl4.EQEmpty
 		}
-		return eqRes{r: ptl4.EQEmpty}
-	}).(eqRes)
+		l.p.Forget(addr)
+		rec := m.(*EventRecord)
+		st.next++
+		if rec.Drop {
+			st.dropped = true
+			continue
+		}
+		seq := rec.Seq
+		l.post("PtlEQGet", func(x *ptl4.Lib) { x.EQConsumed(eq, seq) })
+		if st.dropped {
+			st.dropped = false
+			return rec.Ev, ptl4.EQDropped
+		}
+		return rec.Ev, ptl4.OK
+	}
 }
 
 // EQWait is PtlEQWait.
@@ -287,18 +319,35 @@ func (l *Lib) EQWait(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
 	return v, r
 }
 
-// EQPoll is PtlEQPoll.
+// EQPoll is PtlEQPoll: it polls the rings in host memory; with one queue it waits on
+// the queue's next slot, with several on the process's change notifications.
 func (l *Lib) EQPoll(eqs []ptl4.Handle, timeoutMS int64) (ptl4.Event, int, ptl4.Ret) {
+	l.p.Compute(l.r.p.LibCall)
 	deadline := actors.Time(-1)
 	if timeoutMS >= 0 {
 		deadline = l.p.Now().Add(actors.Duration(timeoutMS) * actors.Millisecond)
 	}
 	for {
-		v := l.eqGet("PtlEQPoll", eqs)
-		if v.r != ptl4.EQEmpty {
-			return v.ev, v.which, v.r
+		for i, eq := range eqs {
+			ev, r := l.eqTake(eq)
+			if r != ptl4.EQEmpty {
+				return ev, i, r
+			}
 		}
-		if timeoutMS == 0 || !l.waitChange(deadline) {
+		if timeoutMS == 0 {
+			return ptl4.Event{}, 0, ptl4.EQEmpty
+		}
+		if len(eqs) == 1 {
+			st, _ := l.eqState(eqs[0])
+			addr := eqAddr(l.r.pid, eqs[0], st.next)
+			if deadline < 0 {
+				l.p.WaitFor(addr)
+			} else if _, ok := l.p.WaitUntil(addr, deadline); !ok {
+				return ptl4.Event{}, 0, ptl4.EQEmpty
+			}
+			continue
+		}
+		if !l.waitChange(deadline) {
 			return ptl4.Event{}, 0, ptl4.EQEmpty
 		}
 	}

@@ -12,6 +12,13 @@ type shadow struct {
 	mds   map[ptl4.Handle]ptl4.MDInfo
 	desc  map[ptl4.Handle]ptl4.MD
 	cts   map[ptl4.Handle]bool
+	eqs   map[ptl4.Handle]*eqState
+}
+
+// eqState is the consumer side of an event queue, in host memory.
+type eqState struct {
+	next    uint64 // the next sequence number to read
+	dropped bool   // events were lost since the last one returned
 }
 
 type shadowNI struct {
@@ -20,7 +27,8 @@ type shadowNI struct {
 }
 
 func newShadow() shadow {
-	return shadow{mds: map[ptl4.Handle]ptl4.MDInfo{}, desc: map[ptl4.Handle]ptl4.MD{}, cts: map[ptl4.Handle]bool{}}
+	return shadow{mds: map[ptl4.Handle]ptl4.MDInfo{}, desc: map[ptl4.Handle]ptl4.MD{}, cts: map[ptl4.Handle]bool{},
+		eqs: map[ptl4.Handle]*eqState{}}
 }
 
 // Inited implements ptl4.View.
@@ -75,11 +83,15 @@ func (s *shadow) niFini(h ptl4.Handle) {
 	for ch := range s.cts {
 		gone = append(gone, ch)
 	}
+	for eh := range s.eqs {
+		gone = append(gone, eh)
+	}
 	for _, x := range gone { // order does not matter: deleting from maps
 		if x.NIIndex() == i {
 			delete(s.mds, x)
 			delete(s.desc, x)
 			delete(s.cts, x)
+			delete(s.eqs, x)
 		}
 	}
 }

@@ -21,6 +21,11 @@ type Lib struct {
 	// Work counts what the calls and deliveries did, for the caller's cost model.
 	Work Work
 
+	// RecordEvents makes every event written (and every event lost to overflow) also
+	// go to Records, for a caller that copies events out to their consumer.
+	RecordEvents bool
+	Records      []EQRecord
+
 	firing bool
 	fireQ  []*trig
 }

@@ -39,11 +39,15 @@ type md struct {
 	inflight int
 }
 
+// eq is an event queue: a ring of events numbered by sequence. head is the oldest
+// event neither consumed nor dropped, tail the next to be written. The consumer is
+// the library's own EQGet, or (RecordEvents) a host that reads the records the
+// caller copies out and reports what it consumed (EQConsumed).
 type eq struct {
-	h       Handle
-	ring    []Event
-	head, n int
-	dropped bool
+	h          Handle
+	ring       []Event
+	head, tail uint64
+	dropped    bool
 }
 
 type ct struct {
@@ -465,12 +469,11 @@ func (l *Lib) EQGet(h Handle) (Event, Ret) {
 	if e == nil {
 		return Event{}, ArgInvalid
 	}
-	if e.n == 0 {
+	if e.head == e.tail {
 		return Event{}, EQEmpty
 	}
-	ev := e.ring[e.head]
-	e.head = (e.head + 1) % len(e.ring)
-	e.n--
+	ev := e.ring[e.head%uint64(len(e.ring))]
+	e.head++
 	if e.dropped {
 		e.dropped = false
 		return ev, EQDropped
@@ -487,11 +490,29 @@ func (l *Lib) EQReady(h Handle) (bool, Ret) {
 	if e == nil {
 		return false, ArgInvalid
 	}
-	return e.n > 0, OK
+	return e.head != e.tail, OK
 }
 
 // room is the free space of an event queue.
-func (e *eq) room() int { return len(e.ring) - e.n }
+func (e *eq) room() int { return len(e.ring) - int(e.tail-e.head) }
+
+// EQConsumed tells the library that the consumer has taken every event of queue h
+// up to sequence seq (RecordEvents mode): their slots are free again.
+func (l *Lib) EQConsumed(h Handle, seq uint64) {
+	if _, e := l.eqByHandle(h); e != nil && seq >= e.head && seq < e.tail {
+		e.head = seq + 1
+		e.dropped = false
+	}
+}
+
+// EQRecord is an event written into a queue (Drop false), or the notice that the
+// event of that sequence was overwritten before it was consumed (Drop true).
+type EQRecord struct {
+	EQ   Handle
+	Seq  uint64
+	Ev   Event
+	Drop bool
+}
 
 // post writes an event; suppressed events are not written. A full queue overwrites
 // its oldest event and remembers the loss.
@@ -503,13 +524,19 @@ func (l *Lib) post(n *ni, h Handle, ev Event, suppress bool) {
 	if e == nil {
 		return
 	}
-	if e.n == len(e.ring) {
-		e.head = (e.head + 1) % len(e.ring)
-		e.n--
+	size := uint64(len(e.ring))
+	if e.tail-e.head == size {
+		if l.RecordEvents {
+			l.Records = append(l.Records, EQRecord{EQ: h, Seq: e.head, Drop: true})
+		}
+		e.head++
 		e.dropped = true
 	}
-	e.ring[(e.head+e.n)%len(e.ring)] = ev
-	e.n++
+	e.ring[e.tail%size] = ev
+	if l.RecordEvents {
+		l.Records = append(l.Records, EQRecord{EQ: h, Seq: e.tail, Ev: ev})
+	}
+	e.tail++
 	l.Work.Events++
 	l.changed()
 }
