@@ -38,7 +38,7 @@ command to the firmware and a wait for its result (portals4.* costs, run params 
 keeps --window use-once receives posted behind priority-1 entries that never match, and
 reposts them after each window, each append searching unexpected-1 unexpected headers
 that never match; node 0 sends a window and waits for node 1's go-ahead. The rate is
-messages per second at node 0 (rate_Mmsgs, millions per second).`,
+messages per second at node 0 (msg_per_s).`,
 		example: `  run bench p4-msgrate
   run bench p4-msgrate --sizes 8 --priority 1,16,64,256
   run bench p4-msgrate --sizes 8 --unexpected 1,64,256 --window 32`,
@@ -208,7 +208,7 @@ func runP4MsgRate(ctx context.Context, cfg *Config, opts actors.Options, state a
 					r.set("window", w)
 					r.set("priority", pr)
 					r.set("unexpected", u)
-					r.set("rate_Mmsgs", rate/1e6)
+					r.set("msg_per_s", rate)
 					out.rows = append(out.rows, r)
 					out.reports = append(out.reports, rep)
 				}

@@ -40,6 +40,7 @@ type figure struct {
 var figures = []figure{
 	{"latency_vs_size", "latency_us", "Latency", "latency (µs)", true},
 	{"bandwidth_vs_size", "bandwidth_MBps", "Bandwidth", "bandwidth (MB/s, 1 MB = 10^6 B)", false},
+	{"msgrate_vs_size", "msg_per_s", "Message rate", "messages per second", false},
 }
 
 // Figure geometry and type sizes: about a column of a paper at 100%, readable when
