@@ -43,3 +43,36 @@ func TestBenchmarksRunAndAgreeAcrossWorkers(t *testing.T) {
 	require.Positive(t, ho)
 	t.Logf("triggered %s host %s", tr, ho)
 }
+
+type spanLog struct{ spans []actors.Span }
+
+func (s *spanLog) Sampled(uint64) bool { return true }
+func (s *spanLog) Span(sp actors.Span) { s.spans = append(s.spans, sp) }
+
+// A put's life is one trace: the root span from the firmware that sent it, the
+// library call's wait in the mailbox, the DMA engines, the hop and the target's
+// handlers.
+func TestPutIsOneTrace(t *testing.T) {
+	log := &spanLog{}
+	opts := actors.Options{Workers: 1, Engine: actors.Serial, Tracer: func(int) actors.Tracer { return log }}
+	_, _, err := Latency(context.Background(), machine.Default(), DefaultParams(), LatencyConfig{Op: "put", Matching: true, Size: 1024, Iters: 1}, opts)
+	require.NoError(t, err)
+	var put uint64
+	for _, s := range log.spans {
+		if s.Name == "portals4/put" && s.Root {
+			put = s.Trace
+			break
+		}
+	}
+	require.NotZero(t, put)
+	names := map[string]bool{}
+	for _, s := range log.spans {
+		if s.Trace == put {
+			names[s.Name] = true
+			require.GreaterOrEqual(t, s.End, s.Start, s.Name)
+		}
+	}
+	for _, n := range []string{"ppc/mailbox", "ppc/call", "txdma/message", "rxdma/message", "ppc/rx_header", "ppc/rx_done", "ppc/tx_done"} {
+		require.True(t, names[n], "span %s missing from the put's trace (have %v)", n, names)
+	}
+}

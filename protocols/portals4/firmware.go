@@ -135,6 +135,8 @@ type Firmware struct {
 	waiting  map[uint64][]uint64 // result addresses of host calls waiting for a release
 	released uint64
 
+	sent []*Wire // messages the current handler sent (tracing)
+
 	Stats FirmwareStats
 }
 
@@ -198,6 +200,18 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 
 // Handle implements ppc.Firmware.
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
+	t := x.Tracer()
+	var tw *Wire
+	if t != nil {
+		tw = f.traceBegin(t, ev)
+	}
+	f.handle(x, ev)
+	if t != nil {
+		f.traceEnd(x, t, ev, tw)
+	}
+}
+
+func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 	switch ev := ev.(type) {
 	case *Call:
 		f.onCall(x, ev)
@@ -294,6 +308,9 @@ func (f *Firmware) send(x *ppc.Exec, pr *fwProc, m *ptl4.Msg) {
 func (f *Firmware) queueTx(x *ppc.Exec, w *Wire, class uint8, req *fwProc) {
 	x.Instr(f.p.FwTxInstr)
 	it := &txItem{w: w, pr: req}
+	if x.Tracer() != nil {
+		f.sent = append(f.sent, w)
+	}
 	it.cmds = append(it.cmds, txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: class, Data: w},
 		txdma.Command{Kind: txdma.Transmit, Addr: 0, Bytes: int64(f.p.HeaderBytes) + w.Inline})
 	for off := int64(0); off < w.Len; off += f.cmax {
