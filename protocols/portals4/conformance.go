@@ -67,9 +67,10 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 	threads := maxThreads(root)
 	results := make([]string, ranks)
 	done := make([]bool, ranks)
+	at := make([]*conform.Node, ranks)
 	for rank := range ranks {
 		if err := j.Spawn(rank, "conform", func(l *Lib) {
-			results[rank] = conform.RunRank(root, l)
+			results[rank] = conform.RunRank(root, l, &at[rank])
 			done[rank] = true
 		}); err != nil {
 			return fail("%v", err)
@@ -85,8 +86,10 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 	out.SimTime = rep.SimTime
 	for rank := range ranks {
 		switch {
+		case !done[rank] && opts.End > 0 && rep.SimTime >= opts.End:
+			return fail("rank %d still running at the time limit (%s of simulated time), at line %d <%s>", rank, opts.End, at[rank].Line, at[rank].Name)
 		case !done[rank]:
-			return fail("rank %d did not finish (blocked in a wait that never ends, or past the end of the run at %s)", rank, rep.SimTime)
+			return fail("rank %d blocked at %s in line %d <%s>: it waits for something that never happens", rank, rep.SimTime, at[rank].Line, at[rank].Name)
 		case results[rank] != "":
 			return fail("rank %d: %s", rank, results[rank])
 		}

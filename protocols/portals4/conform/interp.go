@@ -101,6 +101,7 @@ type info struct {
 type run struct {
 	e     Env
 	first *string // the first mismatch of the rank, shared by its threads
+	track **Node  // if not nil, set to the element being run
 }
 
 func (r *run) failf(n *Node, format string, args ...any) int {
@@ -122,10 +123,12 @@ func defaultInfo() *info {
 }
 
 // RunRank interprets test file root as rank e.Rank() and returns the first mismatch,
-// or "" when the rank passed.
-func RunRank(root *Node, e Env) string {
+// or "" when the rank passed. at, if not nil, follows the element being run (to tell
+// where a rank that never finished was).
+func RunRank(root *Node, e Env, at **Node) string {
 	first := ""
 	r := &run{e: e, first: &first}
+	r.track = at
 	if errs := r.walk(defaultInfo(), []*Node{root}); errs > 0 && first == "" {
 		first = fmt.Sprintf("%d errors", errs)
 	}

@@ -17,6 +17,9 @@ func (r *run) walk(in *info, nodes []*Node) int {
 
 // node runs one element with in as its parent's state.
 func (r *run) node(in *info, n *Node) int {
+	if r.track != nil {
+		*r.track = n
+	}
 	switch n.Name {
 	case "set":
 		return r.attrs(in, n)
@@ -118,9 +121,17 @@ func (r *run) node(in *info, n *Node) int {
 	case "ptl_ni":
 		errs := r.niInit(cur, n)
 		errs += kids()
+		r.track0(n)
 		return errs + r.niFini(cur, n)
 	}
 	return r.leaf(cur, n) + kids()
+}
+
+// track0 notes that the rank is back at element n (releasing its object).
+func (r *run) track0(n *Node) {
+	if r.track != nil {
+		*r.track = n
+	}
 }
 
 // container creates count objects (each level pushed on the last), walks the children
@@ -137,6 +148,7 @@ func (r *run) container(cur *info, n *Node, create, destroy func(*info, *Node) i
 	}
 	errs += create(cur, n)
 	errs += r.walk(cur, n.Children)
+	r.track0(n)
 	errs += destroy(cur, n)
 	for i := len(levels) - 1; i > 0; i-- {
 		r.pop(levels[i])
@@ -210,13 +222,24 @@ func (r *run) ptAlloc(in *info, n *Node) int {
 	return r.call(in, n, int64(ret))
 }
 
-// yield lets other threads and ranks run while a call answers "in use" (sched_yield).
-const yieldMS = 0
+// backoff lets other threads and ranks run while a call answers "in use" (run.c
+// loops on sched_yield): a microsecond of simulated time for the first hundred tries,
+// then 10 ms, so that a call that stays busy costs few iterations before the test's
+// time limit ends it.
+type backoff struct{ n int }
+
+func (b *backoff) wait(e Env) {
+	if b.n++; b.n <= 100 {
+		e.Sleep(0)
+		return
+	}
+	e.Sleep(10)
+}
 
 func (r *run) ptFree(in *info, n *Node) int {
 	ret := r.e.PTFree(in.niHandle, in.ptIndex)
-	for ret == ptl4.PTInUse {
-		r.e.Sleep(yieldMS)
+	for b := (backoff{}); ret == ptl4.PTInUse; {
+		b.wait(r.e)
 		ret = r.e.PTFree(in.niHandle, in.ptIndex)
 	}
 	if ret == ptl4.OK {
@@ -273,8 +296,8 @@ func (r *run) unlink(in *info, n *Node, le bool) int {
 		h, s = in.leHandle, sLE
 	}
 	ret := r.e.Unlink(h)
-	for ret == ptl4.InUse {
-		r.e.Sleep(yieldMS)
+	for b := (backoff{}); ret == ptl4.InUse; {
+		b.wait(r.e)
 		ret = r.e.Unlink(h)
 	}
 	if ret == ptl4.OK {
