@@ -619,3 +619,20 @@ func (r *Rank) helper(k int) host.Program {
 }
 
 func (r *Rank) String() string { return fmt.Sprintf("rank%d", r.rank) }
+
+// TriggeredAppend is PtlTriggeredMEAppend (le false) and its LE form.
+func (l *Lib) TriggeredAppend(ni ptl4.Handle, idx uint32, me ptl4.ME, list ptl4.List, userPtr uint64, le bool, ct ptl4.Handle, threshold uint64) ptl4.Ret {
+	return l.r0("PtlTriggeredMEAppend", func(x *ptl4.Lib) ptl4.Ret {
+		return x.TriggeredAppend(ni, idx, me, list, userPtr, le, ct, threshold)
+	})
+}
+
+// TriggeredUnlink is PtlTriggeredMEUnlink.
+func (l *Lib) TriggeredUnlink(h, ct ptl4.Handle, threshold uint64) ptl4.Ret {
+	return l.r0("PtlTriggeredMEUnlink", func(x *ptl4.Lib) ptl4.Ret { return x.TriggeredUnlink(h, ct, threshold) })
+}
+
+// Abort is PtlAbort: the process's operations in flight fail (PTL_NI_UNDELIVERABLE).
+func (l *Lib) Abort() ptl4.Ret {
+	return l.r0("PtlAbort", func(x *ptl4.Lib) ptl4.Ret { return x.Abort() })
+}

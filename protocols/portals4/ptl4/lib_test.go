@@ -169,3 +169,66 @@ func TestX87RoundTrip(t *testing.T) {
 	Float64ToX87(b, 1)
 	require.Equal(t, []byte{0, 0, 0, 0, 0, 0, 0, 0x80, 0xff, 0x3f}, b[:10], "1.0 in extended precision")
 }
+
+func TestOverflowListAndSearch(t *testing.T) {
+	p := newPair(t)
+	ni0, ni1 := p.ni(t, 0, NIMatching|NIPhysical), p.ni(t, 1, NIMatching|NIPhysical)
+	eq1, _ := p.libs[1].EQAlloc(ni1, 16)
+	pt, _ := p.libs[1].PTAlloc(ni1, 0, eq1, 0)
+	ov := p.mem[1].Alloc(64)
+	_, r := p.libs[1].Append(ni1, pt, ME{Start: ov, Length: 64, Options: MEOpPut | MEManageLocal | MELinkDisable,
+		MatchID: ProcessID{NIDAny, PIDAny}, IgnoreBits: ^uint64(0), CT: CTNone, UID: UIDAny}, Overflow, 5, false)
+	require.Equal(t, OK, r)
+	send := p.mem[0].Alloc(8)
+	md, _ := p.libs[0].MDBind(ni0, MD{Start: send, Length: 8, EQ: EQNone, CT: CTNone})
+	for bits := uint64(1); bits <= 2; bits++ {
+		require.Equal(t, OK, p.libs[0].Start(Args{Kind: MsgPut, MD: md, Length: 8, Target: ProcessID{NID: 1, PID: 1}, PT: pt, Match: bits}))
+	}
+	p.pump()
+	ev, _ := p.libs[1].EQGet(eq1)
+	require.Equal(t, EvPut, ev.Type)
+	require.Equal(t, Overflow, ev.List)
+	ev, _ = p.libs[1].EQGet(eq1)
+	require.Equal(t, uint64(8), ev.RemoteOffset, "managed locally: the second put lands after the first")
+	// Search for bits 2 finds it without consuming it; a priority append of bits 1
+	// takes the first unexpected header.
+	probe := ME{MatchID: ProcessID{NIDAny, PIDAny}, MatchBits: 2, CT: CTNone}
+	require.Equal(t, OK, p.libs[1].Search(ni1, pt, probe, SearchOnly, 77, false))
+	ev, _ = p.libs[1].EQGet(eq1)
+	require.Equal(t, EvSearch, ev.Type)
+	require.Equal(t, NIOK, ev.NIFail)
+	require.Equal(t, uint64(77), ev.UserPtr)
+	recv := p.mem[1].Alloc(8)
+	_, r = p.libs[1].Append(ni1, pt, ME{Start: recv, Length: 8, Options: MEOpPut | MEUseOnce, MatchID: ProcessID{NIDAny, PIDAny},
+		MatchBits: 1, CT: CTNone, UID: UIDAny}, Priority, 9, false)
+	require.Equal(t, OK, r)
+	ev, _ = p.libs[1].EQGet(eq1)
+	require.Equal(t, EvPutOverflow, ev.Type)
+	require.Equal(t, uint64(9), ev.UserPtr)
+	require.Equal(t, uint64(8), ev.MLength)
+	ev, _ = p.libs[1].EQGet(eq1)
+	require.Equal(t, EvAutoUnlink, ev.Type, "a use-once entry used up by an unexpected header is never linked")
+	require.Equal(t, OK, p.libs[1].Search(ni1, pt, ME{MatchID: ProcessID{NIDAny, PIDAny}, MatchBits: 1, CT: CTNone}, SearchOnly, 0, false))
+	ev, _ = p.libs[1].EQGet(eq1)
+	require.Equal(t, NINoMatch, ev.NIFail)
+}
+
+func TestEQOverflowReportsDropped(t *testing.T) {
+	p := newPair(t)
+	ni := p.ni(t, 0, NIMatching|NIPhysical)
+	eq, _ := p.libs[0].EQAlloc(ni, 2)
+	ct, _ := p.libs[0].CTAlloc(ni)
+	pt, _ := p.libs[0].PTAlloc(ni, 0, eq, 0)
+	for i := range 3 {
+		_, r := p.libs[0].Append(ni, pt, ME{Options: MEOpPut, MatchID: ProcessID{NIDAny, PIDAny}, MatchBits: uint64(i), CT: ct, UID: UIDAny}, Priority, uint64(i), false)
+		require.Equal(t, OK, r)
+	}
+	ev, r := p.libs[0].EQGet(eq)
+	require.Equal(t, EQDropped, r)
+	require.Equal(t, uint64(1), ev.UserPtr, "the oldest event left")
+	ev, r = p.libs[0].EQGet(eq)
+	require.Equal(t, OK, r)
+	require.Equal(t, uint64(2), ev.UserPtr)
+	_, r = p.libs[0].EQGet(eq)
+	require.Equal(t, EQEmpty, r)
+}
