@@ -38,7 +38,7 @@ type Params struct {
 	FwSOMInstr   int             `param:"fw_som_instr" help:"PPC instructions to take a new message off the RX FIFO and program its receive" source:"default portals.fw_som_instr (100, calibrated)"`
 	FwDoneInstr  int             `param:"fw_done_instr" help:"PPC instructions to retire a DMA completion" source:"default portals.fw_done_instr (60, calibrated)"`
 	FwStallInstr int             `param:"fw_stall_instr" help:"PPC instructions to take note of a CAM stall" source:"default portals.fw_stall_instr (10)"`
-	BarrierBytes actors.Bytes    `param:"barrier_bytes" help:"size of a runtime barrier message (the out-of-band job launcher's, carried by the NIC)" source:"assumed: a header packet"`
+	BarrierBytes actors.Bytes    `param:"barrier_bytes" help:"size of a runtime barrier message (the out-of-band job launcher's, carried by the NIC)" source:"assumed: 0, a header-only message"`
 	PID          int             `param:"pid" help:"Portals process id of the first process on each node" source:"assumed"`
 }
 
