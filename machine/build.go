@@ -23,6 +23,9 @@ type Node struct {
 	TX   *txdma.Engine
 	RX   *rxdma.Engine
 	CAM  *cam.Block
+	// PPCRef is the PPC's place in the graph, for blocks a protocol adds beside it (a
+	// coprocessor on its "copro" port).
+	PPCRef actors.Ref
 }
 
 // Machine is a built machine.
@@ -68,6 +71,7 @@ func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) 
 	hostR := g.Add(n.Name+".host", n.Host)
 	htR := g.Add(n.Name+".ht", n.HT)
 	ppcR := g.Add(n.Name+".ppc", n.PPC)
+	n.PPCRef = ppcR
 	txR := g.Add(n.Name+".txdma", n.TX)
 	rxR := g.Add(n.Name+".rxdma", n.RX)
 	camR := g.Add(n.Name+".cam", n.CAM)

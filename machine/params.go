@@ -12,6 +12,7 @@ import (
 	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/host"
 	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/matchunit"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/rxdma"
@@ -33,6 +34,9 @@ type Params struct {
 	RXDMA  rxdma.Params  `param:"rxdma"`
 	CAM    cam.Params    `param:"cam"`
 	Router router.Params `param:"router"`
+	// MatchUnit is the match unit a protocol may add beside the PPC (portals4.nic =
+	// matchunit); other protocols build no unit and ignore it.
+	MatchUnit matchunit.Params `param:"matchunit"`
 }
 
 // Presets lists the machine presets.
@@ -49,6 +53,7 @@ func Preset(name string) (Params, error) {
 		Machine: "redstorm", Torus: "27x16x24", Wrap: "torus", OnChipLatency: 2 * actors.Nanosecond,
 		Host: host.DefaultParams(), HT: ht.DefaultParams(), PPC: ppc.DefaultParams(), TXDMA: txdma.DefaultParams(),
 		RXDMA: rxdma.DefaultParams(), CAM: cam.DefaultParams(), Router: router.DefaultParams(),
+		MatchUnit: matchunit.DefaultParams(),
 	}
 	switch name {
 	case "redstorm":
@@ -87,7 +92,7 @@ func (p Params) Validate() error {
 	for _, b := range []struct {
 		key string
 		v   interface{ Validate() error }
-	}{{"host", p.Host}, {"ht", p.HT}, {"ppc", p.PPC}, {"txdma", p.TXDMA}, {"rxdma", p.RXDMA}, {"cam", p.CAM}, {"router", p.Router}} {
+	}{{"host", p.Host}, {"ht", p.HT}, {"ppc", p.PPC}, {"txdma", p.TXDMA}, {"rxdma", p.RXDMA}, {"cam", p.CAM}, {"router", p.Router}, {"matchunit", p.MatchUnit}} {
 		if err := b.v.Validate(); err != nil {
 			return fmt.Errorf("%s.%w", b.key, err)
 		}

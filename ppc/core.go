@@ -13,6 +13,7 @@ const (
 	PortTXDMA                    // commands out; Done and Retired in
 	PortRXDMA                    // Discard out; SOM and Done in
 	PortCAM                      // programming out; Stalled in
+	PortCopro                    // requests out, results in: a coprocessor beside the core, if the firmware has one
 )
 
 // Firmware is the program the PPC runs: a pure state machine. Boot allocates its SRAM
@@ -81,8 +82,21 @@ func New(p Params, fw Firmware) (*Core, error) {
 	return &Core{p: p, fw: fw, ring: newRing(p.TraceRecords), sram: b.allocs}, nil
 }
 
+// CoprocessorFirmware is firmware that drives a coprocessor block beside the core
+// (a match unit, say) through the core's "copro" port; the port exists only for it.
+type CoprocessorFirmware interface {
+	Firmware
+	// Coprocessor names the block the port connects to (for documentation and errors).
+	Coprocessor() string
+}
+
 // Ports implements actors.Ported.
-func (c *Core) Ports() []string { return []string{"ht", "txdma", "rxdma", "cam"} }
+func (c *Core) Ports() []string {
+	if _, ok := c.fw.(CoprocessorFirmware); ok {
+		return []string{"ht", "txdma", "rxdma", "cam", "copro"}
+	}
+	return []string{"ht", "txdma", "rxdma", "cam"}
+}
 
 // Firmware returns the firmware the core runs.
 func (c *Core) Firmware() Firmware { return c.fw }

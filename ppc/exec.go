@@ -106,6 +106,13 @@ func (x *Exec) CAM(m actors.Msg) {
 	x.ctx.Send(PortCAM, m, x.Elapsed())
 }
 
+// Copro hands a request to the coprocessor (CoprocessorFirmware): CommandStores
+// register stores; its answer comes back as an event.
+func (x *Exec) Copro(m actors.Msg) {
+	x.StoreUncached(x.c.p.CommandStores)
+	x.ctx.Send(PortCopro, m, x.Elapsed())
+}
+
 // Discard tells the RX engine to drop packet p at the FIFO head (one register store).
 func (x *Exec) Discard(p *router.Packet) {
 	x.StoreUncached(1)

@@ -38,11 +38,12 @@ command to the firmware and a wait for its result (portals4.* costs, run params 
 keeps --window use-once receives posted behind priority-1 entries that never match, and
 reposts them after each window, each append searching unexpected-1 unexpected headers
 that never match; node 0 sends a window and waits for node 1's go-ahead. The rate is
-messages per second at node 0 (msg_per_s).`,
+messages per second at node 0 (msg_per_s). --receives persistent keeps one persistent
+receive instead, never reposted: the rate the NIC sustains without the target's host.`,
 		example: `  run bench p4-msgrate
   run bench p4-msgrate --sizes 8 --priority 1,16,64,256
   run bench p4-msgrate --sizes 8 --unexpected 1,64,256 --window 32`,
-		ids:   []string{"size_bytes", "window", "priority", "unexpected"},
+		ids:   []string{"receives", "size_bytes", "window", "priority", "unexpected"},
 		flags: p4MsgRateFlags,
 		check: func(cfg *Config, state any) error { _, err := state.(*p4MsgRateState).plan(); return err },
 		run:   runP4MsgRate,
@@ -148,12 +149,13 @@ func runP4Latency(ctx context.Context, cfg *Config, opts actors.Options, state a
 }
 
 type p4MsgRateState struct {
-	sizes, windows, prio, unexp string
-	messages                    int
+	sizes, windows, prio, unexp, recv string
+	messages                          int
 }
 
 func p4MsgRateFlags(f *pflag.FlagSet) any {
-	s := &p4MsgRateState{sizes: "0:4K:x4", windows: "16", prio: "1", unexp: "1", messages: 256}
+	s := &p4MsgRateState{sizes: "0:4K:x4", windows: "16", prio: "1", unexp: "1", recv: "use-once", messages: 256}
+	f.StringVar(&s.recv, "receives", s.recv, "use-once (reposted after each window, each append searching the unexpected list) or persistent (one receive, never reposted)")
 	f.StringVar(&s.sizes, "sizes", s.sizes, "message sizes: list 0,8,1K or ranges 0:1M:x2")
 	f.StringVar(&s.windows, "window", s.windows, "messages in flight (receives kept posted): a list such as 1,16,64")
 	f.StringVar(&s.prio, "priority", s.prio, "priority list lengths each message walks (the receive is last): a list")
@@ -165,6 +167,7 @@ func p4MsgRateFlags(f *pflag.FlagSet) any {
 type p4MsgRatePlan struct {
 	sizes                []actors.Bytes
 	windows, prio, unexp []int
+	recv                 []string
 }
 
 func (s *p4MsgRateState) plan() (*p4MsgRatePlan, error) {
@@ -184,6 +187,9 @@ func (s *p4MsgRateState) plan() (*p4MsgRatePlan, error) {
 	if s.messages < 1 {
 		return nil, usage(fmt.Errorf("--messages must be >= 1 (got %d)", s.messages))
 	}
+	if p.recv, err = listOf("receives", s.recv, "use-once", "persistent"); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -194,23 +200,27 @@ func runP4MsgRate(ctx context.Context, cfg *Config, opts actors.Options, state a
 		return nil, err
 	}
 	out := &benchOutput{}
-	for _, size := range p.sizes {
-		for _, w := range p.windows {
-			for _, pr := range p.prio {
-				for _, u := range p.unexp {
-					c := portals4.MsgRateConfig{Size: int64(size), Messages: s.messages, Window: w, Priority: pr, Unexpected: u - 1}
-					rate, rep, err := portals4.MsgRate(ctx, cfg.Params, cfg.Portals4, c, opts)
-					if err != nil {
-						return out, failed(err)
+	for _, recv := range p.recv {
+		for _, size := range p.sizes {
+			for _, w := range p.windows {
+				for _, pr := range p.prio {
+					for _, u := range p.unexp {
+						c := portals4.MsgRateConfig{Size: int64(size), Messages: s.messages, Window: w, Priority: pr,
+							Unexpected: u - 1, Persistent: recv == "persistent"}
+						rate, rep, err := portals4.MsgRate(ctx, cfg.Params, cfg.Portals4, c, opts)
+						if err != nil {
+							return out, failed(err)
+						}
+						var r row
+						r.set("receives", recv)
+						r.set("size_bytes", int64(size))
+						r.set("window", w)
+						r.set("priority", pr)
+						r.set("unexpected", u)
+						r.set("msg_per_s", rate)
+						out.rows = append(out.rows, r)
+						out.reports = append(out.reports, rep)
 					}
-					var r row
-					r.set("size_bytes", int64(size))
-					r.set("window", w)
-					r.set("priority", pr)
-					r.set("unexpected", u)
-					r.set("msg_per_s", rate)
-					out.rows = append(out.rows, r)
-					out.reports = append(out.reports, rep)
 				}
 			}
 		}

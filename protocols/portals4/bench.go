@@ -118,17 +118,19 @@ func Latency(ctx context.Context, mp machine.Params, p Params, c LatencyConfig, 
 // MsgRateConfig is a p4-msgrate point.
 type MsgRateConfig struct {
 	Size       int64
-	Messages   int // timed messages
-	Window     int // messages in flight: receives the target keeps posted
-	Priority   int // length of the priority list each message walks (>= 1: the receive is last)
-	Unexpected int // unexpected headers each receive the target posts searches
+	Messages   int  // timed messages
+	Window     int  // messages in flight: receives the target keeps posted
+	Priority   int  // length of the priority list each message walks (>= 1: the receive is last)
+	Unexpected int  // unexpected headers each receive the target posts searches
+	Persistent bool // one persistent receive instead of use-once receives reposted per window
 }
 
 // MsgRate measures messages per second from node 0 to node 1 on a matching
 // interface, MPI style: the target keeps Window use-once receives posted behind
 // Priority-1 entries that never match, and reposts them after each window, each
 // append searching Unexpected unexpected headers that never match; the initiator
-// sends a window of puts and waits for the target's go-ahead.
+// sends a window of puts and waits for the target's go-ahead. Persistent keeps one
+// persistent receive instead (no reposting): the rate the NIC sustains on its own.
 func MsgRate(ctx context.Context, mp machine.Params, p Params, c MsgRateConfig, opts actors.Options) (float64, *actors.Report, error) {
 	if c.Messages < 1 || c.Window < 1 || c.Priority < 1 || c.Unexpected < 0 || c.Size < 0 {
 		return 0, nil, fmt.Errorf("p4-msgrate: messages, window and priority must be >= 1, unexpected and size >= 0")
@@ -170,8 +172,12 @@ func MsgRate(ctx context.Context, mp machine.Params, p Params, c MsgRateConfig, 
 					me(uint64(1000+i), ptl4.MECommDisable, ptl4.Priority)
 				}
 				me(junkBits, ptl4.MECommDisable, ptl4.Overflow)
-				for range c.Window {
-					me(dataBits, ptl4.MEUseOnce, ptl4.Priority)
+				if c.Persistent {
+					me(dataBits, 0, ptl4.Priority)
+				} else {
+					for range c.Window {
+						me(dataBits, ptl4.MEUseOnce, ptl4.Priority)
+					}
 				}
 			} else {
 				me(goBits, 0, ptl4.Priority)
@@ -198,8 +204,10 @@ func MsgRate(ctx context.Context, mp machine.Params, p Params, c MsgRateConfig, 
 					_, r := l.EQWait(eq)
 					must(l, "PtlEQWait", r)
 				}
-				for range n {
-					me(dataBits, ptl4.MEUseOnce, ptl4.Priority)
+				if !c.Persistent {
+					for range n {
+						me(dataBits, ptl4.MEUseOnce, ptl4.Priority)
+					}
 				}
 				put(goBits, 0)
 			}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/matchunit"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
 	"github.com/seastar-sim/seastar/router"
@@ -137,6 +138,14 @@ type Firmware struct {
 
 	sent []*Wire // messages the current handler sent (tracing)
 
+	// With a match unit (portals4.nic = matchunit), Portals work is ordered: library
+	// calls and arriving messages wait in work, in arrival order, while requests ahead
+	// of them are in the unit, so that the lists change in the same order as without
+	// it; consecutive requests enter the unit together (message-level pipelining).
+	unit    bool
+	work    []*workItem
+	unitTag uint64
+
 	Stats FirmwareStats
 }
 
@@ -151,6 +160,23 @@ type fwProc struct {
 	seen  uint64 // lib.Changes at the last notification
 	bells uint64
 }
+
+// workItem is a library call or an arriving message waiting for the match unit.
+type workItem struct {
+	call    *Call
+	w       *Wire
+	issued  bool // in the unit
+	matched bool // the unit answered
+	tag     uint64
+}
+
+func (it *workItem) request() bool { return it.w != nil && it.w.RT == nil && !it.w.Msg.Op.Response() }
+
+// unitFirmware is the firmware with a match unit on the PPC's coprocessor port.
+type unitFirmware struct{ *Firmware }
+
+// Coprocessor implements ppc.CoprocessorFirmware.
+func (unitFirmware) Coprocessor() string { return "matchunit" }
 
 type txItem struct {
 	w    *Wire
@@ -214,7 +240,13 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 	switch ev := ev.(type) {
 	case *Call:
+		if f.unit {
+			f.enqueue(x, &workItem{call: ev})
+			return
+		}
 		f.onCall(x, ev)
+	case matchunit.Result:
+		f.onMatched(x, ev)
 	case *BarrierCall:
 		f.onBarrierCall(x, ev)
 	case rxdma.SOM:
@@ -466,6 +498,72 @@ func (f *Firmware) arrive(x *ppc.Exec, w *Wire) {
 		f.onRT(x, w)
 		return
 	}
+	if f.unit {
+		f.enqueue(x, &workItem{w: w})
+		return
+	}
+	f.portals(x, w, false)
+}
+
+// enqueue adds Portals work behind what waits for the match unit, and runs what can run.
+func (f *Firmware) enqueue(x *ppc.Exec, it *workItem) {
+	f.work = append(f.work, it)
+	f.pump(x)
+}
+
+// pump issues the requests at the head of the work queue to the match unit and runs
+// the head while it can: a matched request, or a call or response with no request
+// ahead of it.
+func (f *Firmware) pump(x *ppc.Exec) {
+	for _, it := range f.work {
+		if !it.request() {
+			break
+		}
+		if !it.issued {
+			pr := f.procs[it.w.Msg.Dst.PID]
+			walk := 0
+			if pr != nil {
+				walk = pr.lib.Probe(it.w.Msg)
+			}
+			f.unitTag++
+			it.issued, it.tag = true, f.unitTag
+			x.Instr(f.p.FwMatchInstr / 2) // header fields into the unit's request
+			x.Copro(matchunit.Request{Tag: it.tag, Walk: walk})
+		}
+	}
+	for len(f.work) > 0 {
+		it := f.work[0]
+		if it.request() && !it.matched {
+			return
+		}
+		f.work = f.work[1:]
+		if it.call != nil {
+			f.onCall(x, it.call)
+		} else {
+			f.portals(x, it.w, it.request())
+		}
+	}
+}
+
+// onMatched takes the unit's answer for the oldest request in it.
+func (f *Firmware) onMatched(x *ppc.Exec, r matchunit.Result) {
+	x.LoadUncached(1)
+	for _, it := range f.work {
+		if it.issued && !it.matched {
+			if it.tag != r.Tag {
+				x.Fatalf("portals4: match unit answered #%d, the oldest request in it is #%d", r.Tag, it.tag)
+			}
+			it.matched = true
+			f.pump(x)
+			return
+		}
+	}
+	x.Fatalf("portals4: match unit answered #%d with no request in it", r.Tag)
+}
+
+// portals runs an arriving Portals message on its process's library; hwMatch says
+// the match unit did the list walk, which the firmware then does not pay for.
+func (f *Firmware) portals(x *ppc.Exec, w *Wire, hwMatch bool) {
 	m := w.Msg
 	pr := f.procs[m.Dst.PID]
 	if pr == nil {
@@ -479,6 +577,9 @@ func (f *Firmware) arrive(x *ppc.Exec, w *Wire) {
 		x.Instr(f.p.FwMatchInstr)
 		if r := pr.lib.Deliver(m); r != nil {
 			pr.lib.Outbox = append(pr.lib.Outbox, r)
+		}
+		if hwMatch {
+			w0.Walked = pr.lib.Work.Walked // the unit walked the lists
 		}
 	}
 	f.after(x, pr, w0)

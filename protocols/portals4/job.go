@@ -7,6 +7,7 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/host"
 	"github.com/seastar-sim/seastar/machine"
+	"github.com/seastar-sim/seastar/matchunit"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
 	"github.com/seastar-sim/seastar/router"
@@ -38,12 +39,24 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 	}
 	size := topo.Nodes()
 	j := &Job{g: actors.NewGraph(), FW: make([]*Firmware, size)}
+	unit := p.NIC == "matchunit"
 	j.M, err = machine.Build(j.g, mp, func(id router.NodeID) ppc.Firmware {
-		j.FW[id] = NewFirmware(id, size, p, mp.CAM, mp.TXDMA)
-		return j.FW[id]
+		f := NewFirmware(id, size, p, mp.CAM, mp.TXDMA)
+		j.FW[id] = f
+		if unit {
+			f.unit = true
+			return unitFirmware{f}
+		}
+		return f
 	})
 	if err != nil {
 		return nil, err
+	}
+	if unit {
+		for _, n := range j.M.Nodes {
+			u := j.g.Add(n.Name+".matchunit", matchunit.New(mp.MatchUnit))
+			j.g.Connect(n.PPCRef.Port("copro"), u.Port("ppc"), mp.OnChipLatency)
+		}
 	}
 	for rank, n := range j.M.Nodes {
 		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow()}

@@ -21,6 +21,7 @@ import (
 // instructions (the PPC's clock and cache model turn them into time); host costs are
 // durations of the library on the Opteron.
 type Params struct {
+	NIC          string          `param:"nic" enum:"offload|matchunit" help:"where Portals 4 runs on the node: offload (everything in the PPC firmware) or matchunit (the firmware, with list matching in the match unit beside the PPC, matchunit.*)" source:"papers/002 s.5 (NIC co-design): the design points studied"`
 	LibCall      actors.Duration `param:"lib_call" help:"host library time per Portals call: argument checks and building the mailbox command" source:"default portals.accel_lib_call (100 ns): the accelerated Portals 3.3 library does the same argument checks and command building"`
 	CmdBytes     actors.Bytes    `param:"cmd_bytes" help:"size of a command written into the firmware mailbox" source:"assumed: one 64-byte HyperTransport posted write"`
 	ResultBytes  actors.Bytes    `param:"result_bytes" help:"size of a call's result the firmware writes to host memory (an event is this size too)" source:"assumed: ptl_event_t is 80 bytes on LP64; rounded to 64+16"`
@@ -49,7 +50,7 @@ type Params struct {
 // SeaStar firmware, not a second set of numbers.
 func DefaultParams() Params {
 	p3 := portals3.DefaultParams()
-	return Params{LibCall: p3.AccelLibCall, CmdBytes: 64, ResultBytes: 80, HeaderBytes: p3.HeaderBytes, InlineMax: p3.InlineMax,
+	return Params{NIC: "offload", LibCall: p3.AccelLibCall, CmdBytes: 64, ResultBytes: 80, HeaderBytes: p3.HeaderBytes, InlineMax: p3.InlineMax,
 		FwCallInstr: p3.FwTableInstr, FwMatchInstr: p3.FwMatchInstr, FwEntryInstr: p3.FwMatchMEInstr,
 		FwEntryLoads: p3.FwMatchMELoads, FwEventInstr: 30, FwCountInstr: 30, FwTrigInstr: 40, FwAtomInstr: 20,
 		FwTxInstr: p3.FwTxInstr + p3.FwTxStartInstr, FwSOMInstr: p3.FwSOMInstr, FwDoneInstr: p3.FwDoneInstr,
@@ -59,6 +60,8 @@ func DefaultParams() Params {
 // Validate checks the parameters.
 func (p Params) Validate() error {
 	switch {
+	case p.NIC != "offload" && p.NIC != "matchunit":
+		return fmt.Errorf("portals4.nic must be offload or matchunit (got %q)", p.NIC)
 	case p.LibCall < 0:
 		return fmt.Errorf("portals4.lib_call must be >= 0 (got %s)", p.LibCall)
 	case p.CmdBytes <= 0 || p.ResultBytes <= 0 || p.HeaderBytes <= 0:

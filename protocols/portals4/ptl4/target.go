@@ -194,3 +194,18 @@ func (l *Lib) matches(n *ni, e *entry, m *Msg) bool {
 	}
 	return true
 }
+
+// Probe returns how many list entries matching request m would examine now (the
+// priority list, then the overflow list, up to the entry it matches), with no effect:
+// the match work a match unit is handed.
+func (l *Lib) Probe(m *Msg) int {
+	n := l.nis[m.NI]
+	if n == nil || m.PT >= uint32(len(n.pts)) || !n.pts[m.PT].alloc {
+		return 0
+	}
+	before := l.Work.Walked
+	l.find(n, &n.pts[m.PT], m)
+	walked := l.Work.Walked - before
+	l.Work.Walked = before
+	return int(walked)
+}
