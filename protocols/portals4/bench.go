@@ -12,14 +12,14 @@ import (
 // The benchmarks run user programs over the host library (Lib) on a Job. A program
 // that gets an unexpected return code ends the run (Fatalf), naming the call.
 
-func must(l *Lib, what string, r ptl4.Ret) {
+func must(l API, what string, r ptl4.Ret) {
 	if r != ptl4.OK {
-		l.p.Fatalf("portals4: %s: %s", what, r)
+		l.Proc().Fatalf("portals4: %s: %s", what, r)
 	}
 }
 
 // open initializes the library and an interface with desired limits.
-func open(l *Lib, opt uint32, lim ptl4.Limits) ptl4.Handle {
+func open(l API, opt uint32, lim ptl4.Limits) ptl4.Handle {
 	must(l, "PtlInit", l.Init())
 	ni, _, r := l.NIInit(ptl4.IfaceDef, opt, ptl4.PIDAny, &lim)
 	must(l, "PtlNIInit", r)
@@ -59,7 +59,7 @@ func Latency(ctx context.Context, mp machine.Params, p Params, c LatencyConfig, 
 	var lat actors.Duration
 	for rank := range 2 {
 		peer := j.PhysID(1 - rank)
-		err := j.Spawn(rank, "p4-latency", func(l *Lib) {
+		err := j.Spawn(rank, "p4-latency", func(l API) {
 			ni := open(l, opt, ptl4.Limits{MaxMsgSize: max(size, 1)})
 			eq, r := l.EQAlloc(ni, 64)
 			must(l, "PtlEQAlloc", r)
@@ -80,7 +80,7 @@ func Latency(ctx context.Context, mp machine.Params, p Params, c LatencyConfig, 
 			var start actors.Time
 			for it := range c.Warmup + c.Iters {
 				if it == c.Warmup {
-					start = l.p.Now()
+					start = l.Proc().Now()
 				}
 				switch {
 				case c.Op == "get" && rank == 0:
@@ -100,7 +100,7 @@ func Latency(ctx context.Context, mp machine.Params, p Params, c LatencyConfig, 
 				}
 			}
 			if rank == 0 {
-				lat = l.p.Now().Sub(start) / actors.Duration(c.Iters)
+				lat = l.Proc().Now().Sub(start) / actors.Duration(c.Iters)
 				if c.Op == "put" {
 					lat /= 2
 				}
@@ -148,7 +148,7 @@ func MsgRate(ctx context.Context, mp machine.Params, p Params, c MsgRateConfig, 
 	windows := (c.Messages + c.Window - 1) / c.Window
 	for rank := range 2 {
 		peer := j.PhysID(1 - rank)
-		err := j.Spawn(rank, "p4-msgrate", func(l *Lib) {
+		err := j.Spawn(rank, "p4-msgrate", func(l API) {
 			ni := open(l, ptl4.NIPhysical|ptl4.NIMatching, lim)
 			eq, r := l.EQAlloc(ni, 2*c.Window+16)
 			must(l, "PtlEQAlloc", r)
@@ -189,7 +189,7 @@ func MsgRate(ctx context.Context, mp machine.Params, p Params, c MsgRateConfig, 
 				}
 			}
 			l.Barrier()
-			start := l.p.Now()
+			start := l.Proc().Now()
 			for w := range windows {
 				n := min(c.Window, c.Messages-w*c.Window)
 				if rank == 0 {
@@ -212,7 +212,7 @@ func MsgRate(ctx context.Context, mp machine.Params, p Params, c MsgRateConfig, 
 				put(goBits, 0)
 			}
 			if rank == 0 {
-				rate = float64(c.Messages) / l.p.Now().Sub(start).Seconds()
+				rate = float64(c.Messages) / l.Proc().Now().Sub(start).Seconds()
 			}
 			l.Barrier()
 		})
@@ -257,7 +257,7 @@ func TrigBarrier(ctx context.Context, mp machine.Params, p Params, c TrigConfig,
 			}
 		}
 		parent := (rank - 1) / 2
-		err := j.Spawn(rank, "p4-trig", func(l *Lib) {
+		err := j.Spawn(rank, "p4-trig", func(l API) {
 			trig := 0
 			if c.Triggered {
 				trig = c.Iters * (len(kids) + 2)
@@ -301,7 +301,7 @@ func TrigBarrier(ctx context.Context, mp machine.Params, p Params, c TrigConfig,
 				}
 			}
 			l.Barrier()
-			start := l.p.Now()
+			start := l.Proc().Now()
 			for k := uint64(1); k <= uint64(c.Iters); k++ {
 				if c.Triggered {
 					must(l, "PtlCTInc", l.CTInc(arrive, ptl4.CTEvent{Success: 1}))
@@ -323,7 +323,7 @@ func TrigBarrier(ctx context.Context, mp machine.Params, p Params, c TrigConfig,
 				}
 			}
 			if rank == 0 {
-				lat = l.p.Now().Sub(start) / actors.Duration(c.Iters)
+				lat = l.Proc().Now().Sub(start) / actors.Duration(c.Iters)
 			}
 			l.Barrier()
 		})

@@ -69,7 +69,7 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 	done := make([]bool, ranks)
 	at := make([]*conform.Node, ranks)
 	for rank := range ranks {
-		if err := j.Spawn(rank, "conform", func(l *Lib) {
+		if err := j.Spawn(rank, "conform", func(l API) {
 			results[rank] = conform.RunRank(root, l, &at[rank])
 			done[rank] = true
 		}); err != nil {

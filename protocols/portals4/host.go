@@ -22,22 +22,21 @@ type Rank struct {
 	gen     uint64
 	barrier uint64
 	sh      shadow // the objects the process's calls created (shadow.go)
+	newAPI  func(p *host.Proc) API
 }
 
 // Lib is the user-level Portals 4 library of one thread: it implements conform.Env
 // on the simulated host. Every call is a command into the firmware's mailbox and a
 // busy-wait for the result.
 type Lib struct {
-	r    *Rank
-	p    *host.Proc
-	seq  uint64
+	env
 	bell uint64 // notifications seen
 }
 
 var _ conform.Env = (*Lib)(nil)
 
 // NewLib returns the library of thread p of process r.
-func NewLib(r *Rank, p *host.Proc) *Lib { return &Lib{r: r, p: p} }
+func NewLib(r *Rank, p *host.Proc) *Lib { return &Lib{env: env{r: r, p: p}} }
 
 // call runs fn on the process's Portals state in the firmware.
 func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
@@ -524,98 +523,6 @@ func (l *Lib) EndBundle(ni ptl4.Handle) ptl4.Ret {
 // AtomicSync is PtlAtomicSync.
 func (l *Lib) AtomicSync() ptl4.Ret {
 	return l.r0("PtlAtomicSync", func(x *ptl4.Lib) ptl4.Ret { return x.AtomicSync() })
-}
-
-// Memory implements conform.Env.
-func (l *Lib) Memory() *ptl4.Space { return l.r.space }
-
-// Rank implements conform.Env.
-func (l *Lib) Rank() int { return l.r.rank }
-
-// Size implements conform.Env.
-func (l *Lib) Size() int { return l.r.size }
-
-// Mapping implements conform.Env: rank i is process pid on node i.
-func (l *Lib) Mapping(ptl4.Handle) []ptl4.ProcessID {
-	m := make([]ptl4.ProcessID, l.r.size)
-	for i := range m {
-		m[i] = ptl4.ProcessID{NID: uint32(i), PID: l.r.pid}
-	}
-	return m
-}
-
-// Barrier implements conform.Env: through the NIC, to node 0 and back.
-func (l *Lib) Barrier() {
-	l.seq++
-	addr := resultAddr(l.p.ID, l.seq)
-	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &BarrierCall{Result: addr})
-	l.p.WaitFor(addr)
-	l.p.Forget(addr)
-}
-
-// Sleep implements conform.Env; 0 yields for a microsecond (sched_yield).
-func (l *Lib) Sleep(ms int64) {
-	d := actors.Duration(ms) * actors.Millisecond
-	if ms <= 0 {
-		d = actors.Microsecond
-	}
-	l.p.Compute(d)
-	l.p.Sync()
-}
-
-// job is a body handed to a helper thread.
-type job struct {
-	addr uint64
-	body func(tid int, e conform.Env)
-	tid  int
-}
-
-func (j *job) String() string  { return "portals4.job" }
-func (j *job) Address() uint64 { return j.addr }
-
-func jobAddr(rank, k int, gen uint64) uint64 {
-	return 0x5000<<32 | uint64(rank)<<28 | uint64(k)<<20 | gen&0xfffff
-}
-func doneAddr(rank, k int, gen uint64) uint64 {
-	return 0x6000<<32 | uint64(rank)<<28 | uint64(k)<<20 | gen&0xfffff
-}
-
-// Threads implements conform.Env on the rank's helper processes.
-func (l *Lib) Threads(n int, body func(tid int, e conform.Env)) {
-	r := l.r
-	if n > len(r.helpers) {
-		l.p.Fatalf("portals4: %d threads asked for, %d helper processes spawned", n, len(r.helpers))
-	}
-	gen := r.gen
-	r.gen++
-	for k := range r.helpers {
-		j := &job{addr: jobAddr(r.rank, k, gen), tid: k}
-		if k < n {
-			j.body = body
-		}
-		l.p.Store(j.addr, j)
-	}
-	for k := range n {
-		a := doneAddr(r.rank, k, gen)
-		l.p.WaitFor(a)
-		l.p.Forget(a)
-	}
-}
-
-// helper is the program of helper thread k of rank r.
-func (r *Rank) helper(k int) host.Program {
-	return func(p *host.Proc) {
-		l := NewLib(r, p)
-		for gen := uint64(0); ; gen++ {
-			a := jobAddr(r.rank, k, gen)
-			j := p.WaitFor(a).(*job)
-			p.Forget(a)
-			if j.body != nil {
-				j.body(j.tid, l)
-				p.Store(doneAddr(r.rank, k, gen), &job{addr: doneAddr(r.rank, k, gen)})
-			}
-		}
-	}
 }
 
 func (r *Rank) String() string { return fmt.Sprintf("rank%d", r.rank) }

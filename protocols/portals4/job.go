@@ -60,6 +60,7 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 	}
 	for rank, n := range j.M.Nodes {
 		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow()}
+		r.newAPI = func(hp *host.Proc) API { return NewLib(r, hp) }
 		j.FW[rank].AddProcess(ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID))
 		j.Ranks = append(j.Ranks, r)
 		j.g.Colocate(n.Name+".host", n.Name+".ppc")
@@ -68,9 +69,9 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 }
 
 // Spawn starts the main program of rank on core 0 of its node.
-func (j *Job) Spawn(rank int, name string, prog func(l *Lib)) error {
+func (j *Job) Spawn(rank int, name string, prog func(l API)) error {
 	r := j.Ranks[rank]
-	_, err := j.M.Nodes[rank].Host.Spawn(fmt.Sprintf("%s[%d]", name, rank), 0, func(p *host.Proc) { prog(NewLib(r, p)) })
+	_, err := j.M.Nodes[rank].Host.Spawn(fmt.Sprintf("%s[%d]", name, rank), 0, func(p *host.Proc) { prog(r.newAPI(p)) })
 	return err
 }
 
