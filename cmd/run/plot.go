@@ -25,22 +25,40 @@ import (
 	"github.com/seastar-sim/seastar/params"
 )
 
-// figure is one plot of a metric against the message size.
+// figure is one plot of a metric against the message size (or another size-like
+// identifying field on a log2 axis).
 type figure struct {
 	file   string // base name; .png and .svg are written
 	metric string // row field on the y axis
 	what   string // for the title
 	ylabel string
 	logY   bool
+	x      string // row field on the x axis; "" is size_bytes
+	xwhat  string // for the title and the axis; "" is the message size
+}
+
+func (f figure) xKey() string {
+	if f.x == "" {
+		return "size_bytes"
+	}
+	return f.x
+}
+
+func (f figure) xName() string {
+	if f.xwhat == "" {
+		return "message size"
+	}
+	return f.xwhat
 }
 
 // figures are the plots drawn for benchmarks whose rows have size_bytes, as the
 // SeaStar and Portals papers draw them: latency on log-log axes, bandwidth on a log
 // size axis and a linear bandwidth axis from zero.
 var figures = []figure{
-	{"latency_vs_size", "latency_us", "Latency", "latency (µs)", true},
-	{"bandwidth_vs_size", "bandwidth_MBps", "Bandwidth", "bandwidth (MB/s, 1 MB = 10^6 B)", false},
-	{"msgrate_vs_size", "msg_per_s", "Message rate", "messages per second", false},
+	{"latency_vs_size", "latency_us", "Latency", "latency (µs)", true, "", ""},
+	{"bandwidth_vs_size", "bandwidth_MBps", "Bandwidth", "bandwidth (MB/s, 1 MB = 10^6 B)", false, "", ""},
+	{"msgrate_vs_size", "msg_per_s", "Message rate", "messages per second", false, "", ""},
+	{"msgrate_vs_priority", "msg_per_s", "Message rate", "messages per second", false, "priority", "priority list length"},
 }
 
 // Figure geometry and type sizes: about a column of a paper at 100%, readable when
@@ -83,19 +101,19 @@ func number(v any, ok bool) (float64, bool) {
 
 // curves groups the rows that have size_bytes and metric into curves, in order of
 // first appearance, each sorted by size.
-func (rs *resultSet) curves(metric string) []*curve {
+func (rs *resultSet) curves(metric, xkey string) []*curve {
 	var out []*curve
 	byLabel := map[string]*curve{}
 	for _, p := range rs.points {
 		for _, r := range p.rows {
-			x, okx := number(r.get("size_bytes"))
+			x, okx := number(r.get(xkey))
 			y, oky := number(r.get(metric))
 			if !okx || !oky {
 				continue
 			}
 			label := slices.Clone(p.values)
 			for _, k := range r.keys {
-				if k != "size_bytes" && rs.isID != nil && rs.isID(k) {
+				if k != xkey && rs.isID != nil && rs.isID(k) {
 					v, _ := r.get(k)
 					label = append(label, params.KV{Key: k, Value: cellText(v)})
 				}
@@ -195,7 +213,7 @@ func legends(cs []*curve) (names []string, common []string, styles []curveStyle)
 // files written and notes for run.json.
 func (rs *resultSet) writePlots(dir string) (files, notes []string, err error) {
 	for _, f := range figures {
-		cs := rs.curves(f.metric)
+		cs := rs.curves(f.metric, f.xKey())
 		p, note, ok := rs.draw(f, cs)
 		if note != "" {
 			notes = append(notes, f.file+": "+note)
@@ -246,7 +264,10 @@ func (rs *resultSet) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok 
 	cs = slices.DeleteFunc(cs, func(c *curve) bool { return len(c.xy) == 0 })
 	if len(sizes) < 2 || math.IsInf(minPos, 1) {
 		if len(cs) > 0 {
-			return nil, "not drawn: fewer than two message sizes above 0 B", false
+			if f.x == "" {
+				return nil, "not drawn: fewer than two message sizes above 0 B", false
+			}
+			return nil, fmt.Sprintf("not drawn: fewer than two values of %s above 0", f.x), false
 		}
 		return nil, "", false
 	}
@@ -262,13 +283,16 @@ func (rs *resultSet) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok 
 
 	p = plot.New()
 	names, common, styles := legends(cs)
-	p.Title.Text = fmt.Sprintf("%s vs message size: %s", f.what, rs.title)
+	p.Title.Text = fmt.Sprintf("%s vs %s: %s", f.what, f.xName(), rs.title)
 	if len(common) > 0 {
 		p.Title.Text += "\n" + strings.Join(common, ", ")
 	}
 	p.Title.TextStyle.Font = sans(titleSize, stdfont.WeightBold)
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = "message size (bytes, log scale)"
+	if f.x != "" {
+		p.X.Label.Text = f.xName() + " (log scale)"
+	}
 	p.Y.Label.Text = f.ylabel
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Label.TextStyle.Font = sans(labelSize, stdfont.WeightNormal)

@@ -146,6 +146,10 @@ type Firmware struct {
 	work    []*workItem
 	unitTag uint64
 
+	// onload (portals4.nic = onload): no Portals state here; messages the host built
+	// are sent, and arrivals and send completions go to the host ring (onload.go).
+	onload bool
+
 	Stats FirmwareStats
 }
 
@@ -159,6 +163,7 @@ type fwProc struct {
 	pid   uint32
 	seen  uint64 // lib.Changes at the last notification
 	bells uint64
+	ring  uint64 // onload: records written to the host ring
 }
 
 // workItem is a library call or an arriving message waiting for the match unit.
@@ -208,6 +213,13 @@ func NewFirmware(node router.NodeID, size int, p Params, cp cam.Params, tp txdma
 	return f
 }
 
+// AddOnloadProcess registers process pid, whose Portals state is on the host.
+func (f *Firmware) AddOnloadProcess(pid uint32) {
+	pr := &fwProc{pid: pid}
+	f.procs[pid] = pr
+	f.order = append(f.order, pr)
+}
+
 // AddProcess gives the firmware the Portals state of a process. Its events are
 // written into host memory as they happen, for the library to read there.
 func (f *Firmware) AddProcess(l *ptl4.Lib) {
@@ -247,6 +259,11 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 		f.onCall(x, ev)
 	case matchunit.Result:
 		f.onMatched(x, ev)
+	case *SendCmd:
+		x.LoadUncached(int(f.p.CmdBytes / 4))
+		x.StoreUncached(1)
+		x.Instr(f.p.FwCallInstr)
+		f.send(x, f.proc(x, ev.PID), ev.Msg)
 	case *BarrierCall:
 		f.onBarrierCall(x, ev)
 	case rxdma.SOM:
@@ -380,7 +397,10 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	it := f.txq[0]
 	f.txq = f.txq[1:]
 	f.Stats.Sent++
-	if it.pr != nil {
+	switch {
+	case it.pr != nil && f.onload:
+		f.record(x, it.pr.pid, it.w.Msg, true)
+	case it.pr != nil:
 		w0 := it.pr.lib.Work
 		it.pr.lib.Sent(it.w.Msg)
 		f.after(x, it.pr, w0)
@@ -496,6 +516,10 @@ func (f *Firmware) arrive(x *ppc.Exec, w *Wire) {
 	f.Stats.Received++
 	if w.RT != nil {
 		f.onRT(x, w)
+		return
+	}
+	if f.onload {
+		f.record(x, w.Msg.Dst.PID, w.Msg, false)
 		return
 	}
 	if f.unit {

@@ -42,6 +42,7 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 	unit := p.NIC == "matchunit"
 	j.M, err = machine.Build(j.g, mp, func(id router.NodeID) ppc.Firmware {
 		f := NewFirmware(id, size, p, mp.CAM, mp.TXDMA)
+		f.onload = p.NIC == "onload"
 		j.FW[id] = f
 		if unit {
 			f.unit = true
@@ -60,8 +61,16 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 	}
 	for rank, n := range j.M.Nodes {
 		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow()}
-		r.newAPI = func(hp *host.Proc) API { return NewLib(r, hp) }
-		j.FW[rank].AddProcess(ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID))
+		lib := ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID)
+		if p.NIC == "onload" {
+			o := &onloadProc{lib: lib, pid: r.pid}
+			j.FW[rank].AddOnloadProcess(r.pid)
+			n.Host.HandleInterrupts(onloadIRQ(p, []*onloadProc{o}))
+			r.newAPI = func(hp *host.Proc) API { return &OnloadLib{env: env{r: r, p: hp}, o: o} }
+		} else {
+			j.FW[rank].AddProcess(lib)
+			r.newAPI = func(hp *host.Proc) API { return NewLib(r, hp) }
+		}
 		j.Ranks = append(j.Ranks, r)
 		j.g.Colocate(n.Name+".host", n.Name+".ppc")
 	}

@@ -21,26 +21,35 @@ import (
 // instructions (the PPC's clock and cache model turn them into time); host costs are
 // durations of the library on the Opteron.
 type Params struct {
-	NIC          string          `param:"nic" enum:"offload|matchunit" help:"where Portals 4 runs on the node: offload (everything in the PPC firmware) or matchunit (the firmware, with list matching in the match unit beside the PPC, matchunit.*)" source:"papers/002 s.5 (NIC co-design): the design points studied"`
-	LibCall      actors.Duration `param:"lib_call" help:"host library time per Portals call: argument checks and building the mailbox command" source:"default portals.accel_lib_call (100 ns): the accelerated Portals 3.3 library does the same argument checks and command building"`
-	CmdBytes     actors.Bytes    `param:"cmd_bytes" help:"size of a command written into the firmware mailbox" source:"assumed: one 64-byte HyperTransport posted write"`
-	ResultBytes  actors.Bytes    `param:"result_bytes" help:"size of a call's result the firmware writes to host memory (an event is this size too)" source:"assumed: ptl_event_t is 80 bytes on LP64; rounded to 64+16"`
-	HeaderBytes  actors.Bytes    `param:"header_bytes" help:"Portals 4 header on the wire (operation, ids, pt index, match bits, offsets, length, hdr_data, atomic op and type)" source:"assumed: 48 bytes, as portals.header_bytes: with the inline payload and the CRC it fills the 64-byte header packet"`
-	InlineMax    actors.Bytes    `param:"inline_max" help:"payload that rides inside the header packet" source:"Pedretti & Hudson 2005 s.5.2: 12 bytes (as portals.inline_max)"`
-	FwCallInstr  int             `param:"fw_call_instr" help:"PPC instructions to decode a mailbox command and dispatch the call" source:"default portals.fw_table_instr (60): a mailbox command of an accelerated process"`
-	FwMatchInstr int             `param:"fw_match_instr" help:"PPC instructions of matching an arriving message: fixed part (header checks, portal table lookup)" source:"default portals.fw_match_instr (40, the accelerated Portals 3.3 firmware matching)"`
-	FwEntryInstr int             `param:"fw_entry_instr" help:"PPC instructions per list entry or unexpected header examined" source:"default portals.fw_match_me_instr (12)"`
-	FwEntryLoads int             `param:"fw_entry_loads" help:"SRAM loads per list entry examined (bits, ignore, id, options, next)" source:"default portals.fw_match_me_loads (2: a 64-byte entry is two cache lines)"`
-	FwEventInstr int             `param:"fw_event_instr" help:"PPC instructions to build a full event and queue it for the host" source:"assumed: 30, filling the ten words of a ptl_event_t (the record write itself is a host write over HyperTransport)"`
-	FwCountInstr int             `param:"fw_count_instr" help:"PPC instructions of a counting-event update, with the threshold check of its triggered list" source:"assumed"`
-	FwTrigInstr  int             `param:"fw_trig_instr" help:"PPC instructions to fire a triggered operation (on top of the operation itself)" source:"assumed"`
-	FwAtomInstr  int             `param:"fw_atom_instr" help:"PPC instructions per atomic datatype element computed (no FPU assist on the PPC 440)" source:"assumed"`
-	FwTxInstr    int             `param:"fw_tx_instr" help:"PPC instructions to build and queue the DMA program of a message" source:"default portals.fw_tx_instr + portals.fw_tx_start_instr (60 + 60, calibrated on the Portals 3.3 targets)"`
-	FwSOMInstr   int             `param:"fw_som_instr" help:"PPC instructions to take a new message off the RX FIFO and program its receive" source:"default portals.fw_som_instr (100, calibrated)"`
-	FwDoneInstr  int             `param:"fw_done_instr" help:"PPC instructions to retire a DMA completion" source:"default portals.fw_done_instr (60, calibrated)"`
-	FwStallInstr int             `param:"fw_stall_instr" help:"PPC instructions to take note of a CAM stall" source:"default portals.fw_stall_instr (10)"`
-	BarrierBytes actors.Bytes    `param:"barrier_bytes" help:"size of a runtime barrier message (the out-of-band job launcher's, carried by the NIC)" source:"assumed: 0, a header-only message"`
-	PID          int             `param:"pid" help:"Portals process id of the first process on each node" source:"assumed"`
+	NIC              string          `param:"nic" enum:"offload|onload|matchunit" help:"where Portals 4 runs on the node: offload (everything in the PPC firmware), onload (the NIC moves bytes; the host's interrupt handler and library do the Portals work, onload_* costs) or matchunit (the firmware, with list matching in the match unit beside the PPC, matchunit.*)" source:"papers/002 s.5 (NIC co-design): the design points studied"`
+	LibCall          actors.Duration `param:"lib_call" help:"host library time per Portals call: argument checks and building the mailbox command" source:"default portals.accel_lib_call (100 ns): the accelerated Portals 3.3 library does the same argument checks and command building"`
+	CmdBytes         actors.Bytes    `param:"cmd_bytes" help:"size of a command written into the firmware mailbox" source:"assumed: one 64-byte HyperTransport posted write"`
+	ResultBytes      actors.Bytes    `param:"result_bytes" help:"size of a call's result the firmware writes to host memory (an event is this size too)" source:"assumed: ptl_event_t is 80 bytes on LP64; rounded to 64+16"`
+	HeaderBytes      actors.Bytes    `param:"header_bytes" help:"Portals 4 header on the wire (operation, ids, pt index, match bits, offsets, length, hdr_data, atomic op and type)" source:"assumed: 48 bytes, as portals.header_bytes: with the inline payload and the CRC it fills the 64-byte header packet"`
+	InlineMax        actors.Bytes    `param:"inline_max" help:"payload that rides inside the header packet" source:"Pedretti & Hudson 2005 s.5.2: 12 bytes (as portals.inline_max)"`
+	FwCallInstr      int             `param:"fw_call_instr" help:"PPC instructions to decode a mailbox command and dispatch the call" source:"default portals.fw_table_instr (60): a mailbox command of an accelerated process"`
+	FwMatchInstr     int             `param:"fw_match_instr" help:"PPC instructions of matching an arriving message: fixed part (header checks, portal table lookup)" source:"default portals.fw_match_instr (40, the accelerated Portals 3.3 firmware matching)"`
+	FwEntryInstr     int             `param:"fw_entry_instr" help:"PPC instructions per list entry or unexpected header examined" source:"default portals.fw_match_me_instr (12)"`
+	FwEntryLoads     int             `param:"fw_entry_loads" help:"SRAM loads per list entry examined (bits, ignore, id, options, next)" source:"default portals.fw_match_me_loads (2: a 64-byte entry is two cache lines)"`
+	FwEventInstr     int             `param:"fw_event_instr" help:"PPC instructions to build a full event and queue it for the host" source:"assumed: 30, filling the ten words of a ptl_event_t (the record write itself is a host write over HyperTransport)"`
+	FwCountInstr     int             `param:"fw_count_instr" help:"PPC instructions of a counting-event update, with the threshold check of its triggered list" source:"assumed"`
+	FwTrigInstr      int             `param:"fw_trig_instr" help:"PPC instructions to fire a triggered operation (on top of the operation itself)" source:"assumed"`
+	FwAtomInstr      int             `param:"fw_atom_instr" help:"PPC instructions per atomic datatype element computed (no FPU assist on the PPC 440)" source:"assumed"`
+	FwTxInstr        int             `param:"fw_tx_instr" help:"PPC instructions to build and queue the DMA program of a message" source:"default portals.fw_tx_instr + portals.fw_tx_start_instr (60 + 60, calibrated on the Portals 3.3 targets)"`
+	FwSOMInstr       int             `param:"fw_som_instr" help:"PPC instructions to take a new message off the RX FIFO and program its receive" source:"default portals.fw_som_instr (100, calibrated)"`
+	FwDoneInstr      int             `param:"fw_done_instr" help:"PPC instructions to retire a DMA completion" source:"default portals.fw_done_instr (60, calibrated)"`
+	FwStallInstr     int             `param:"fw_stall_instr" help:"PPC instructions to take note of a CAM stall" source:"default portals.fw_stall_instr (10)"`
+	BarrierBytes     actors.Bytes    `param:"barrier_bytes" help:"size of a runtime barrier message (the out-of-band job launcher's, carried by the NIC)" source:"assumed: 0, a header-only message"`
+	OnloadMatch      actors.Duration `param:"onload_match" help:"onload: host time to take an arriving header and start matching it (fixed part)" source:"default portals.kern_match (100 ns, calibrated: the generic-mode Portals 3.3 host matching)"`
+	OnloadEntryHit   actors.Duration `param:"onload_entry_hit" help:"onload: host time per list entry examined when the entry is in cache" source:"default portals.kern_match_me (10 ns)"`
+	OnloadEntryMiss  actors.Duration `param:"onload_entry_miss" help:"onload: host time per list entry examined when it misses the cache" source:"papers/002 s.5: a cache miss costs 70-120 ns; 100 ns"`
+	OnloadEntryBytes actors.Bytes    `param:"onload_entry_bytes" help:"onload: host memory a list entry or unexpected header occupies (the walk's footprint)" source:"assumed: 64 B, one cache line"`
+	OnloadCache      actors.Bytes    `param:"onload_cache" help:"onload: cache the lists compete for; the part of the footprint past it misses" source:"assumed: 1 MiB, the Opteron's L2"`
+	OnloadEvent      actors.Duration `param:"onload_event" help:"onload: host time to write one full event" source:"default portals.kern_event (70 ns, calibrated)"`
+	OnloadCount      actors.Duration `param:"onload_count" help:"onload: host time of a counting-event update or a triggered operation's firing" source:"assumed: 20 ns"`
+	OnloadAtom       actors.Duration `param:"onload_atom" help:"onload: host time per atomic datatype element computed" source:"assumed: 2 ns, a few instructions at 2 GHz"`
+	OnloadRecord     actors.Duration `param:"onload_record" help:"onload: interrupt handler time per NIC record read from the ring" source:"default portals.kern_irq_event (150 ns, calibrated)"`
+	PID              int             `param:"pid" help:"Portals process id of the first process on each node" source:"assumed"`
 }
 
 // DefaultParams returns the defaults. Where the Portals 4 firmware does what the
@@ -54,14 +63,22 @@ func DefaultParams() Params {
 		FwCallInstr: p3.FwTableInstr, FwMatchInstr: p3.FwMatchInstr, FwEntryInstr: p3.FwMatchMEInstr,
 		FwEntryLoads: p3.FwMatchMELoads, FwEventInstr: 30, FwCountInstr: 30, FwTrigInstr: 40, FwAtomInstr: 20,
 		FwTxInstr: p3.FwTxInstr + p3.FwTxStartInstr, FwSOMInstr: p3.FwSOMInstr, FwDoneInstr: p3.FwDoneInstr,
-		FwStallInstr: p3.FwStallInstr, BarrierBytes: 0, PID: 1}
+		FwStallInstr: p3.FwStallInstr, BarrierBytes: 0, PID: 1,
+		OnloadMatch: p3.KernMatch, OnloadEntryHit: p3.KernMatchME, OnloadEntryMiss: 100 * actors.Nanosecond,
+		OnloadEntryBytes: 64, OnloadCache: actors.MiB, OnloadEvent: p3.KernEvent, OnloadCount: 20 * actors.Nanosecond,
+		OnloadAtom: 2 * actors.Nanosecond, OnloadRecord: p3.KernIRQ}
 }
 
 // Validate checks the parameters.
 func (p Params) Validate() error {
 	switch {
-	case p.NIC != "offload" && p.NIC != "matchunit":
-		return fmt.Errorf("portals4.nic must be offload or matchunit (got %q)", p.NIC)
+	case p.NIC != "offload" && p.NIC != "onload" && p.NIC != "matchunit":
+		return fmt.Errorf("portals4.nic must be offload, onload or matchunit (got %q)", p.NIC)
+	case p.OnloadMatch < 0 || p.OnloadEntryHit < 0 || p.OnloadEntryMiss < p.OnloadEntryHit || p.OnloadEvent < 0 ||
+		p.OnloadCount < 0 || p.OnloadAtom < 0 || p.OnloadRecord < 0:
+		return fmt.Errorf("portals4.onload_* times must be >= 0, and onload_entry_miss >= onload_entry_hit")
+	case p.OnloadEntryBytes <= 0 || p.OnloadCache < 0:
+		return fmt.Errorf("portals4.onload_entry_bytes must be > 0 and onload_cache >= 0")
 	case p.LibCall < 0:
 		return fmt.Errorf("portals4.lib_call must be >= 0 (got %s)", p.LibCall)
 	case p.CmdBytes <= 0 || p.ResultBytes <= 0 || p.HeaderBytes <= 0:

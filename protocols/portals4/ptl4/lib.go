@@ -426,3 +426,15 @@ func sortU64(a []uint64) {
 		}
 	}
 }
+
+// Footprint is the number of list entries and unexpected headers the process's
+// interfaces hold: the working set a list walk runs over.
+func (l *Lib) Footprint() int {
+	n := 0
+	for _, x := range l.nis {
+		if x != nil {
+			n += x.nEntry + x.unexp
+		}
+	}
+	return n
+}
