@@ -33,40 +33,46 @@ func suiteFiles(t *testing.T) []string {
 }
 
 // TestConformanceSuite runs every visible Portals 4 conformance test on the simulated
-// SeaStar machine and fails on any failure.
+// SeaStar machine, for every NIC implementation, and fails on any failure.
 func TestConformanceSuite(t *testing.T) {
 	files := suiteFiles(t)
 	if f := os.Getenv("P4_ONLY"); f != "" {
 		files = []string{f}
 	}
-	outs := make([]Outcome, len(files))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
-	for i, f := range files {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			data, err := os.ReadFile(f)
-			if err != nil {
-				outs[i] = Outcome{File: f, Result: "fail", Reason: err.Error()}
-				return
+	for _, nic := range []string{"offload", "onload", "matchunit"} {
+		t.Run(nic, func(t *testing.T) {
+			p := DefaultParams()
+			p.NIC = nic
+			outs := make([]Outcome, len(files))
+			var wg sync.WaitGroup
+			sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+			for i, f := range files {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					data, err := os.ReadFile(f)
+					if err != nil {
+						outs[i] = Outcome{File: f, Result: "fail", Reason: err.Error()}
+						return
+					}
+					outs[i] = RunTest(context.Background(), machine.Default(), p, f, data, RanksFor(f),
+						actors.Options{End: actors.Time(0).Add(600 * actors.Second)})
+				}()
 			}
-			outs[i] = RunTest(context.Background(), machine.Default(), DefaultParams(), f, data, RanksFor(f),
-				actors.Options{End: actors.Time(0).Add(600 * actors.Second)})
-		}()
+			wg.Wait()
+			n := map[string]int{}
+			for _, o := range outs {
+				n[o.Result]++
+				switch o.Result {
+				case "fail":
+					t.Errorf("%s: %s", filepath.Base(o.File), o.Reason)
+				case "skip":
+					t.Logf("%s: skipped: %s", filepath.Base(o.File), o.Reason)
+				}
+			}
+			t.Logf("%s: %d passed, %d failed, %d skipped", nic, n["pass"], n["fail"], n["skip"])
+		})
 	}
-	wg.Wait()
-	n := map[string]int{}
-	for _, o := range outs {
-		n[o.Result]++
-		switch o.Result {
-		case "fail":
-			t.Errorf("%s: %s", filepath.Base(o.File), o.Reason)
-		case "skip":
-			t.Logf("%s: skipped: %s", filepath.Base(o.File), o.Reason)
-		}
-	}
-	t.Logf("%d passed, %d failed, %d skipped", n["pass"], n["fail"], n["skip"])
 }
