@@ -67,6 +67,9 @@ of simulated time, fails.`,
 			if err := cfg.Portals4.Validate(); err != nil {
 				return usage(err)
 			}
+			if err := cfg.Portals4.Fits(cfg.Params); err != nil {
+				return usage(err)
+			}
 			// One partition per node: a node's host and firmware share the process's
 			// memory, the nodes only talk through the network.
 			opts.Partitioner = actors.Node{}

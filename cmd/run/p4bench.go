@@ -28,7 +28,7 @@ command to the firmware and a wait for its result (portals4.* costs, run params 
   run sweep --bench p4-latency --vary portals4.fw_match_instr=120,480 -- --ops put --sizes 8`,
 		ids:   []string{"op", "ni", "size_bytes"},
 		flags: p4LatencyFlags,
-		check: func(cfg *Config, state any) error { _, err := state.(*p4LatencyState).plan(); return err },
+		check: func(cfg *Config, state any) error { _, err := state.(*p4LatencyState).plan(); return p4Check(cfg, err) },
 		run:   runP4Latency,
 	})
 	registerBenchmark(&benchmark{
@@ -45,7 +45,7 @@ receive instead, never reposted: the rate the NIC sustains without the target's 
   run bench p4-msgrate --sizes 8 --unexpected 1,64,256 --window 32`,
 		ids:   []string{"receives", "size_bytes", "window", "priority", "unexpected"},
 		flags: p4MsgRateFlags,
-		check: func(cfg *Config, state any) error { _, err := state.(*p4MsgRateState).plan(); return err },
+		check: func(cfg *Config, state any) error { _, err := state.(*p4MsgRateState).plan(); return p4Check(cfg, err) },
 		run:   runP4MsgRate,
 	})
 	registerBenchmark(&benchmark{
@@ -61,9 +61,21 @@ put itself. latency_us is the mean barrier time at node 0.`,
   run bench p4-trig --nodes 2,4,8,16,32 --iters 20`,
 		ids:   []string{"variant", "nodes"},
 		flags: p4TrigFlags,
-		check: func(cfg *Config, state any) error { _, err := state.(*p4TrigState).plan(); return err },
+		check: func(cfg *Config, state any) error { _, err := state.(*p4TrigState).plan(); return p4Check(cfg, err) },
 		run:   runP4Trig,
 	})
+}
+
+// p4Check adds to a plan's error the checks of the portals4 parameters against the
+// machine.
+func p4Check(cfg *Config, err error) error {
+	if err != nil {
+		return err
+	}
+	if err := cfg.Portals4.Fits(cfg.Params); err != nil {
+		return usage(err)
+	}
+	return nil
 }
 
 type p4LatencyState struct {

@@ -65,7 +65,13 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 		if p.NIC == "onload" {
 			o := &onloadProc{lib: lib, pid: r.pid}
 			j.FW[rank].AddOnloadProcess(r.pid)
-			n.Host.HandleInterrupts(onloadIRQ(p, []*onloadProc{o}))
+			if p.OnloadProgress == "thread" {
+				if _, err := n.Host.Spawn(n.Name+".progress", 1, onloadProgress(p, o)); err != nil {
+					return nil, err
+				}
+			} else {
+				n.Host.HandleInterrupts(onloadIRQ(p, []*onloadProc{o}))
+			}
 			r.newAPI = func(hp *host.Proc) API { return &OnloadLib{env: env{r: r, p: hp}, o: o} }
 		} else {
 			j.FW[rank].AddProcess(lib)

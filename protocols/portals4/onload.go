@@ -63,7 +63,9 @@ func (f *Firmware) record(x *ppc.Exec, pid uint32, m *ptl4.Msg, sent bool) {
 	}
 	pr.ring++
 	x.HostWrite(f.p.ResultBytes, &RxRecord{Addr: ringAddr(pid, pr.ring), Msg: m, Sent: sent})
-	x.Interrupt(onloadVector)
+	if f.p.OnloadProgress == "interrupt" {
+		x.Interrupt(onloadVector)
+	}
 }
 
 // onloadProc is the host-resident Portals state of one process.
@@ -133,8 +135,8 @@ func (o *onloadProc) finish(h hostSide, p Params, w0 ptl4.Work) {
 	}
 }
 
-// interrupt is the onload interrupt handler of a node: it runs every record that has
-// landed in the rings of the node's processes.
+// onloadIRQ is the onload interrupt handler of a node (onload_progress = interrupt):
+// it runs every record that has landed in the rings of the node's processes.
 func onloadIRQ(p Params, procs []*onloadProc) host.IRQHandler {
 	return func(k *host.Kernel, vector int) {
 		if vector != onloadVector {
@@ -149,27 +151,45 @@ func onloadIRQ(p Params, procs []*onloadProc) host.IRQHandler {
 					break
 				}
 				k.Forget(addr)
-				o.next++
-				k.Charge(p.OnloadRecord)
-				rec := m.(*RxRecord)
-				w0 := o.lib.Work
-				switch {
-				case rec.Sent:
-					o.lib.Sent(rec.Msg)
-				case rec.Msg.Op.Response():
-					o.lib.Complete(rec.Msg)
-					k.Memcpy(actors.Bytes(len(rec.Msg.Data))) // reply data out of the landing buffer
-				default:
-					k.Charge(p.OnloadMatch)
-					if r := o.lib.Deliver(rec.Msg); r != nil {
-						o.lib.Outbox = append(o.lib.Outbox, r)
-					}
-					k.Memcpy(actors.Bytes(len(rec.Msg.Data))) // payload out of the landing buffer
-				}
-				o.finish(kernelSide{k}, p, w0)
+				o.run(kernelSide{k}, p, m.(*RxRecord))
 			}
 		}
 	}
+}
+
+// onloadProgress is the program of a progress thread (onload_progress = thread): it
+// waits on the process's ring and runs each record as it lands.
+func onloadProgress(p Params, o *onloadProc) host.Program {
+	return func(hp *host.Proc) {
+		for {
+			addr := ringAddr(o.pid, o.next+1)
+			m := hp.WaitFor(addr)
+			hp.Forget(addr)
+			o.run(hp, p, m.(*RxRecord))
+		}
+	}
+}
+
+// run handles one ring record on h: a send that completed, a response, or a request
+// to match and answer.
+func (o *onloadProc) run(h hostSide, p Params, rec *RxRecord) {
+	o.next++
+	h.Compute(p.OnloadRecord)
+	w0 := o.lib.Work
+	switch {
+	case rec.Sent:
+		o.lib.Sent(rec.Msg)
+	case rec.Msg.Op.Response():
+		o.lib.Complete(rec.Msg)
+		h.Memcpy(actors.Bytes(len(rec.Msg.Data))) // reply data out of the landing buffer
+	default:
+		h.Compute(p.OnloadMatch)
+		if r := o.lib.Deliver(rec.Msg); r != nil {
+			o.lib.Outbox = append(o.lib.Outbox, r)
+		}
+		h.Memcpy(actors.Bytes(len(rec.Msg.Data))) // payload out of the landing buffer
+	}
+	o.finish(h, p, w0)
 }
 
 // do runs one library call on the calling core.

@@ -40,6 +40,7 @@ type Params struct {
 	FwDoneInstr      int             `param:"fw_done_instr" help:"PPC instructions to retire a DMA completion" source:"default portals.fw_done_instr (60, calibrated)"`
 	FwStallInstr     int             `param:"fw_stall_instr" help:"PPC instructions to take note of a CAM stall" source:"default portals.fw_stall_instr (10)"`
 	BarrierBytes     actors.Bytes    `param:"barrier_bytes" help:"size of a runtime barrier message (the out-of-band job launcher's, carried by the NIC)" source:"assumed: 0, a header-only message"`
+	OnloadProgress   string          `param:"onload_progress" enum:"interrupt|thread" help:"onload: who runs arriving messages: the interrupt handler (an interrupt per record; it runs all that have landed) or a progress thread on host core 1, polling the ring" source:"papers/002 s.5 (Portals over InfiniBand: one progress thread per process); interrupt as Portals 3.3 generic mode"`
 	OnloadMatch      actors.Duration `param:"onload_match" help:"onload: host time to take an arriving header and start matching it (fixed part)" source:"default portals.kern_match (100 ns, calibrated: the generic-mode Portals 3.3 host matching)"`
 	OnloadEntryHit   actors.Duration `param:"onload_entry_hit" help:"onload: host time per list entry examined when the entry is in cache" source:"default portals.kern_match_me (10 ns)"`
 	OnloadEntryMiss  actors.Duration `param:"onload_entry_miss" help:"onload: host time per list entry examined when it misses the cache" source:"papers/002 s.5: a cache miss costs 70-120 ns; 100 ns"`
@@ -64,7 +65,7 @@ func DefaultParams() Params {
 		FwEntryLoads: p3.FwMatchMELoads, FwEventInstr: 30, FwCountInstr: 30, FwTrigInstr: 40, FwAtomInstr: 20,
 		FwTxInstr: p3.FwTxInstr + p3.FwTxStartInstr, FwSOMInstr: p3.FwSOMInstr, FwDoneInstr: p3.FwDoneInstr,
 		FwStallInstr: p3.FwStallInstr, BarrierBytes: 0, PID: 1,
-		OnloadMatch: p3.KernMatch, OnloadEntryHit: p3.KernMatchME, OnloadEntryMiss: 100 * actors.Nanosecond,
+		OnloadProgress: "interrupt", OnloadMatch: p3.KernMatch, OnloadEntryHit: p3.KernMatchME, OnloadEntryMiss: 100 * actors.Nanosecond,
 		OnloadEntryBytes: 64, OnloadCache: actors.MiB, OnloadEvent: p3.KernEvent, OnloadCount: 20 * actors.Nanosecond,
 		OnloadAtom: 2 * actors.Nanosecond, OnloadRecord: p3.KernIRQ}
 }
@@ -77,6 +78,8 @@ func (p Params) Validate() error {
 	case p.OnloadMatch < 0 || p.OnloadEntryHit < 0 || p.OnloadEntryMiss < p.OnloadEntryHit || p.OnloadEvent < 0 ||
 		p.OnloadCount < 0 || p.OnloadAtom < 0 || p.OnloadRecord < 0:
 		return fmt.Errorf("portals4.onload_* times must be >= 0, and onload_entry_miss >= onload_entry_hit")
+	case p.OnloadProgress != "interrupt" && p.OnloadProgress != "thread":
+		return fmt.Errorf("portals4.onload_progress must be interrupt or thread (got %q)", p.OnloadProgress)
 	case p.OnloadEntryBytes <= 0 || p.OnloadCache < 0:
 		return fmt.Errorf("portals4.onload_entry_bytes must be > 0 and onload_cache >= 0")
 	case p.LibCall < 0:
@@ -96,11 +99,16 @@ func (p Params) Validate() error {
 }
 
 // Fits checks the parameters against the machine: a header with an inline payload
-// and the CRC must fit one packet, for a message to be whole in its first packet.
+// and the CRC must fit one packet, for a message to be whole in its first packet, and
+// a progress thread needs a core of its own.
 func (p Params) Fits(mp machine.Params) error {
 	if p.HeaderBytes+p.InlineMax+mp.TXDMA.CRCBytes > mp.TXDMA.PacketPayload {
 		return fmt.Errorf("portals4.header_bytes (%s) + portals4.inline_max (%s) + the CRC (%s) exceed a packet (%s)",
 			p.HeaderBytes, p.InlineMax, mp.TXDMA.CRCBytes, mp.TXDMA.PacketPayload)
+	}
+	if p.NIC == "onload" && p.OnloadProgress == "thread" && mp.Host.Cores < 2 {
+		return fmt.Errorf("portals4.onload_progress=thread needs host.cores >= 2 (got %d): the host model does not share "+
+			"a core between processes, so a progress thread on the application's core would run for free", mp.Host.Cores)
 	}
 	if p.BarrierBytes > p.InlineMax {
 		return fmt.Errorf("portals4.barrier_bytes (%s) must fit inline (portals4.inline_max %s)", p.BarrierBytes, p.InlineMax)
