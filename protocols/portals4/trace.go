@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/matchunit"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/rxdma"
 	"github.com/seastar-sim/seastar/txdma"
@@ -26,6 +27,10 @@ func handlerName(ev actors.Msg) string {
 		return "call"
 	case *BarrierCall:
 		return "barrier"
+	case *SendCmd:
+		return "send"
+	case matchunit.Result:
+		return "matched"
 	case rxdma.SOM:
 		return "rx_header"
 	case rxdma.Done:
@@ -74,9 +79,13 @@ func (f *Firmware) traceEnd(x *ppc.Exec, t actors.Tracer, ev actors.Msg, w *Wire
 		}
 		t.Span(actors.Span{Trace: s.ID, Name: "portals4/" + s.kind(), Actor: x.Self(), Start: x.Started(), End: x.Now(),
 			Root: true, Attrs: s.attrs()})
-		if _, ok := ev.(*Call); ok {
+		if _, ok := ev.(*Call); ok || isSend(ev) {
+			call := "send"
+			if c, ok := ev.(*Call); ok {
+				call = c.Name
+			}
 			t.Span(actors.Span{Trace: s.ID, Name: "ppc/mailbox", Actor: x.Self(), Start: x.Queued(), End: x.Started(),
-				Attrs: []actors.Attr{actors.StrAttr("call", ev.(*Call).Name)}})
+				Attrs: []actors.Attr{actors.StrAttr("call", call)}})
 		}
 		t.Span(actors.Span{Trace: s.ID, Name: name, Actor: x.Self(), Start: x.Started(), End: x.Now()})
 	}
@@ -103,4 +112,9 @@ func (w *Wire) attrs() []actors.Attr {
 		}
 	}
 	return a
+}
+
+func isSend(ev actors.Msg) bool {
+	_, ok := ev.(*SendCmd)
+	return ok
 }
