@@ -44,6 +44,10 @@ func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if p.Machine == "ib" {
+		return nil, fmt.Errorf("machine=ib is an InfiniBand cluster (package ib), not SeaStar nodes: only the Portals 4 " +
+			"benchmarks (p4-*) and run conform portals4 run on it")
+	}
 	topo, _ := p.Topology()
 	net, err := router.BuildNetwork(g, topo, p.Router, p.RXDMA.Credits(p.Router.VCs))
 	if err != nil {

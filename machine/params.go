@@ -12,6 +12,7 @@ import (
 	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/host"
 	"github.com/seastar-sim/seastar/ht"
+	"github.com/seastar-sim/seastar/ib"
 	"github.com/seastar-sim/seastar/matchunit"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/router"
@@ -21,7 +22,7 @@ import (
 
 // Params is the configuration of a whole machine: the topology and every block.
 type Params struct {
-	Machine string `param:"machine" enum:"redstorm|xt5" help:"machine preset the other values started from" source:"SPEC 3.1"`
+	Machine string `param:"machine" enum:"redstorm|xt5|ib" help:"machine preset the other values started from; ib is an InfiniBand cluster (package ib) for Portals 4 only, whose node count is the product of torus" source:"SPEC 3.1"`
 	Torus   string `param:"torus" help:"topology dimensions XxYxZ" source:"SPEC 3: Red Storm 27x16x24"`
 	Wrap    string `param:"wrap" help:"torus, mesh, or per dimension e.g. torus,torus,mesh" source:"SPEC 3"`
 
@@ -37,10 +38,12 @@ type Params struct {
 	// MatchUnit is the match unit a protocol may add beside the PPC (portals4.nic =
 	// matchunit); other protocols build no unit and ignore it.
 	MatchUnit matchunit.Params `param:"matchunit"`
+	// IB is the InfiniBand family's HCAs and fabric (machine = ib).
+	IB ib.Params `param:"ib"`
 }
 
 // Presets lists the machine presets.
-var Presets = []string{"redstorm", "xt5"}
+var Presets = []string{"redstorm", "xt5", "ib"}
 
 // Preset returns the parameters of a named machine.
 //   - redstorm: Red Storm / XT3 as measured in 2005 (SeaStar 1.2, DMA ~1.1 GB/s per
@@ -53,7 +56,7 @@ func Preset(name string) (Params, error) {
 		Machine: "redstorm", Torus: "27x16x24", Wrap: "torus", OnChipLatency: 2 * actors.Nanosecond,
 		Host: host.DefaultParams(), HT: ht.DefaultParams(), PPC: ppc.DefaultParams(), TXDMA: txdma.DefaultParams(),
 		RXDMA: rxdma.DefaultParams(), CAM: cam.DefaultParams(), Router: router.DefaultParams(),
-		MatchUnit: matchunit.DefaultParams(),
+		MatchUnit: matchunit.DefaultParams(), IB: ib.DefaultParams(),
 	}
 	switch name {
 	case "redstorm":
@@ -66,8 +69,17 @@ func Preset(name string) (Params, error) {
 		p.Host.Clock = 2600 * actors.Megahertz
 		p.Host.Cores = 12
 		p.Host.OS = "linux"
+	case "ib":
+		// An InfiniBand cluster of the Portals-over-InfiniBand era (papers/002 s.6):
+		// QDR HCAs on PCIe Gen2, a fat tree of 36-port switches; assumed node: two
+		// 2.6 GHz quad-core processors under Linux.
+		p.Machine = "ib"
+		p.Torus, p.Wrap = "2x1x1", "mesh"
+		p.Host.Clock = 2600 * actors.Megahertz
+		p.Host.Cores = 8
+		p.Host.OS = "linux"
 	default:
-		return Params{}, fmt.Errorf("unknown machine preset %q (want redstorm or xt5)", name)
+		return Params{}, fmt.Errorf("unknown machine preset %q (want redstorm, xt5 or ib)", name)
 	}
 	return p, nil
 }
@@ -92,7 +104,7 @@ func (p Params) Validate() error {
 	for _, b := range []struct {
 		key string
 		v   interface{ Validate() error }
-	}{{"host", p.Host}, {"ht", p.HT}, {"ppc", p.PPC}, {"txdma", p.TXDMA}, {"rxdma", p.RXDMA}, {"cam", p.CAM}, {"router", p.Router}, {"matchunit", p.MatchUnit}} {
+	}{{"host", p.Host}, {"ht", p.HT}, {"ppc", p.PPC}, {"txdma", p.TXDMA}, {"rxdma", p.RXDMA}, {"cam", p.CAM}, {"router", p.Router}, {"matchunit", p.MatchUnit}, {"ib", p.IB}} {
 		if err := b.v.Validate(); err != nil {
 			return fmt.Errorf("%s.%w", b.key, err)
 		}

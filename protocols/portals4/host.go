@@ -20,9 +20,9 @@ type Rank struct {
 	space   *ptl4.Space
 	helpers []*host.Proc
 	gen     uint64
-	barrier uint64
 	sh      shadow // the objects the process's calls created (shadow.go)
 	newAPI  func(p *host.Proc) API
+	barrier func(addr uint64) actors.Msg // the runtime's barrier request; nil: the SeaStar firmware's
 }
 
 // Lib is the user-level Portals 4 library of one thread: it implements conform.Env

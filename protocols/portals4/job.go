@@ -30,6 +30,9 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
+	if mp.Machine == "ib" || p.NIC == "ib" {
+		return newIBJob(mp, p)
+	}
 	if err := p.Fits(mp); err != nil {
 		return nil, err
 	}

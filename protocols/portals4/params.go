@@ -21,7 +21,7 @@ import (
 // instructions (the PPC's clock and cache model turn them into time); host costs are
 // durations of the library on the Opteron.
 type Params struct {
-	NIC              string          `param:"nic" enum:"offload|onload|matchunit" help:"where Portals 4 runs on the node: offload (everything in the PPC firmware), onload (the NIC moves bytes; the host's interrupt handler and library do the Portals work, onload_* costs) or matchunit (the firmware, with list matching in the match unit beside the PPC, matchunit.*)" source:"papers/002 s.5 (NIC co-design): the design points studied"`
+	NIC              string          `param:"nic" enum:"offload|onload|matchunit|ib" help:"where Portals 4 runs: offload (everything in the SeaStar PPC firmware), onload (the SeaStar moves bytes; the host's interrupt handler and library do the Portals work, onload_* costs), matchunit (the firmware, with list matching in the match unit beside the PPC, matchunit.*) or ib (an InfiniBand cluster, ib.*: Portals on the host over RC queue pairs, a progress thread per process; selected by machine=ib too)" source:"papers/002 s.5 (NIC co-design): the design points studied"`
 	LibCall          actors.Duration `param:"lib_call" help:"host library time per Portals call: argument checks and building the mailbox command" source:"default portals.accel_lib_call (100 ns): the accelerated Portals 3.3 library does the same argument checks and command building"`
 	CmdBytes         actors.Bytes    `param:"cmd_bytes" help:"size of a command written into the firmware mailbox" source:"assumed: one 64-byte HyperTransport posted write"`
 	ResultBytes      actors.Bytes    `param:"result_bytes" help:"size of a call's result the firmware writes to host memory (an event is this size too)" source:"assumed: ptl_event_t is 80 bytes on LP64; rounded to 64+16"`
@@ -50,6 +50,7 @@ type Params struct {
 	OnloadCount      actors.Duration `param:"onload_count" help:"onload: host time of a counting-event update or a triggered operation's firing" source:"assumed: 20 ns"`
 	OnloadAtom       actors.Duration `param:"onload_atom" help:"onload: host time per atomic datatype element computed" source:"assumed: 2 ns, a few instructions at 2 GHz"`
 	OnloadRecord     actors.Duration `param:"onload_record" help:"onload: interrupt handler time per NIC record read from the ring" source:"default portals.kern_irq_event (150 ns, calibrated)"`
+	IBSGEMax         int             `param:"ib_sge_max" help:"machine=ib: largest payload a request sends by DMA with its send; beyond it the target reads the payload with an RDMA read" source:"papers/002 s.6 (DMA up to the inline SGE limit); 4096 B assumed"`
 	PID              int             `param:"pid" help:"Portals process id of the first process on each node" source:"assumed"`
 }
 
@@ -65,7 +66,7 @@ func DefaultParams() Params {
 		FwEntryLoads: p3.FwMatchMELoads, FwEventInstr: 30, FwCountInstr: 30, FwTrigInstr: 40, FwAtomInstr: 20,
 		FwTxInstr: p3.FwTxInstr + p3.FwTxStartInstr, FwSOMInstr: p3.FwSOMInstr, FwDoneInstr: p3.FwDoneInstr,
 		FwStallInstr: p3.FwStallInstr, BarrierBytes: 0, PID: 1,
-		OnloadProgress: "interrupt", OnloadMatch: p3.KernMatch, OnloadEntryHit: p3.KernMatchME, OnloadEntryMiss: 100 * actors.Nanosecond,
+		OnloadProgress: "interrupt", IBSGEMax: 4096, OnloadMatch: p3.KernMatch, OnloadEntryHit: p3.KernMatchME, OnloadEntryMiss: 100 * actors.Nanosecond,
 		OnloadEntryBytes: 64, OnloadCache: actors.MiB, OnloadEvent: p3.KernEvent, OnloadCount: 20 * actors.Nanosecond,
 		OnloadAtom: 2 * actors.Nanosecond, OnloadRecord: p3.KernIRQ}
 }
@@ -73,11 +74,13 @@ func DefaultParams() Params {
 // Validate checks the parameters.
 func (p Params) Validate() error {
 	switch {
-	case p.NIC != "offload" && p.NIC != "onload" && p.NIC != "matchunit":
-		return fmt.Errorf("portals4.nic must be offload, onload or matchunit (got %q)", p.NIC)
+	case p.NIC != "offload" && p.NIC != "onload" && p.NIC != "matchunit" && p.NIC != "ib":
+		return fmt.Errorf("portals4.nic must be offload, onload, matchunit or ib (got %q)", p.NIC)
 	case p.OnloadMatch < 0 || p.OnloadEntryHit < 0 || p.OnloadEntryMiss < p.OnloadEntryHit || p.OnloadEvent < 0 ||
 		p.OnloadCount < 0 || p.OnloadAtom < 0 || p.OnloadRecord < 0:
 		return fmt.Errorf("portals4.onload_* times must be >= 0, and onload_entry_miss >= onload_entry_hit")
+	case p.IBSGEMax < 0:
+		return fmt.Errorf("portals4.ib_sge_max must be >= 0 (got %d)", p.IBSGEMax)
 	case p.OnloadProgress != "interrupt" && p.OnloadProgress != "thread":
 		return fmt.Errorf("portals4.onload_progress must be interrupt or thread (got %q)", p.OnloadProgress)
 	case p.OnloadEntryBytes <= 0 || p.OnloadCache < 0:
@@ -102,6 +105,12 @@ func (p Params) Validate() error {
 // and the CRC must fit one packet, for a message to be whole in its first packet, and
 // a progress thread needs a core of its own.
 func (p Params) Fits(mp machine.Params) error {
+	if mp.Machine == "ib" && p.NIC != "ib" && p.NIC != "offload" {
+		return fmt.Errorf("portals4.nic=%s needs a SeaStar machine, and machine=ib is an InfiniBand cluster (leave portals4.nic, or set it to ib)", p.NIC)
+	}
+	if mp.Machine == "ib" || p.NIC == "ib" {
+		return nil
+	}
 	if p.HeaderBytes+p.InlineMax+mp.TXDMA.CRCBytes > mp.TXDMA.PacketPayload {
 		return fmt.Errorf("portals4.header_bytes (%s) + portals4.inline_max (%s) + the CRC (%s) exceed a packet (%s)",
 			p.HeaderBytes, p.InlineMax, mp.TXDMA.CRCBytes, mp.TXDMA.PacketPayload)

@@ -48,7 +48,11 @@ func (l *env) Mapping(ptl4.Handle) []ptl4.ProcessID {
 func (l *env) Barrier() {
 	l.seq++
 	addr := resultAddr(l.p.ID, l.seq)
-	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &BarrierCall{Result: addr})
+	var m actors.Msg = &BarrierCall{Result: addr}
+	if l.r.barrier != nil {
+		m = l.r.barrier(addr)
+	}
+	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, m)
 	l.p.WaitFor(addr)
 	l.p.Forget(addr)
 }

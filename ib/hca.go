@@ -1,0 +1,352 @@
+package ib
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/ht"
+)
+
+// Ports of an HCA.
+const (
+	PortHost actors.Port = iota // PCIe: doorbells and MMIO reads in; completions, data and read answers out
+	PortNet                     // to its leaf switch
+)
+
+// Op is a work request's operation.
+type Op uint8
+
+// Operations.
+const (
+	Send    Op = iota // a send, consumed by a receive buffer of the peer's shared receive queue
+	Write             // RDMA write into the peer's memory
+	Read              // RDMA read from the peer's memory
+	Connect           // connection setup with the peer (rdma_cm exchange, answered by the peer's HCA)
+)
+
+var opNames = [...]string{"send", "rdma-write", "rdma-read", "connect"}
+
+func (o Op) String() string {
+	if int(o) < len(opNames) {
+		return opNames[o]
+	}
+	return fmt.Sprintf("op%d", uint8(o))
+}
+
+// PostSend is a send-queue work request, written to the HCA's doorbell page.
+type PostSend struct {
+	PID      uint32
+	WRID     uint64
+	Op       Op
+	Dst      int    // node
+	DstPID   uint32 // process there
+	Bytes    int64  // payload length (send, write) or length read (read)
+	Inline   bool   // the payload is in the work request: no DMA read
+	Signaled bool   // a completion when done
+	Payload  any    // the upper layer's message, carried to the peer's completion
+}
+
+func (w *PostSend) String() string {
+	return fmt.Sprintf("ib.PostSend(%s #%d -> node%d %dB)", w.Op, w.WRID, w.Dst, w.Bytes)
+}
+
+// PostRecv adds N receive buffers to the shared receive queue of process PID.
+type PostRecv struct {
+	PID uint32
+	N   int
+}
+
+func (r *PostRecv) String() string { return fmt.Sprintf("ib.PostRecv(pid%d %d)", r.PID, r.N) }
+
+// BarrierCall enters the job's barrier (the job launcher's, carried by the HCAs); the
+// release lands at Result.
+type BarrierCall struct{ Result uint64 }
+
+func (c *BarrierCall) String() string { return "ib.BarrierCall" }
+
+// Released is what a barrier release writes at the caller's Result address.
+type Released struct{ Addr uint64 }
+
+func (r *Released) String() string  { return fmt.Sprintf("ib.Released(%#x)", r.Addr) }
+func (r *Released) Address() uint64 { return r.Addr }
+
+// CQE is a completion the HCA writes into a process's completion queue in host memory.
+type CQE struct {
+	Addr    uint64
+	Seq     uint64
+	Op      Op
+	Recv    bool // a receive: Payload is the sender's
+	WRID    uint64
+	Bytes   int64
+	Src     int // the sender's node, for a receive
+	Payload any
+}
+
+func (c *CQE) String() string {
+	if c.Recv {
+		return fmt.Sprintf("ib.CQE(#%d recv %dB from node%d)", c.Seq, c.Bytes, c.Src)
+	}
+	return fmt.Sprintf("ib.CQE(#%d %s #%d done)", c.Seq, c.Op, c.WRID)
+}
+
+// Address implements host.Addressed.
+func (c *CQE) Address() uint64 { return c.Addr }
+
+// CQAddr is the host address of completion seq (from 1) of process pid.
+func CQAddr(pid uint32, seq uint64) uint64 { return 0xA000<<32 | uint64(pid&0xff)<<32 | seq&0xffffffff }
+
+// frameKind is what a frame on the fabric is.
+type frameKind uint8
+
+const (
+	fSend frameKind = iota
+	fWrite
+	fReadReq
+	fReadResp
+	fAck
+	fRNR
+	fCMReq
+	fCMRep
+	fBarrier
+	fRelease
+)
+
+var frameNames = [...]string{"send", "rdma-write", "read-request", "read-response", "ack", "rnr-nak", "cm-req", "cm-rep",
+	"barrier", "release"}
+
+// Frame is a message on the fabric.
+type Frame struct {
+	kind     frameKind
+	Src, Dst int
+	SrcPID   uint32
+	DstPID   uint32
+	Bytes    int64 // payload bytes carried
+	Len      int64 // length a read request asks for
+	WRID     uint64
+	Signaled bool
+	Op       Op
+	Payload  any
+	Orig     *Frame // an RNR NAK: the send to retry
+	Epoch    uint64
+	ID       uint64
+}
+
+func (f *Frame) String() string {
+	return fmt.Sprintf("ib.Frame(%s node%d->node%d #%d %dB)", frameNames[f.kind], f.Src, f.Dst, f.ID, f.Bytes)
+}
+
+// TraceID implements actors.Traced: a frame carrying a traced upper-layer message
+// belongs to its trace.
+func (f *Frame) TraceID() uint64 {
+	if t, ok := f.Payload.(actors.Traced); ok {
+		return t.TraceID()
+	}
+	return 0
+}
+
+// WireBytes is what the frame puts on a link besides packet headers.
+func (f *Frame) WireBytes() int64 {
+	const control = 16 // RETH / AETH / immediate: addresses, keys, lengths
+	return f.Bytes + control
+}
+
+// HCA is the host channel adapter of one node.
+type HCA struct {
+	p      Params
+	node   int
+	size   int // nodes of the job (barrier)
+	sqFree actors.Time
+	rxFree actors.Time
+	rdFree actors.Time // PCIe read channel
+	wrFree actors.Time // PCIe write channel
+	link   actors.Time // injection link
+	srq    map[uint32]int
+	cq     map[uint32]uint64
+	nextID uint64
+
+	epoch   uint64
+	arrived map[uint64]int
+	waiting map[uint64][]uint64
+
+	Stats HCAStats
+}
+
+// HCAStats counts an HCA's work.
+type HCAStats struct {
+	Sends, Receives, RNR, Reads, Writes, CQEs int64
+	DMARead, DMAWritten                       int64 // bytes over PCIe
+}
+
+// retry re-sends a frame after an RNR NAK.
+type retry struct{ f *Frame }
+
+func (r retry) String() string { return "ib.retry(" + r.f.String() + ")" }
+
+// NewHCA returns the HCA of node in a job of size nodes. p must be valid.
+func NewHCA(p Params, node, size int) *HCA {
+	return &HCA{p: p, node: node, size: size, srq: map[uint32]int{}, cq: map[uint32]uint64{},
+		arrived: map[uint64]int{}, waiting: map[uint64][]uint64{}}
+}
+
+// Ports implements actors.Ported.
+func (h *HCA) Ports() []string { return []string{"pcie", "net"} }
+
+// SRQ returns the receive buffers posted for pid.
+func (h *HCA) SRQ(pid uint32) int { return h.srq[pid] }
+
+// Receive implements actors.Actor.
+func (h *HCA) Receive(ctx actors.Context, m actors.Msg) {
+	switch m := m.(type) {
+	case *ht.Write:
+		h.onDoorbell(ctx, m.Payload)
+	case ht.Read: // an MMIO read of an HCA register
+		ctx.Send(PortHost, ht.ReadDone{Bytes: m.Bytes, Tag: m.Tag}, 0)
+	case *Frame:
+		h.onFrame(ctx, m)
+	case retry:
+		h.inject(ctx, ctx.Now(), m.f)
+	default:
+		ctx.Fatalf("ib: HCA got %T (%s)", m, m)
+	}
+}
+
+func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
+	now := ctx.Now()
+	switch w := m.(type) {
+	case *PostRecv:
+		h.srq[w.PID] += w.N
+	case *BarrierCall:
+		h.epoch++
+		h.waiting[h.epoch] = append(h.waiting[h.epoch], w.Result)
+		h.inject(ctx, now, &Frame{kind: fBarrier, Src: h.node, Dst: 0, Epoch: h.epoch, ID: h.id()})
+	case *PostSend:
+		start := max(now, h.sqFree).Add(h.p.WQE)
+		ready := start
+		if !w.Inline && (w.Op == Send || w.Op == Write) && w.Bytes > 0 {
+			ready = h.dmaRead(start, w.Bytes)
+		}
+		h.sqFree = ready
+		f := &Frame{Src: h.node, Dst: w.Dst, SrcPID: w.PID, DstPID: w.DstPID, WRID: w.WRID, Signaled: w.Signaled, Op: w.Op,
+			Payload: w.Payload, ID: h.id()}
+		switch w.Op {
+		case Send:
+			f.kind, f.Bytes = fSend, w.Bytes
+			h.Stats.Sends++
+		case Write:
+			f.kind, f.Bytes = fWrite, w.Bytes
+			h.Stats.Writes++
+		case Read:
+			f.kind, f.Len = fReadReq, w.Bytes
+			h.Stats.Reads++
+		case Connect:
+			f.kind = fCMReq
+		default:
+			ctx.Fatalf("ib: unknown work request op %d", w.Op)
+			return
+		}
+		h.inject(ctx, ready, f)
+	default:
+		ctx.Fatalf("ib: HCA doorbell carries %T", m)
+	}
+}
+
+func (h *HCA) id() uint64 {
+	h.nextID++
+	return uint64(h.node)<<40 | h.nextID
+}
+
+// dmaRead fetches n bytes of host memory from time t: a PCIe round trip, the data at
+// the PCIe rate, reads pipelined on the read channel.
+func (h *HCA) dmaRead(t actors.Time, n int64) actors.Time {
+	s := max(t, h.rdFree)
+	xfer := h.p.PCIeBandwidth.TransferTime(actors.Bytes(n))
+	h.rdFree = s.Add(xfer)
+	h.Stats.DMARead += n
+	return s.Add(2*h.p.PCIeLatency + xfer)
+}
+
+// dmaWrite writes n bytes to host memory from time t; it returns when the last byte
+// has left on the write channel (it lands a PCIe latency later, as everything the HCA
+// sends to the host).
+func (h *HCA) dmaWrite(t actors.Time, n int64) actors.Time {
+	s := max(t, h.wrFree)
+	h.wrFree = s.Add(h.p.PCIeBandwidth.TransferTime(actors.Bytes(n)))
+	h.Stats.DMAWritten += n
+	return h.wrFree
+}
+
+// inject puts f on the injection link at time t or when the link is free.
+func (h *HCA) inject(ctx actors.Context, t actors.Time, f *Frame) {
+	s := max(t, h.link)
+	h.link = s.Add(h.p.wire(f.WireBytes()))
+	ctx.Send(PortNet, f, s.Sub(ctx.Now()))
+}
+
+// complete writes a completion for pid at time t.
+func (h *HCA) complete(ctx actors.Context, t actors.Time, pid uint32, c *CQE) {
+	h.cq[pid]++
+	c.Seq = h.cq[pid]
+	c.Addr = CQAddr(pid, c.Seq)
+	done := h.dmaWrite(t, int64(h.p.CQEBytes))
+	h.Stats.CQEs++
+	ctx.Send(PortHost, c, done.Sub(ctx.Now()))
+}
+
+// onFrame handles a frame whose head just arrived: its tail arrives a wire time later,
+// and the receive pipeline takes it then.
+func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
+	tail := ctx.Now().Add(h.p.wire(f.WireBytes()))
+	at := max(tail, h.rxFree).Add(h.p.Recv)
+	h.rxFree = at
+	back := func(k frameKind, t actors.Time, bytes int64) *Frame {
+		r := &Frame{kind: k, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID, Signaled: f.Signaled,
+			Op: f.Op, Bytes: bytes, ID: h.id()}
+		h.inject(ctx, t, r)
+		return r
+	}
+	switch f.kind {
+	case fSend:
+		if h.srq[f.DstPID] == 0 {
+			h.Stats.RNR++
+			r := back(fRNR, at, 0)
+			r.Orig = f
+			return
+		}
+		h.srq[f.DstPID]--
+		h.Stats.Receives++
+		done := h.dmaWrite(at, f.Bytes)
+		h.complete(ctx, done, f.DstPID, &CQE{Recv: true, Op: Send, Bytes: f.Bytes, Src: f.Src, Payload: f.Payload})
+		back(fAck, at, 0)
+	case fWrite:
+		h.dmaWrite(at, f.Bytes)
+		back(fAck, at, 0)
+	case fReadReq:
+		ready := h.dmaRead(at, f.Len)
+		back(fReadResp, ready, f.Len)
+	case fReadResp:
+		done := h.dmaWrite(at, f.Bytes)
+		h.complete(ctx, done, f.DstPID, &CQE{Op: Read, WRID: f.WRID, Bytes: f.Bytes})
+	case fAck:
+		if f.Signaled {
+			h.complete(ctx, at, f.DstPID, &CQE{Op: f.Op, WRID: f.WRID})
+		}
+	case fRNR:
+		ctx.SendSelf(retry{f.Orig}, at.Add(h.p.RNRDelay).Sub(ctx.Now()))
+	case fCMReq:
+		back(fCMRep, at, 0)
+	case fCMRep:
+		h.complete(ctx, at, f.DstPID, &CQE{Op: Connect, WRID: f.WRID})
+	case fBarrier:
+		if h.arrived[f.Epoch]++; h.arrived[f.Epoch] == h.size {
+			delete(h.arrived, f.Epoch)
+			for n := range h.size {
+				h.inject(ctx, at, &Frame{kind: fRelease, Src: h.node, Dst: n, Epoch: f.Epoch, ID: h.id()})
+			}
+		}
+	case fRelease:
+		for _, addr := range h.waiting[f.Epoch] {
+			ctx.Send(PortHost, &Released{Addr: addr}, at.Sub(ctx.Now()))
+		}
+		delete(h.waiting, f.Epoch)
+	}
+}
