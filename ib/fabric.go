@@ -86,7 +86,7 @@ func (s *Switch) Receive(ctx actors.Context, m actors.Msg) {
 	out := s.route(fr.Dst)
 	now := ctx.Now()
 	start := max(now.Add(s.p.HopLatency), s.free[out])
-	s.free[out] = start.Add(s.p.wire(fr.WireBytes()))
+	s.free[out] = start.Add(fr.Span) // the tail follows the head by the frame's span
 	s.Stats.Frames++
 	s.Stats.Wait += start.Sub(now.Add(s.p.HopLatency))
 	ctx.Send(out, fr, start.Sub(now))

@@ -129,6 +129,9 @@ type Frame struct {
 	Orig     *Frame // an RNR NAK: the send to retry
 	Epoch    uint64
 	ID       uint64
+	// Span is the time from the frame's head to its tail on a link: its wire time, or
+	// longer when the sender's DMA fed it more slowly than the link runs.
+	Span actors.Duration
 }
 
 func (f *Frame) String() string {
@@ -221,9 +224,9 @@ func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
 		h.inject(ctx, now, &Frame{kind: fBarrier, Src: h.node, Dst: 0, Epoch: h.epoch, ID: h.id()})
 	case *PostSend:
 		start := max(now, h.sqFree).Add(h.p.WQE)
-		ready := start
+		ready, last := start, start
 		if !w.Inline && (w.Op == Send || w.Op == Write) && w.Bytes > 0 {
-			ready = h.dmaRead(start, w.Bytes)
+			ready, last = h.dmaRead(start, w.Bytes)
 		}
 		h.sqFree = ready
 		f := &Frame{Src: h.node, Dst: w.Dst, SrcPID: w.PID, DstPID: w.DstPID, WRID: w.WRID, Signaled: w.Signaled, Op: w.Op,
@@ -244,7 +247,7 @@ func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
 			ctx.Fatalf("ib: unknown work request op %d", w.Op)
 			return
 		}
-		h.inject(ctx, ready, f)
+		h.injectFed(ctx, ready, last, f)
 	default:
 		ctx.Fatalf("ib: HCA doorbell carries %T", m)
 	}
@@ -255,30 +258,45 @@ func (h *HCA) id() uint64 {
 	return uint64(h.node)<<40 | h.nextID
 }
 
-// dmaRead fetches n bytes of host memory from time t: a PCIe round trip, the data at
-// the PCIe rate, reads pipelined on the read channel.
-func (h *HCA) dmaRead(t actors.Time, n int64) actors.Time {
+// dmaRead fetches n bytes of host memory from time t: a PCIe round trip, then the
+// data at the PCIe rate, reads pipelined on the read channel. It returns when the
+// first packet's worth and when the last byte are in the HCA: the HCA sends packets as
+// they come (message-level cut-through).
+func (h *HCA) dmaRead(t actors.Time, n int64) (first, last actors.Time) {
 	s := max(t, h.rdFree)
 	xfer := h.p.PCIeBandwidth.TransferTime(actors.Bytes(n))
 	h.rdFree = s.Add(xfer)
 	h.Stats.DMARead += n
-	return s.Add(2*h.p.PCIeLatency + xfer)
+	base := s.Add(2 * h.p.PCIeLatency)
+	return base.Add(h.p.PCIeBandwidth.TransferTime(actors.Bytes(min(n, int64(h.p.MTU))))), base.Add(xfer)
 }
 
-// dmaWrite writes n bytes to host memory from time t; it returns when the last byte
-// has left on the write channel (it lands a PCIe latency later, as everything the HCA
-// sends to the host).
-func (h *HCA) dmaWrite(t actors.Time, n int64) actors.Time {
+// dmaWrite writes n bytes to host memory, starting at t, whose last byte arrived at
+// tail; it returns when the last byte has left on the write channel (it lands a PCIe
+// latency later, as everything the HCA sends to the host). Packets are written as
+// they arrive, so the write ends no sooner than a packet's write after the tail.
+func (h *HCA) dmaWrite(t, tail actors.Time, n int64) actors.Time {
 	s := max(t, h.wrFree)
-	h.wrFree = s.Add(h.p.PCIeBandwidth.TransferTime(actors.Bytes(n)))
+	end := max(s.Add(h.p.PCIeBandwidth.TransferTime(actors.Bytes(n))),
+		tail.Add(h.p.PCIeBandwidth.TransferTime(actors.Bytes(min(n, int64(h.p.MTU))))))
+	h.wrFree = end
 	h.Stats.DMAWritten += n
-	return h.wrFree
+	return end
 }
 
-// inject puts f on the injection link at time t or when the link is free.
-func (h *HCA) inject(ctx actors.Context, t actors.Time, f *Frame) {
-	s := max(t, h.link)
-	h.link = s.Add(h.p.wire(f.WireBytes()))
+// inject puts f, all of it in the HCA, on the injection link at time t or when the
+// link is free.
+func (h *HCA) inject(ctx actors.Context, t actors.Time, f *Frame) { h.injectFed(ctx, t, t, f) }
+
+// injectFed puts f on the injection link from when its first packet is in the HCA
+// (first) or the link is free; its last byte is in the HCA at last, so its tail
+// leaves no sooner than a packet's wire time after that.
+func (h *HCA) injectFed(ctx actors.Context, first, last actors.Time, f *Frame) {
+	s := max(first, h.link)
+	w := h.p.wire(f.WireBytes())
+	end := max(s.Add(w), last.Add(h.p.wire(min(f.WireBytes(), int64(h.p.MTU)))))
+	f.Span = end.Sub(s)
+	h.link = end
 	ctx.Send(PortNet, f, s.Sub(ctx.Now()))
 }
 
@@ -287,7 +305,7 @@ func (h *HCA) complete(ctx actors.Context, t actors.Time, pid uint32, c *CQE) {
 	h.cq[pid]++
 	c.Seq = h.cq[pid]
 	c.Addr = CQAddr(pid, c.Seq)
-	done := h.dmaWrite(t, int64(h.p.CQEBytes))
+	done := h.dmaWrite(t, t, int64(h.p.CQEBytes))
 	h.Stats.CQEs++
 	ctx.Send(PortHost, c, done.Sub(ctx.Now()))
 }
@@ -295,9 +313,14 @@ func (h *HCA) complete(ctx actors.Context, t actors.Time, pid uint32, c *CQE) {
 // onFrame handles a frame whose head just arrived: its tail arrives a wire time later,
 // and the receive pipeline takes it then.
 func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
-	tail := ctx.Now().Add(h.p.wire(f.WireBytes()))
-	at := max(tail, h.rxFree).Add(h.p.Recv)
+	head := ctx.Now()
+	tail := head.Add(f.Span)
+	// The receive pipeline takes the message's header from its first packet; its
+	// payload goes to host memory as the packets come.
+	first := head.Add(h.p.wire(min(f.WireBytes(), int64(h.p.MTU))))
+	at := max(first, h.rxFree).Add(h.p.Recv)
 	h.rxFree = at
+	end := max(at, tail) // the whole message is in
 	back := func(k frameKind, t actors.Time, bytes int64) *Frame {
 		r := &Frame{kind: k, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID, Signaled: f.Signaled,
 			Op: f.Op, Bytes: bytes, ID: h.id()}
@@ -314,17 +337,19 @@ func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
 		}
 		h.srq[f.DstPID]--
 		h.Stats.Receives++
-		done := h.dmaWrite(at, f.Bytes)
+		done := h.dmaWrite(at, tail, f.Bytes)
 		h.complete(ctx, done, f.DstPID, &CQE{Recv: true, Op: Send, Bytes: f.Bytes, Src: f.Src, Payload: f.Payload})
-		back(fAck, at, 0)
+		back(fAck, end, 0)
 	case fWrite:
-		h.dmaWrite(at, f.Bytes)
-		back(fAck, at, 0)
+		h.dmaWrite(at, tail, f.Bytes)
+		back(fAck, end, 0)
 	case fReadReq:
-		ready := h.dmaRead(at, f.Len)
-		back(fReadResp, ready, f.Len)
+		first, last := h.dmaRead(at, f.Len)
+		r := &Frame{kind: fReadResp, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID,
+			Signaled: f.Signaled, Op: f.Op, Bytes: f.Len, ID: h.id()}
+		h.injectFed(ctx, first, last, r)
 	case fReadResp:
-		done := h.dmaWrite(at, f.Bytes)
+		done := h.dmaWrite(at, tail, f.Bytes)
 		h.complete(ctx, done, f.DstPID, &CQE{Op: Read, WRID: f.WRID, Bytes: f.Bytes})
 	case fAck:
 		if f.Signaled {

@@ -10,7 +10,7 @@ import (
 )
 
 func TestBenchmarksRunAndAgreeAcrossWorkers(t *testing.T) {
-	for _, nic := range []string{"offload", "onload", "matchunit"} {
+	for _, nic := range []string{"offload", "onload", "matchunit", "ib"} {
 		t.Run(nic, func(t *testing.T) { benchAgree(t, nic) })
 	}
 }

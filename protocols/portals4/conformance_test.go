@@ -39,7 +39,7 @@ func TestConformanceSuite(t *testing.T) {
 	if f := os.Getenv("P4_ONLY"); f != "" {
 		files = []string{f}
 	}
-	for _, nic := range []string{"offload", "onload", "matchunit"} {
+	for _, nic := range []string{"offload", "onload", "matchunit", "ib"} {
 		t.Run(nic, func(t *testing.T) {
 			p := DefaultParams()
 			p.NIC = nic

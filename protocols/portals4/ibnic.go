@@ -26,7 +26,8 @@ import (
 // the initiator for the target to read.
 type ibMsg struct {
 	m        *ptl4.Msg
-	indirect bool
+	indirect bool // a request whose payload the target reads
+	rdma     bool // a response whose data the target wrote into the initiator's buffer
 }
 
 // TraceID implements actors.Traced.
@@ -76,11 +77,12 @@ func (t *ibProc) send(h hostSide, m *ptl4.Msg) {
 	payload := int64(len(m.Data) + len(m.Operand))
 	w := &ib.PostSend{Op: ib.Send, Dst: peer, DstPID: m.Dst.PID}
 	if m.Op.Response() {
-		if payload > int64(t.ip.InlineMax) { // the target writes the data, then replies
+		x := &ibMsg{m: m}
+		if hdr+payload > int64(t.ip.InlineMax) { // the target writes the data, then replies
 			t.post(h, &ib.PostSend{Op: ib.Write, Dst: peer, DstPID: m.Dst.PID, Bytes: payload})
-			payload = 0
+			payload, x.rdma = 0, true
 		}
-		w.Bytes, w.Inline, w.Payload = hdr+payload, hdr+payload <= int64(t.ip.InlineMax), &ibMsg{m: m}
+		w.Bytes, w.Inline, w.Payload = hdr+payload, true, x
 		t.post(h, w)
 		return
 	}
@@ -128,17 +130,19 @@ func (t *ibProc) completion(hp *host.Proc, p Params, c *ib.CQE) {
 		switch {
 		case m.Op.Response():
 			o.lib.Complete(m)
-			hp.Memcpy(actors.Bytes(len(m.Data))) // the reply's data, where the HCA put it, into place
+			if !x.rdma {
+				hp.Memcpy(actors.Bytes(len(m.Data))) // inline reply data, out of the receive buffer
+			}
 		case x.indirect: // read the payload from the initiator first
 			t.post(hp, &ib.PostSend{Op: ib.Read, Dst: c.Src, DstPID: m.Src.PID, Bytes: int64(len(m.Data) + len(m.Operand)), Signaled: true})
 			t.reads[t.wrid] = m
 		default:
-			t.deliver(hp, p, m)
+			t.deliver(hp, p, m, true)
 		}
 	case c.Op == ib.Read:
 		m := t.reads[c.WRID]
 		delete(t.reads, c.WRID)
-		t.deliver(hp, p, m)
+		t.deliver(hp, p, m, false)
 	case c.Op == ib.Connect:
 		peer := t.dials[c.WRID]
 		delete(t.dials, c.WRID)
@@ -158,12 +162,18 @@ func (t *ibProc) completion(hp *host.Proc, p Params, c *ib.CQE) {
 	o.finish(hp, p, w0)
 }
 
-func (t *ibProc) deliver(hp *host.Proc, p Params, m *ptl4.Msg) {
+// deliver matches and delivers request m. copy says its payload is in a receive
+// buffer and is copied into the matched one; an indirect payload was read straight
+// into it (the target matched the header when it arrived; the model runs the match,
+// and charges it once, when the read has completed).
+func (t *ibProc) deliver(hp *host.Proc, p Params, m *ptl4.Msg, copy bool) {
 	hp.Compute(p.OnloadMatch)
 	if r := t.o.lib.Deliver(m); r != nil {
 		t.o.lib.Outbox = append(t.o.lib.Outbox, r)
 	}
-	hp.Memcpy(actors.Bytes(len(m.Data))) // the payload into the matched buffer
+	if copy {
+		hp.Memcpy(actors.Bytes(len(m.Data)))
+	}
 }
 
 // newIBJob builds an InfiniBand cluster (machine = ib) with a Portals 4 process per

@@ -1,0 +1,45 @@
+package ib
+
+import (
+	"testing"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/stretchr/testify/require"
+)
+
+func TestFatTreeShapeAndRoutes(t *testing.T) {
+	p := DefaultParams() // radix 36: 18 nodes a leaf, 18 spines
+	f, err := p.Shape(18)
+	require.NoError(t, err)
+	require.Equal(t, Fabric{Nodes: 18, Down: 18, Leaves: 1}, f, "one leaf: no spines")
+	f, err = p.Shape(40)
+	require.NoError(t, err)
+	require.Equal(t, 3, f.Leaves)
+	require.Equal(t, 18, f.Spines)
+	_, err = p.Shape(18*36 + 1)
+	require.ErrorContains(t, err, "at most 648")
+
+	leaf := &Switch{p: p, f: f, id: 0}
+	require.Equal(t, actors.Port(5), leaf.route(5), "a node on this leaf: down")
+	require.Equal(t, actors.Port(18+20%18), leaf.route(20), "another leaf: up, spine by d-mod-k")
+	spine := &Switch{p: p, f: f, spine: true, id: 3}
+	require.Equal(t, actors.Port(2), spine.route(39), "a spine goes down to the node's leaf")
+	require.Len(t, leaf.Ports(), 18+18)
+	require.Len(t, spine.Ports(), 3)
+}
+
+func TestWireTimeCountsPacketHeaders(t *testing.T) {
+	p := DefaultParams() // 4 GB/s, 2048-byte MTU, 26 B of headers a packet
+	require.Equal(t, p.LinkBandwidth.TransferTime(26), p.wire(0), "an empty message is one packet of headers")
+	require.Equal(t, p.LinkBandwidth.TransferTime(4096+2*26), p.wire(4096))
+	require.Equal(t, p.LinkBandwidth.TransferTime(4097+3*26), p.wire(4097))
+}
+
+func TestValidateNamesTheKey(t *testing.T) {
+	p := DefaultParams()
+	p.Radix = 7
+	require.ErrorContains(t, p.Validate(), "radix")
+	p = DefaultParams()
+	p.SRQDepth = 0
+	require.ErrorContains(t, p.Validate(), "srq_depth")
+}
