@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/actors/actorstest"
 	"github.com/stretchr/testify/require"
 )
 
@@ -42,4 +43,10 @@ func TestValidateNamesTheKey(t *testing.T) {
 	p = DefaultParams()
 	p.SRQDepth = 0
 	require.ErrorContains(t, p.Validate(), "srq_depth")
+}
+
+func TestFrameCodec(t *testing.T) {
+	orig := &Frame{kind: fSend, Src: 1, Dst: 2, Bytes: 100, WRID: 9, Signaled: true, Span: 5}
+	f := &Frame{kind: fRNR, Src: 2, Dst: 1, SrcPID: 3, DstPID: 4, Len: 7, Op: Read, Orig: orig, Epoch: 8, ID: 11, Span: 6}
+	actorstest.RoundTrip(t, f)
 }

@@ -58,3 +58,15 @@ func decodeMsg(d *actors.Decoder) *ptl4.Msg {
 	m.Operand, m.Data = d.Blob(), d.Blob()
 	return m
 }
+
+func init() {
+	actors.RegisterCodec("portals4.ibMsg", func(e *actors.Encoder, x *ibMsg) {
+		e.Bool(x.indirect)
+		e.Bool(x.rdma)
+		encodeMsg(e, x.m)
+	}, func(d *actors.Decoder) *ibMsg {
+		x := &ibMsg{indirect: d.Bool(), rdma: d.Bool()}
+		x.m = decodeMsg(d)
+		return x
+	})
+}
