@@ -90,6 +90,10 @@ func (s *Switch) Receive(ctx actors.Context, m actors.Msg) {
 	s.Stats.Frames++
 	s.Stats.Wait += start.Sub(now.Add(s.p.HopLatency))
 	ctx.Send(out, fr, start.Sub(now))
+	if t := actors.TracerOf(ctx); t != nil && t.Sampled(fr.ID) {
+		t.Span(actors.Span{Trace: fr.ID, Name: "switch/hop", Actor: ctx.Self(), Start: now, End: s.free[out],
+			Attrs: []actors.Attr{actors.IntAttr("port", int64(out))}})
+	}
 }
 
 // BuildFabric adds the switches of nodes nodes to g and returns, for each node, the

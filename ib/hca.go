@@ -138,14 +138,9 @@ func (f *Frame) String() string {
 	return fmt.Sprintf("ib.Frame(%s node%d->node%d #%d %dB)", frameNames[f.kind], f.Src, f.Dst, f.ID, f.Bytes)
 }
 
-// TraceID implements actors.Traced: a frame carrying a traced upper-layer message
-// belongs to its trace.
-func (f *Frame) TraceID() uint64 {
-	if t, ok := f.Payload.(actors.Traced); ok {
-		return t.TraceID()
-	}
-	return 0
-}
+// TraceID implements actors.Traced: every frame is a trace of its own, named by its
+// id (unique per HCA and node).
+func (f *Frame) TraceID() uint64 { return f.ID }
 
 // WireBytes is what the frame puts on a link besides packet headers.
 func (f *Frame) WireBytes() int64 {
@@ -248,6 +243,12 @@ func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
 			return
 		}
 		h.injectFed(ctx, ready, last, f)
+		if t := actors.TracerOf(ctx); t != nil && t.Sampled(f.ID) {
+			t.Span(actors.Span{Trace: f.ID, Name: "ib/" + frameNames[f.kind], Actor: ctx.Self(), Start: now, End: ready, Root: true,
+				Attrs: []actors.Attr{actors.IntAttr("src.node", int64(f.Src)), actors.IntAttr("dst.node", int64(f.Dst)),
+					actors.IntAttr("size_bytes", f.Bytes), actors.StrAttr("ib.op", w.Op.String()), actors.IntAttr("ib.inline_bytes", inlineBytes(w))}})
+			t.Span(actors.Span{Trace: f.ID, Name: "hca/send", Actor: ctx.Self(), Start: now, End: ready})
+		}
 	default:
 		ctx.Fatalf("ib: HCA doorbell carries %T", m)
 	}
@@ -321,6 +322,10 @@ func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
 	at := max(first, h.rxFree).Add(h.p.Recv)
 	h.rxFree = at
 	end := max(at, tail) // the whole message is in
+	if t := actors.TracerOf(ctx); t != nil && t.Sampled(f.ID) {
+		t.Span(actors.Span{Trace: f.ID, Name: "hca/recv", Actor: ctx.Self(), Start: head, End: end,
+			Attrs: []actors.Attr{actors.StrAttr("ib.frame", frameNames[f.kind])}})
+	}
 	back := func(k frameKind, t actors.Time, bytes int64) *Frame {
 		r := &Frame{kind: k, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID, Signaled: f.Signaled,
 			Op: f.Op, Bytes: bytes, ID: h.id()}
@@ -374,4 +379,11 @@ func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
 		}
 		delete(h.waiting, f.Epoch)
 	}
+}
+
+func inlineBytes(w *PostSend) int64 {
+	if w.Inline {
+		return w.Bytes
+	}
+	return 0
 }
