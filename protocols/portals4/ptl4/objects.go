@@ -21,6 +21,7 @@ type entry struct {
 	userPtr  uint64
 	localOff uint64
 	linked   bool // on its list
+	auto     bool // unlinked automatically (use-once, min_free): AUTO_FREE follows on the overflow list
 	uhRefs   int  // unexpected headers whose data is in this (overflow) entry
 }
 
@@ -275,7 +276,7 @@ func (l *Lib) matchUnexpected(n *ni, p *pt, e *entry) bool {
 		if e.d.Options&MELocalIncUHRLength != 0 && e.d.Options&MEManageLocal != 0 {
 			e.localOff += u.ev.RLength
 		}
-		l.post(n, p.eq, ev, e.d.Options&MESuccessDisable != 0 || e.d.Options&MECommDisable != 0)
+		l.post(n, p.eq, ev, e.d.Options&(MESuccessDisable|MECommDisable|MEOverDisable) != 0)
 		l.countEntry(n, e, u.mlength, true)
 		l.releaseHeader(n, p, u)
 		if e.d.Options&MEUseOnce != 0 || l.full(e) {
@@ -303,7 +304,7 @@ func (l *Lib) releaseHeader(n *ni, p *pt, u *uhdr) {
 	}
 	ov.uhRefs--
 	if ov.uhRefs == 0 && !ov.linked {
-		if ov.d.Options&MEUnlinkDisable == 0 {
+		if ov.auto && ov.d.Options&MEUnlinkDisable == 0 {
 			l.post(n, p.eq, Event{Type: EvAutoFree, PTIndex: ov.pt, UserPtr: ov.userPtr, List: Overflow}, false)
 		}
 		if n.entries[ov.h] == ov {
@@ -324,6 +325,7 @@ func (l *Lib) full(e *entry) bool {
 // autoUnlink takes e off its list after use (PTL_EVENT_AUTO_UNLINK).
 func (l *Lib) autoUnlink(n *ni, p *pt, e *entry) {
 	l.unlink(n, p, e)
+	e.auto = true
 	if e.d.Options&MEUnlinkDisable == 0 {
 		l.post(n, p.eq, Event{Type: EvAutoUnlink, PTIndex: e.pt, UserPtr: e.userPtr, List: e.list}, false)
 	}
@@ -372,8 +374,10 @@ func (l *Lib) Unlink(h Handle) Ret {
 }
 
 // Search is PtlMESearch and PtlLESearch: the unexpected headers the description
-// matches, as *_OVERFLOW events (PTL_SEARCH_DELETE also removes them) or one
-// PTL_EVENT_SEARCH (PTL_SEARCH_ONLY: found or PTL_NI_NO_MATCH).
+// matches, as PTL_EVENT_SEARCH events (PTL_SEARCH_ONLY) or *_OVERFLOW events that
+// remove them (PTL_SEARCH_DELETE); a persistent description yields an event for every
+// matching header, a use-once one for the first; none found is one PTL_EVENT_SEARCH
+// with PTL_NI_NO_MATCH.
 func (l *Lib) Search(h Handle, idx uint32, d ME, op SearchOp, userPtr uint64, le bool) Ret {
 	n, p, r := l.getPT(h, idx)
 	if r != OK {
@@ -399,15 +403,19 @@ func (l *Lib) Search(h Handle, idx uint32, d ME, op SearchOp, userPtr uint64, le
 			ev := u.ev
 			ev.Type, ev.UserPtr, ev.List = EvSearch, userPtr, Overflow
 			l.post(n, p.eq, ev, d.Options&MESuccessDisable != 0)
-			return OK
+			i++
+		} else {
+			p.unexp = append(p.unexp[:i], p.unexp[i+1:]...)
+			n.unexp--
+			ev := u.ev
+			ev.Type, ev.UserPtr, ev.List = overflowKind(u.ev.Type), userPtr, Overflow
+			l.post(n, p.eq, ev, d.Options&(MESuccessDisable|MEOverDisable) != 0)
+			l.countEntry(n, probe, u.mlength, true)
+			l.releaseHeader(n, p, u)
 		}
-		p.unexp = append(p.unexp[:i], p.unexp[i+1:]...)
-		n.unexp--
-		ev := u.ev
-		ev.Type, ev.UserPtr, ev.List = overflowKind(u.ev.Type), userPtr, Overflow
-		l.post(n, p.eq, ev, d.Options&MESuccessDisable != 0)
-		l.countEntry(n, probe, u.mlength, true)
-		l.releaseHeader(n, p, u)
+		if d.Options&MEUseOnce != 0 { // a use-once description matches once; a persistent one, every header
+			break
+		}
 	}
 	if !found {
 		l.post(n, p.eq, Event{Type: EvSearch, PTIndex: idx, UserPtr: userPtr, NIFail: NINoMatch, List: Overflow}, false)

@@ -38,13 +38,13 @@ func (l *Lib) Deliver(m *Msg) *Msg {
 	}
 	flow := p.opt&PTFlowCtrl != 0
 	if q := l.eqOf(n, p.eq); flow && q != nil && q.room() < 2 { // no room for this message's events
-		l.disable(n, p, ev)
+		l.disable(n, p, ev, false)
 		return answer(NIPTDisabled)
 	}
 	e, list := l.find(n, p, m)
 	if e == nil {
 		if flow {
-			l.disable(n, p, ev)
+			l.disable(n, p, ev, false)
 			return answer(NIPTDisabled)
 		}
 		n.status[SRDropCount]++
@@ -62,8 +62,8 @@ func (l *Lib) Deliver(m *Msg) *Msg {
 	}
 	keep := list == Overflow && e.d.Options&MEUnexpectedHdrDis == 0
 	if keep && n.unexp >= n.lim.MaxUnexpectedHeaders {
-		if flow && e.d.Options&MEFlowCtrlDisable == 0 {
-			l.disable(n, p, ev)
+		if flow {
+			l.disable(n, p, ev, e.d.Options&MEFlowCtrlDisable != 0)
 			return answer(NIPTDisabled)
 		}
 		n.status[SRDropCount]++
@@ -140,15 +140,16 @@ func commKind(o MsgOp) EventKind {
 }
 
 // disable turns flow control on: the PT stops accepting messages and its owner hears
-// of it (PTL_EVENT_PT_DISABLED).
-func (l *Lib) disable(n *ni, p *pt, ev Event) {
+// of it (PTL_EVENT_PT_DISABLED), unless the entry that ran out of resources has
+// PTL_ME_EVENT_FLOWCTRL_DISABLE (quiet).
+func (l *Lib) disable(n *ni, p *pt, ev Event, quiet bool) {
 	n.status[SRDropCount]++
 	if !p.enabled {
 		return
 	}
 	p.enabled = false
 	ev.Type, ev.NIFail = EvPTDisabled, NIPTDisabled
-	l.post(n, p.eq, ev, false)
+	l.post(n, p.eq, ev, quiet)
 }
 
 // find returns the entry m matches: the first in the priority list, else the first
