@@ -189,7 +189,8 @@ func TestOverflowListAndSearch(t *testing.T) {
 	require.Equal(t, EvPut, ev.Type)
 	require.Equal(t, Overflow, ev.List)
 	ev, _ = p.libs[1].EQGet(eq1)
-	require.Equal(t, uint64(8), ev.RemoteOffset, "managed locally: the second put lands after the first")
+	require.Equal(t, ov+8, ev.Start, "managed locally: the second put lands after the first")
+	require.Equal(t, uint64(0), ev.RemoteOffset, "the target event reports the offset the initiator asked for")
 	// Search for bits 2 finds it without consuming it; a priority append of bits 1
 	// takes the first unexpected header.
 	probe := ME{MatchID: ProcessID{NIDAny, PIDAny}, MatchBits: 2, CT: CTNone}

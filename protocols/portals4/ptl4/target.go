@@ -81,7 +81,9 @@ func (l *Lib) Deliver(m *Msg) *Msg {
 	if e.d.Options&MEManageLocal != 0 {
 		e.localOff += mlength
 	}
-	ev.MLength, ev.RemoteOffset, ev.Start, ev.UserPtr, ev.List, ev.NIFail = mlength, off, e.buf.addr(off), e.userPtr, list, fail
+	// At the target the event reports the offset the initiator asked for; the ack or
+	// reply tells the initiator the one used (a locally managed one, say).
+	ev.MLength, ev.RemoteOffset, ev.Start, ev.UserPtr, ev.List, ev.NIFail = mlength, m.Offset, e.buf.addr(off), e.userPtr, list, fail
 	l.post(n, p.eq, ev, e.d.Options&MECommDisable != 0 || fail == NIOK && e.d.Options&MESuccessDisable != 0)
 	l.countEntry(n, e, mlength, false)
 	if keep {
