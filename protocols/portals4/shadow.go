@@ -97,7 +97,7 @@ func (s *shadow) niFini(h ptl4.Handle) {
 }
 
 func (s *shadow) setMap(h ptl4.Handle, n int) {
-	if ni := s.nis[h.NIIndex()]; ni != nil && ni.info.MapLen == 0 {
+	if ni := s.nis[h.NIIndex()]; ni != nil {
 		ni.info.MapLen = n
 	}
 }

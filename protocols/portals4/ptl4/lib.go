@@ -323,7 +323,8 @@ func (n *ni) rank(nid, pid uint32) (uint32, bool) {
 	return 0, false
 }
 
-// SetMap is PtlSetMap.
+// SetMap is PtlSetMap; a later call replaces the map (portals4.h: subsequent calls
+// overwrite it).
 func (l *Lib) SetMap(h Handle, mapping []ProcessID) Ret {
 	n, r := l.getNI(h)
 	if r != OK {
@@ -332,25 +333,8 @@ func (l *Lib) SetMap(h Handle, mapping []ProcessID) Ret {
 	if !n.logical() || len(mapping) == 0 {
 		return ArgInvalid
 	}
-	if n.mapping != nil {
-		return IgnoredIfSame(n.mapping, mapping)
-	}
 	n.mapping = append([]ProcessID(nil), mapping...)
 	return OK
-}
-
-// IgnoredIfSame is the answer to a second PtlSetMap: PTL_IGNORED when the map is the
-// one in place, PTL_ARG_INVALID when it differs.
-func IgnoredIfSame(have, want []ProcessID) Ret {
-	if len(have) != len(want) {
-		return ArgInvalid
-	}
-	for i := range have {
-		if have[i] != want[i] {
-			return ArgInvalid
-		}
-	}
-	return Ignored
 }
 
 // GetMap is PtlGetMap: up to size entries, and the map's full size.
