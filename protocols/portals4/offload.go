@@ -25,9 +25,11 @@ type Rank struct {
 	barrier func(addr uint64) actors.Msg // the runtime's barrier request; nil: the SeaStar firmware's
 }
 
-// Lib is the user-level Portals 4 library of one thread: it implements conform.Env
-// on the simulated host. Every call is a command into the firmware's mailbox and a
-// busy-wait for the result.
+// Lib is the user-level Portals 4 library of one thread under offload and matchunit:
+// it implements conform.Env on the simulated host. Data movement and counter updates
+// are checked against the process's shadow and posted into the firmware's mailbox;
+// events are read from the rings the firmware writes in host memory; every other
+// call is a mailbox command and a busy-wait for its result.
 type Lib struct {
 	env
 	bell uint64 // notifications seen
@@ -485,7 +487,7 @@ func (l *Lib) Start(a ptl4.Args) ptl4.Ret {
 	} else if md, _ := l.r.sh.MD(a.MD); (a.Kind == ptl4.MsgPut || a.Kind == ptl4.MsgAtomic) && md.Options&ptl4.MDVolatile != 0 {
 		a.Data = l.snapshot(a.MD, a.LocalOffset, a.Length)
 	}
-	l.post("Ptl"+a.Kind.String(), func(x *ptl4.Lib) { x.Start(a) })
+	l.post("Ptl "+a.Kind.String(), func(x *ptl4.Lib) { x.Start(a) })
 	return ptl4.OK
 }
 
