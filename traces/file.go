@@ -11,18 +11,6 @@ import (
 	"strings"
 )
 
-// fileSpan is one line of the trace file.
-type fileSpan struct {
-	TraceID string         `json:"trace_id"`
-	SpanID  string         `json:"span_id"`
-	Parent  string         `json:"parent_span_id,omitempty"`
-	Name    string         `json:"name"`
-	StartPS int64          `json:"start_ps"`
-	EndPS   int64          `json:"end_ps"`
-	Actor   string         `json:"actor,omitempty"`
-	Attrs   map[string]any `json:"attrs,omitempty"`
-}
-
 // writeFile writes the roots and the kept stages, one JSON object per line, each
 // message's root first and its stages in time order: the order and the content depend
 // only on the simulation, so the file is the same for every worker count.
@@ -43,13 +31,13 @@ func (c *Collector) writeFile(roots []record) (int64, error) {
 		key := c.runKey(r.run)
 		tid := TraceID(key, r.trace)
 		root := RootSpanID(key, r.trace)
-		if err := enc.Encode(c.fileSpan(tid[:], root[:], nil, r)); err != nil {
+		if err := enc.Encode(c.FileSpan(tid[:], root[:], nil, r)); err != nil {
 			return n, err
 		}
 		n++
 		for ; k < len(c.kept) && c.kept[k].run == r.run && c.kept[k].trace == r.trace; k++ {
 			s := childSpanID(key, &c.kept[k])
-			if err := enc.Encode(c.fileSpan(tid[:], s[:], root[:], &c.kept[k])); err != nil {
+			if err := enc.Encode(c.FileSpan(tid[:], s[:], root[:], &c.kept[k])); err != nil {
 				return n, err
 			}
 			n++
@@ -65,8 +53,8 @@ func (c *Collector) writeFile(roots []record) (int64, error) {
 	return n, nil
 }
 
-func (c *Collector) fileSpan(tid, sid, parent []byte, r *record) fileSpan {
-	s := fileSpan{TraceID: hex.EncodeToString(tid), SpanID: hex.EncodeToString(sid), Name: r.name,
+func (c *Collector) FileSpan(tid, sid, parent []byte, r *record) FileSpan {
+	s := FileSpan{TraceID: hex.EncodeToString(tid), SpanID: hex.EncodeToString(sid), Name: r.name,
 		StartPS: int64(r.start), EndPS: int64(r.end), Actor: r.actor}
 	if parent != nil {
 		s.Parent = hex.EncodeToString(parent)

@@ -131,7 +131,7 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newConformCmd(&c), newTracedumpCmd(), newWorkerCmd(&c))
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newConformCmd(&c), newTraceCmd(), newTracedumpCmd(), newWorkerCmd(&c))
 	return root
 }
 
