@@ -31,6 +31,11 @@ type Config struct {
 	OTLP string
 	// Epoch is the wall-clock time of simulated time zero in exported spans.
 	Epoch time.Time
+	// TimeScale stretches simulated time in exported OTLP timestamps (0 or 1: none):
+	// Jaeger keeps microseconds, so a stage of tens of nanoseconds reads 0 unless
+	// scaled. The exact picoseconds stay in the sim.start_ps and sim.end_ps attributes
+	// and in the trace file.
+	TimeScale int64
 	// Seed and Service identify the run: the seed goes into the trace ids (RunKey),
 	// the service name (default "seastar-sim") into the exported resource.
 	Seed    uint64
@@ -55,6 +60,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.MaxFileSpans < 0:
 		return fmt.Errorf("trace file bound must be >= 0 (got %d)", c.MaxFileSpans)
+	case c.TimeScale < 0:
+		return fmt.Errorf("trace time scale must be >= 1 (got %d)", c.TimeScale)
 	case c.ExportTimeout < 0:
 		return fmt.Errorf("trace export timeout must be >= 0 (got %s)", c.ExportTimeout)
 	}

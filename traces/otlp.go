@@ -62,6 +62,7 @@ func parseEndpoint(s string) (endpoint, error) {
 // exports synchronously in batches), on the collector's exporting goroutine.
 type otlpSink struct {
 	epoch  time.Time
+	scale  int64 // exported time per simulated time
 	tp     *sdktrace.TracerProvider
 	tracer trace.Tracer
 	proc   *batcher
@@ -108,7 +109,8 @@ func newOTLPSink(cfg Config) (*otlpSink, error) {
 		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeCountLimit: 256, AttributeValueLengthLimit: -1,
 			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
 	)
-	return &otlpSink{epoch: cfg.Epoch, tp: tp, tracer: tp.Tracer("github.com/seastar-sim/seastar/traces"), proc: proc}, nil
+	return &otlpSink{epoch: cfg.Epoch, scale: max(cfg.TimeScale, 1), tp: tp,
+		tracer: tp.Tracer("github.com/seastar-sim/seastar/traces"), proc: proc}, nil
 }
 
 // newExporter returns the OTLP exporter of cfg.OTLP.
@@ -140,10 +142,10 @@ func newExporter(cfg Config) (sdktrace.SpanExporter, error) {
 	return exp, nil
 }
 
-// wall is the export timestamp of simulated time t: the epoch plus t truncated to
-// nanoseconds.
+// wall is the export timestamp of simulated time t: the epoch plus t, stretched by
+// the time scale, truncated to nanoseconds.
 func (s *otlpSink) wall(t actors.Time) time.Time {
-	return s.epoch.Add(time.Duration(int64(t) / 1000))
+	return s.epoch.Add(time.Duration(int64(t) * s.scale / 1000))
 }
 
 // span exports r, a stage of message r.trace (or its root), through the SDK.

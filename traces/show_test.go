@@ -31,3 +31,10 @@ func TestReadFileGroupsStagesUnderTheirMessage(t *testing.T) {
 	_, err = ReadFile(strings.NewReader("{\"trace_id\":\"aa\"}\nnot json\n"))
 	require.ErrorContains(t, err, "line 1")
 }
+
+func TestTimeScaleStretchesExportedTimes(t *testing.T) {
+	s := &otlpSink{scale: 1000}
+	require.Equal(t, int64(25_000), s.wall(25_000).Sub(s.epoch).Nanoseconds(), "25 ns simulated: 25 us exported")
+	s.scale = 1
+	require.Equal(t, int64(25), s.wall(25_000).Sub(s.epoch).Nanoseconds())
+}

@@ -19,6 +19,7 @@ type traceFlags struct {
 	sample actors.Prob
 	epoch  string
 	ring   string
+	scale  int64
 }
 
 func (t *traceFlags) register(f *pflag.FlagSet) {
@@ -27,6 +28,7 @@ func (t *traceFlags) register(f *pflag.FlagSet) {
 	f.StringVar(&t.file, "trace-file", "", "write every span to this file, one JSON object per line, times in simulated picoseconds")
 	f.Var(newTextValue(&t.sample, "ratio"), "trace-sample", "fraction of messages traced, chosen by message id (0.01 or 1%)")
 	f.StringVar(&t.epoch, "trace-epoch", "now", "wall-clock time of simulated time 0 in exported spans: now (the run's start, whole seconds) or RFC 3339")
+	f.Int64Var(&t.scale, "trace-time-scale", 1000, "exported OTLP span times stretch simulated time by this factor (1000: 1 ns shows as 1 us), so that stages of tens of nanoseconds are visible in Jaeger, which keeps microseconds; spans keep the exact picoseconds in sim.start_ps and sim.end_ps, and the trace file is not scaled")
 	f.StringVar(&t.ring, "trace-ring", "", "write the firmware trace rings of the PPCs to this file (with --set ppc.trace_enabled=true); read it with run tracedump")
 }
 
@@ -52,6 +54,9 @@ func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
 		}
 		epoch = e
 	}
+	if t.scale < 1 {
+		return nil, usage(fmt.Errorf("--trace-time-scale must be >= 1 (got %d)", t.scale))
+	}
 	if t.ring != "" && cfg != nil && !cfg.Params.PPC.TraceEnabled {
 		return nil, usage(fmt.Errorf("--trace-ring: the firmware trace points are compiled out: add --set ppc.trace_enabled=true"))
 	}
@@ -59,7 +64,7 @@ func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
 	if t.otlp == "" && t.file == "" {
 		sample = actors.Prob{} // rings only
 	}
-	col, err := traces.New(traces.Config{Sample: sample, File: t.file, OTLP: t.otlp, Epoch: epoch, Seed: c.seed,
+	col, err := traces.New(traces.Config{Sample: sample, File: t.file, OTLP: t.otlp, Epoch: epoch, TimeScale: t.scale, Seed: c.seed,
 		Attrs: map[string]string{"seastar.command": command, "seastar.args": strings.Join(c.args, " ")}})
 	if err != nil {
 		return nil, usage(fmt.Errorf("--trace-file, --trace-otlp: %w", err))
