@@ -45,7 +45,7 @@ func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 		return nil, err
 	}
 	if p.Machine == "ib" {
-		return nil, fmt.Errorf("machine=ib is an InfiniBand cluster (package ib), not SeaStar nodes: only the Portals 4 " +
+		return nil, familyError("machine=ib is an InfiniBand cluster (package ib), not SeaStar nodes: only the Portals 4 " +
 			"benchmarks (p4-*) and run conform portals4 run on it")
 	}
 	topo, _ := p.Topology()
@@ -91,3 +91,10 @@ func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) 
 	m.Net.LinkNIC(g, id, txR.Port("router"), rxR.Port("router"))
 	return n, nil
 }
+
+// familyError refuses a machine of another NIC family: a configuration error
+// (actors.ErrConfig), not a failure of the run.
+type familyError string
+
+func (e familyError) Error() string        { return string(e) }
+func (e familyError) Is(target error) bool { return target == actors.ErrConfig }
