@@ -81,6 +81,9 @@ func trafficFlagSet(f *pflag.FlagSet) any {
 // flags; its errors are usage errors.
 func (s *trafficState) plan(machine *Config) (traffic.Config, []actors.Prob, error) {
 	cfg := s.cfg
+	if machine.Params.Machine == "ib" {
+		return cfg, nil, usage(fmt.Errorf("traffic drives the SeaStar torus routers; machine=ib is an InfiniBand cluster (only the Portals 4 benchmarks and run conform portals4 run on it)"))
+	}
 	cfg.Router = machine.Router
 	loads, err := s.fl.resolve(&cfg)
 	if err != nil {
