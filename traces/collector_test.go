@@ -56,6 +56,7 @@ type span struct {
 	StartPS int64          `json:"start_ps"`
 	EndPS   int64          `json:"end_ps"`
 	Actor   string         `json:"actor"`
+	Service string         `json:"service"`
 	Attrs   map[string]any `json:"attrs"`
 }
 

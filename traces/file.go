@@ -55,7 +55,7 @@ func (c *Collector) writeFile(roots []record) (int64, error) {
 
 func (c *Collector) FileSpan(tid, sid, parent []byte, r *record) FileSpan {
 	s := FileSpan{TraceID: hex.EncodeToString(tid), SpanID: hex.EncodeToString(sid), Name: r.name,
-		StartPS: int64(r.start), EndPS: int64(r.end), Actor: r.actor}
+		StartPS: int64(r.start), EndPS: int64(r.end), Actor: r.actor, Service: serviceOf(c.cfg, r.actor)}
 	if parent != nil {
 		s.Parent = hex.EncodeToString(parent)
 	}

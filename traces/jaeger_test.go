@@ -2,6 +2,7 @@ package traces
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -181,8 +182,11 @@ func (j *jaeger) get(t *testing.T, path string, q url.Values, into any) int {
 
 // v1 API (/api/traces).
 type v1Trace struct {
-	TraceID string   `json:"traceID"`
-	Spans   []v1Span `json:"spans"`
+	TraceID   string   `json:"traceID"`
+	Spans     []v1Span `json:"spans"`
+	Processes map[string]struct {
+		ServiceName string `json:"serviceName"`
+	} `json:"processes"`
 }
 
 type v1Span struct {
@@ -194,8 +198,9 @@ type v1Span struct {
 		TraceID string `json:"traceID"`
 		SpanID  string `json:"spanID"`
 	} `json:"references"`
-	StartTime int64 `json:"startTime"` // microseconds since the Unix epoch
-	Duration  int64 `json:"duration"`
+	ProcessID string `json:"processID"`
+	StartTime int64  `json:"startTime"` // microseconds since the Unix epoch
+	Duration  int64  `json:"duration"`
 	Tags      []struct {
 		Key   string `json:"key"`
 		Type  string `json:"type"`
@@ -315,20 +320,29 @@ func TestJaeger(t *testing.T) {
 	}
 	require.NotEmpty(t, want)
 
-	// /api/traces with an explicit window (microseconds): every trace, whole.
+	// /api/traces with an explicit window (microseconds): every trace, whole, found
+	// through the service of either node (a service per simulated node).
+	services := []string{"node[0,0,0]", "node[1,0,0]"}
 	var got map[string]v1Trace
-	q := url.Values{"service": {"seastar-sim-test"}, "start": {strconv.FormatInt(epoch.UnixMicro(), 10)},
-		"end": {strconv.FormatInt(epoch.Add(time.Hour).UnixMicro(), 10)}, "limit": {"100000"}}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var resp struct {
-			Data []v1Trace `json:"data"`
-		}
-		code := j.get(t, "/api/traces", q, &resp)
 		got = map[string]v1Trace{}
+		code := http.StatusOK
+		for _, svc := range services {
+			q := url.Values{"service": {svc}, "start": {strconv.FormatInt(epoch.UnixMicro(), 10)},
+				"end": {strconv.FormatInt(epoch.Add(time.Hour).UnixMicro(), 10)}, "limit": {"100000"}}
+			var resp struct {
+				Data []v1Trace `json:"data"`
+			}
+			if c := j.get(t, "/api/traces", q, &resp); c != http.StatusOK {
+				code = c
+			}
+			for _, tr := range resp.Data {
+				got[tr.TraceID] = tr
+			}
+		}
 		n := 0
-		for _, tr := range resp.Data {
-			got[tr.TraceID] = tr
+		for _, tr := range got {
 			n += len(tr.Spans)
 		}
 		total := 0
@@ -361,6 +375,8 @@ func TestJaeger(t *testing.T) {
 			assert.Equal(t, strconv.FormatInt(ws.StartPS, 10), num(s.tag("sim.start_ps")), "%s: exact picoseconds", ws.Name)
 			assert.Equal(t, strconv.FormatInt(ws.EndPS, 10), num(s.tag("sim.end_ps")))
 			assert.Equal(t, ws.Actor, s.tag("actor"))
+			assert.Equal(t, ws.Service, tr.Processes[s.ProcessID].ServiceName, "%s: the service is the span's node", ws.Name)
+			assert.Equal(t, nodeOf(ws.Actor), ws.Service, "%s: the file names the node's service", ws.Name)
 			if ws.Parent == "" {
 				assert.Empty(t, s.References, "the root has no parent")
 				assert.Equal(t, ws.Attrs["portals.match_bits"], s.tag("portals.match_bits"))
@@ -380,14 +396,16 @@ func TestJaeger(t *testing.T) {
 	assert.Equal(t, map[string]bool{"portals/put": true, "portals/get": true, "portals/reply": true}, kinds)
 
 	// /api/v3/traces: the same traces, with OTLP attributes.
-	var found v3Result
-	code := j.get(t, "/api/v3/traces", url.Values{"query.service_name": {"seastar-sim-test"},
-		"query.start_time_min": {epoch.Add(-time.Second).Format(time.RFC3339Nano)},
-		"query.start_time_max": {epoch.Add(time.Hour).Format(time.RFC3339Nano)}, "query.num_traces": {"100000"}}, &found)
-	require.Equal(t, http.StatusOK, code)
 	ids := map[string]bool{}
-	for _, s := range found.spans() {
-		ids[idHex(s.TraceID)] = true
+	for _, svc := range services {
+		var found v3Result
+		code := j.get(t, "/api/v3/traces", url.Values{"query.service_name": {svc},
+			"query.start_time_min": {epoch.Add(-time.Second).Format(time.RFC3339Nano)},
+			"query.start_time_max": {epoch.Add(time.Hour).Format(time.RFC3339Nano)}, "query.num_traces": {"100000"}}, &found)
+		require.Equal(t, http.StatusOK, code)
+		for _, s := range found.spans() {
+			ids[idHex(s.TraceID)] = true
+		}
 	}
 	wantIDs := make([]string, 0, len(want))
 	for id := range want {
@@ -414,10 +432,16 @@ func TestJaeger(t *testing.T) {
 	require.Equal(t, http.StatusOK, j.get(t, "/api/v3/traces/"+id, url.Values{}, &one))
 	spans := one.spans()
 	require.Len(t, spans, len(want[id]))
-	slices.SortFunc(spans, func(a, b v3Span) int {
+	slices.SortFunc(spans, func(a, b v3Span) int { // by start; at equal starts, the root (no parent) first
 		x, _ := strconv.ParseInt(a.attr("sim.start_ps"), 10, 64)
 		y, _ := strconv.ParseInt(b.attr("sim.start_ps"), 10, 64)
-		return int(x - y)
+		child := func(s v3Span) int {
+			if s.Parent == "" {
+				return 0
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(x, y), cmp.Compare(child(a), child(b)))
 	})
 	var names []string
 	for _, s := range spans {

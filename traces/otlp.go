@@ -57,16 +57,65 @@ func parseEndpoint(s string) (endpoint, error) {
 	return bad("unknown scheme " + u.Scheme)
 }
 
-// otlpSink turns records into OpenTelemetry spans through the SDK (a TracerProvider
-// whose IDGenerator hands out the ids derived from the message, and whose processor
-// exports synchronously in batches), on the collector's exporting goroutine.
+// otlpSink turns records into OpenTelemetry spans through the SDK, on the collector's
+// exporting goroutine: a TracerProvider per service (one per simulated node, whose
+// resource names the node, and one for blocks outside nodes), all with the
+// IDGenerator that hands out the ids derived from the message and one processor that
+// exports synchronously in batches.
 type otlpSink struct {
-	epoch  time.Time
-	scale  int64 // exported time per simulated time
-	tp     *sdktrace.TracerProvider
-	tracer trace.Tracer
-	proc   *batcher
+	cfg     Config
+	epoch   time.Time
+	scale   int64 // exported time per simulated time
+	proc    *batcher
+	tracers map[string]trace.Tracer
+	tps     []*sdktrace.TracerProvider // in creation order
 }
+
+// serviceOf is the service of a span run on actor: its node, else the run's service.
+func serviceOf(cfg Config, actor string) string {
+	if n := nodeOf(actor); n != "" {
+		return n
+	}
+	return cfg.Service
+}
+
+// tracer returns the tracer of service, creating its provider on first use.
+func (s *otlpSink) tracer(service string) trace.Tracer {
+	if t, ok := s.tracers[service]; ok {
+		return t
+	}
+	attrs := []attribute.KeyValue{attribute.String("service.name", service), attribute.Int64("seastar.seed", int64(s.cfg.Seed))}
+	if service != s.cfg.Service {
+		attrs = append(attrs, attribute.String("seastar.node", service), attribute.String("seastar.run", s.cfg.Service))
+		if i := strings.IndexByte(service, '['); i >= 0 && strings.HasSuffix(service, "]") {
+			attrs = append(attrs, attribute.String("seastar.coords", service[i+1:len(service)-1]))
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(s.cfg.Attrs)) {
+		attrs = append(attrs, attribute.String(k, s.cfg.Attrs[k]))
+	}
+	tp := sdktrace.NewTracerProvider(
+		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
+		sdktrace.WithIDGenerator(idGenerator{}),
+		sdktrace.WithSampler(sdktrace.AlwaysSample()),
+		sdktrace.WithSpanProcessor(shared{s.proc}),
+		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeCountLimit: 256, AttributeValueLengthLimit: -1,
+			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
+	)
+	t := tp.Tracer("github.com/seastar-sim/seastar/traces")
+	s.tracers[service] = t
+	s.tps = append(s.tps, tp)
+	return t
+}
+
+// shared hands one provider's spans to the sink's batcher; the sink shuts the batcher
+// down itself, once, after every provider.
+type shared struct{ b *batcher }
+
+func (p shared) OnStart(ctx context.Context, s sdktrace.ReadWriteSpan) { p.b.OnStart(ctx, s) }
+func (p shared) OnEnd(s sdktrace.ReadOnlySpan)                         { p.b.OnEnd(s) }
+func (p shared) ForceFlush(ctx context.Context) error                  { return p.b.ForceFlush(ctx) }
+func (p shared) Shutdown(ctx context.Context) error                    { return p.b.ForceFlush(ctx) }
 
 // idsKey carries the ids of the span being started to the IDGenerator.
 type idsKey struct{}
@@ -96,21 +145,8 @@ func newOTLPSink(cfg Config) (*otlpSink, error) {
 			return nil, err
 		}
 	}
-	attrs := []attribute.KeyValue{attribute.String("service.name", cfg.Service), attribute.Int64("seastar.seed", int64(cfg.Seed))}
-	for _, k := range slices.Sorted(maps.Keys(cfg.Attrs)) {
-		attrs = append(attrs, attribute.String(k, cfg.Attrs[k]))
-	}
 	proc := &batcher{exp: exp, size: 512, timeout: cfg.ExportTimeout, retries: cfg.Retries}
-	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
-		sdktrace.WithIDGenerator(idGenerator{}),
-		sdktrace.WithSampler(sdktrace.AlwaysSample()),
-		sdktrace.WithSpanProcessor(proc),
-		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeCountLimit: 256, AttributeValueLengthLimit: -1,
-			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
-	)
-	return &otlpSink{epoch: cfg.Epoch, scale: max(cfg.TimeScale, 1), tp: tp,
-		tracer: tp.Tracer("github.com/seastar-sim/seastar/traces"), proc: proc}, nil
+	return &otlpSink{cfg: cfg, epoch: cfg.Epoch, scale: max(cfg.TimeScale, 1), proc: proc, tracers: map[string]trace.Tracer{}}, nil
 }
 
 // newExporter returns the OTLP exporter of cfg.OTLP.
@@ -179,7 +215,7 @@ func (s *otlpSink) span(run uint64, r *record, root bool) {
 	if root {
 		attrs = append(attrs, attribute.String("message.id", fmt.Sprint(r.trace)))
 	}
-	_, sp := s.tracer.Start(ctx, r.name, trace.WithTimestamp(s.wall(r.start)), trace.WithAttributes(attrs...),
+	_, sp := s.tracer(serviceOf(s.cfg, r.actor)).Start(ctx, r.name, trace.WithTimestamp(s.wall(r.start)), trace.WithAttributes(attrs...),
 		trace.WithSpanKind(trace.SpanKindInternal))
 	sp.End(trace.WithTimestamp(s.wall(r.end)))
 }
@@ -188,7 +224,12 @@ func (s *otlpSink) span(run uint64, r *record, root bool) {
 func (s *otlpSink) close() (exported, dropped int64, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*s.proc.timeout+time.Second)
 	defer cancel()
-	if e := s.tp.Shutdown(ctx); e != nil && s.proc.err == nil {
+	for _, tp := range s.tps {
+		if e := tp.Shutdown(ctx); e != nil && s.proc.err == nil {
+			s.proc.err = e
+		}
+	}
+	if e := s.proc.Shutdown(ctx); e != nil && s.proc.err == nil {
 		s.proc.err = e
 	}
 	return s.proc.exported, s.proc.dropped, s.proc.err

@@ -19,6 +19,7 @@ type FileSpan struct {
 	StartPS int64          `json:"start_ps"`
 	EndPS   int64          `json:"end_ps"`
 	Actor   string         `json:"actor,omitempty"`
+	Service string         `json:"service,omitempty"` // the node the span ran on (its OTLP service), else the run's service
 	Attrs   map[string]any `json:"attrs,omitempty"`
 }
 
