@@ -93,6 +93,8 @@ type record struct {
 	start, end actors.Time
 	attrs      []actors.Attr
 	root       bool
+	phase      string // the phase a stage belongs to (phaseKey); a phase record's own key
+	isPhase    bool   // a phase span (parent: the root), not a stage (parent: its phase)
 }
 
 // message is what the collector knows of one trace.
@@ -101,6 +103,8 @@ type message struct {
 	id         uint64
 	start, end actors.Time
 	root       *record
+	phases     []*phase
+	first      *record // the earliest stage (its actor names the initiator when no root does)
 }
 
 type msgKey struct {
@@ -250,17 +254,20 @@ func (c *Collector) consume(r *record) {
 	m.start, m.end = min(m.start, r.start), max(m.end, r.end)
 	if r.root && (m.root == nil || recordCmp(r, m.root) < 0) {
 		if m.root != nil {
-			c.child(m.root) // two roots: the later one is an ordinary stage
+			c.child(m, m.root) // two roots: the later one is an ordinary stage
 		}
 		root := *r // a copy: keeping r would keep its whole chunk alive
 		m.root = &root
 		return
 	}
-	c.child(r)
+	c.child(m, r)
 }
 
-// child takes a stage span: into the file's memory and out to the endpoint.
-func (c *Collector) child(r *record) {
+// child takes a stage span of m: into its phase, into the file's memory and out to
+// the endpoint.
+func (c *Collector) child(m *message, r *record) {
+	r.phase = phaseKey(r.actor)
+	m.add(r)
 	if c.cfg.File != "" {
 		if len(c.kept) < c.cfg.MaxFileSpans {
 			c.kept = append(c.kept, *r)
@@ -320,19 +327,25 @@ func (c *Collector) Close() Stats {
 	}
 	slices.SortFunc(msgs, func(a, b *message) int { return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.id, b.id)) })
 	roots := make([]record, len(msgs))
+	phases := make([][]record, len(msgs))
 	synthesized := int64(0)
 	for i, m := range msgs {
 		if m.root == nil {
 			synthesized++
 		}
 		roots[i] = rootRecord(m)
+		phases[i] = phaseRecords(m, &roots[i])
+		synthesized += int64(len(phases[i]))
 		if c.otlp != nil {
 			c.otlp.span(c.runKey(m.run), &roots[i], true)
+			for k := range phases[i] {
+				c.otlp.span(c.runKey(m.run), &phases[i][k], false)
+			}
 		}
 	}
 	st := Stats{Traces: int64(len(msgs)), Spans: c.spans + synthesized, Dropped: c.dropped}
 	if c.cfg.File != "" {
-		n, err := c.writeFile(roots)
+		n, err := c.writeFile(roots, phases)
 		st.Written = n
 		st.Err = err
 	}

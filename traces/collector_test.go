@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -121,8 +122,8 @@ func TestPutTraceStructure(t *testing.T) {
 		assert.Equal(t, id[16:], fmtHex16(root.Attrs["message.id"]), "the message id ends the trace id")
 		first := map[string]span{}
 		count := map[string]int{}
-		for _, s := range spans[1:] {
-			assert.Equal(t, root.SpanID, s.Parent, "%s is a child of the root", s.Name)
+		_, stages := nest(t, root, spans[1:])
+		for _, s := range stages {
 			assert.GreaterOrEqual(t, s.StartPS, root.StartPS, s.Name)
 			assert.LessOrEqual(t, s.EndPS, root.EndPS, s.Name)
 			assert.LessOrEqual(t, s.StartPS, s.EndPS, s.Name)
@@ -174,8 +175,8 @@ func TestAcceleratedPutTraceStructure(t *testing.T) {
 		assert.Equal(t, "portals/put", root.Name, "trace %s", id)
 		assert.EqualValues(t, 1024, root.Attrs["size_bytes"])
 		first := map[string]span{}
-		for _, s := range spans[1:] {
-			assert.Equal(t, root.SpanID, s.Parent, "%s is a child of the root", s.Name)
+		_, stages := nest(t, root, spans[1:])
+		for _, s := range stages {
 			assert.LessOrEqual(t, s.StartPS, s.EndPS, s.Name)
 			if _, ok := first[s.Name]; !ok {
 				first[s.Name] = s
@@ -289,9 +290,9 @@ func TestFileBoundCountsDrops(t *testing.T) {
 	}
 	st := c.Close()
 	require.NoError(t, st.Err)
-	assert.Equal(t, int64(21), st.Spans, "20 stages and the root made for them")
+	assert.Equal(t, int64(22), st.Spans, "20 stages, and the root and the phase made for them")
 	assert.Equal(t, int64(15), st.Dropped)
-	assert.Equal(t, int64(6), st.Written, "5 stages and the root")
+	assert.Equal(t, int64(7), st.Written, "5 stages, the root and the phase")
 }
 
 // failing is an exporter whose every export fails.
@@ -316,12 +317,12 @@ func TestExportFailuresAreCounted(t *testing.T) {
 	}
 	st := c.Close()
 	assert.Equal(t, int64(300), st.Traces)
-	assert.Equal(t, int64(3300), st.Spans, "3000 stages and the 300 roots made for them")
+	assert.Equal(t, int64(3600), st.Spans, "3000 stages and the 300 roots and 300 phases made for them")
 	assert.Zero(t, st.Exported)
-	assert.Equal(t, int64(3300), st.Dropped, "3000 stages and 300 roots")
+	assert.Equal(t, int64(3600), st.Dropped, "3000 stages, 300 roots and 300 phases")
 	assert.ErrorContains(t, st.Err, "connection refused")
 	assert.Equal(t, 2, f.calls, "gave up after 2 failed exports")
-	assert.Contains(t, st.String(), "3300 dropped")
+	assert.Contains(t, st.String(), "3600 dropped")
 }
 
 // A span whose end precedes its start is clamped: end >= start always.
@@ -372,8 +373,8 @@ func TestCCITraceStructure(t *testing.T) {
 		require.Empty(t, root.Parent, "trace %s: the first line is the root", id)
 		kinds[root.Name]++
 		first := map[string]span{}
-		for _, s := range spans[1:] {
-			assert.Equal(t, root.SpanID, s.Parent, "%s is a child of the root", s.Name)
+		_, stages := nest(t, root, spans[1:])
+		for _, s := range stages {
 			assert.LessOrEqual(t, s.StartPS, s.EndPS, s.Name)
 			if _, ok := first[s.Name]; !ok {
 				first[s.Name] = s
@@ -400,4 +401,25 @@ func TestCCITraceStructure(t *testing.T) {
 	assert.Equal(t, 6, kinds["cci/msg-rel"])
 	assert.Equal(t, 6+2, kinds["cci/ack"])
 	assert.Equal(t, 1, kinds["cci/conn-req"])
+}
+
+// nest splits the spans of a trace after its root into phases and stages and checks
+// the nesting: every phase is a child of the root, every stage a child of a phase.
+func nest(t *testing.T, root span, rest []span) (phases, stages []span) {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, s := range rest {
+		if strings.HasPrefix(s.Name, "phase/") {
+			phases = append(phases, s)
+			ids[s.SpanID] = true
+			assert.Equal(t, root.SpanID, s.Parent, "%s is a child of the root", s.Name)
+			continue
+		}
+		stages = append(stages, s)
+	}
+	for _, s := range stages {
+		assert.True(t, ids[s.Parent], "%s is a child of a phase", s.Name)
+	}
+	assert.NotEmpty(t, phases)
+	return phases, stages
 }

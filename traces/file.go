@@ -14,7 +14,7 @@ import (
 // writeFile writes the roots and the kept stages, one JSON object per line, each
 // message's root first and its stages in time order: the order and the content depend
 // only on the simulation, so the file is the same for every worker count.
-func (c *Collector) writeFile(roots []record) (int64, error) {
+func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) {
 	slices.SortFunc(c.kept, func(a, b record) int {
 		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.trace, b.trace), recordCmp(&a, &b))
 	})
@@ -31,13 +31,22 @@ func (c *Collector) writeFile(roots []record) (int64, error) {
 		key := c.runKey(r.run)
 		tid := TraceID(key, r.trace)
 		root := RootSpanID(key, r.trace)
-		if err := enc.Encode(c.FileSpan(tid[:], root[:], nil, r)); err != nil {
+		if err := enc.Encode(c.fileSpan(tid[:], root[:], nil, r)); err != nil {
 			return n, err
 		}
 		n++
+		for j := range phases[i] {
+			p := &phases[i][j]
+			id := phaseSpanID(key, r.trace, p.phase)
+			if err := enc.Encode(c.fileSpan(tid[:], id[:], root[:], p)); err != nil {
+				return n, err
+			}
+			n++
+		}
 		for ; k < len(c.kept) && c.kept[k].run == r.run && c.kept[k].trace == r.trace; k++ {
 			s := childSpanID(key, &c.kept[k])
-			if err := enc.Encode(c.FileSpan(tid[:], s[:], root[:], &c.kept[k])); err != nil {
+			parent := phaseSpanID(key, r.trace, c.kept[k].phase)
+			if err := enc.Encode(c.fileSpan(tid[:], s[:], parent[:], &c.kept[k])); err != nil {
 				return n, err
 			}
 			n++
@@ -53,7 +62,7 @@ func (c *Collector) writeFile(roots []record) (int64, error) {
 	return n, nil
 }
 
-func (c *Collector) FileSpan(tid, sid, parent []byte, r *record) FileSpan {
+func (c *Collector) fileSpan(tid, sid, parent []byte, r *record) FileSpan {
 	s := FileSpan{TraceID: hex.EncodeToString(tid), SpanID: hex.EncodeToString(sid), Name: r.name,
 		StartPS: int64(r.start), EndPS: int64(r.end), Actor: r.actor, Service: serviceOf(c.cfg, r.actor)}
 	if parent != nil {

@@ -85,3 +85,8 @@ func childSpanID(run uint64, r *record) trace.SpanID {
 	}
 	return spanID(actors.Mix64(uint64(h)))
 }
+
+// phaseSpanID is the span id of phase key of message m.
+func phaseSpanID(run, m uint64, key string) trace.SpanID {
+	return spanID(actors.Mix64(uint64(newFNV().u64(run).u64(m).str("phase").str(key))))
+}

@@ -298,11 +298,12 @@ func TestJaeger(t *testing.T) {
 		op       portals3.PerfOp
 	}
 	runs := []run{{j.otlpGRPC, 1, portals3.PerfPut}, {"http://" + j.otlpHTTP, 2, portals3.PerfGet}}
+	const scale = 1000          // --trace-time-scale's default: a simulated ns is an exported us
 	want := map[string][]span{} // trace id -> spans, from the trace files
 	for _, r := range runs {
 		file := filepath.Join(t.TempDir(), "trace.jsonl")
 		c, err := New(Config{Sample: actors.MustParseProb("0.5"), File: file, OTLP: r.endpoint, Epoch: epoch, Seed: r.seed,
-			Service: "seastar-sim-test", ExportTimeout: 20 * time.Second})
+			Service: "seastar-sim-test", ExportTimeout: 20 * time.Second, TimeScale: scale})
 		require.NoError(t, err)
 		cfg := portals3.DefaultPerfConfig()
 		cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = r.op, []int64{0, 8192}, 3, 1
@@ -358,6 +359,7 @@ func TestJaeger(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	kinds := map[string]bool{}
+	subUS, depth3 := false, false
 	for id, spans := range want {
 		tr, ok := got[id]
 		require.True(t, ok, "trace %s is in Jaeger", id)
@@ -371,12 +373,21 @@ func TestJaeger(t *testing.T) {
 			s, ok := byID[ws.SpanID]
 			require.True(t, ok, "trace %s: span %s %s is in Jaeger", id, ws.SpanID, ws.Name)
 			assert.Equal(t, ws.Name, s.Operation)
-			assert.Equal(t, epoch.UnixMicro()+ws.StartPS/1_000_000, s.StartTime, "%s: start = epoch + simulated time", ws.Name)
+			assert.Equal(t, epoch.UnixMicro()+ws.StartPS*scale/1_000_000, s.StartTime, "%s: start = epoch + scaled simulated time", ws.Name)
+			if ws.EndPS-ws.StartPS >= 2000 { // 2 ns or more: at least 2 us shown
+				assert.Positive(t, s.Duration, "%s: a stage of %d ps reads non-zero in Jaeger", ws.Name, ws.EndPS-ws.StartPS)
+				subUS = subUS || ws.EndPS-ws.StartPS < 1_000_000
+			}
 			assert.Equal(t, strconv.FormatInt(ws.StartPS, 10), num(s.tag("sim.start_ps")), "%s: exact picoseconds", ws.Name)
 			assert.Equal(t, strconv.FormatInt(ws.EndPS, 10), num(s.tag("sim.end_ps")))
-			assert.Equal(t, ws.Actor, s.tag("actor"))
+			wantService := nodeOf(ws.Actor) // a service per node; the network phase has none: the run's
+			if wantService == "" {
+				wantService = "seastar-sim-test"
+			} else {
+				assert.Equal(t, ws.Actor, s.tag("actor"))
+			}
+			assert.Equal(t, wantService, ws.Service, "%s: the file names the node's service", ws.Name)
 			assert.Equal(t, ws.Service, tr.Processes[s.ProcessID].ServiceName, "%s: the service is the span's node", ws.Name)
-			assert.Equal(t, nodeOf(ws.Actor), ws.Service, "%s: the file names the node's service", ws.Name)
 			if ws.Parent == "" {
 				assert.Empty(t, s.References, "the root has no parent")
 				assert.Equal(t, ws.Attrs["portals.match_bits"], s.tag("portals.match_bits"))
@@ -386,7 +397,15 @@ func TestJaeger(t *testing.T) {
 			}
 			require.Len(t, s.References, 1, ws.Name)
 			assert.Equal(t, "CHILD_OF", s.References[0].RefType)
-			assert.Equal(t, root.SpanID, s.References[0].SpanID, "%s is a child of the root", ws.Name)
+			assert.Equal(t, ws.Parent, s.References[0].SpanID, "%s: its parent as in the file", ws.Name)
+			if strings.HasPrefix(ws.Name, "phase/") {
+				assert.Equal(t, root.SpanID, ws.Parent, "%s is a child of the root", ws.Name)
+			} else {
+				p, ok := byID[ws.Parent]
+				require.True(t, ok, "%s: its phase is in Jaeger", ws.Name)
+				assert.True(t, strings.HasPrefix(p.Operation, "phase/"), "%s is a child of a phase (depth 3)", ws.Name)
+				depth3 = true
+			}
 			assert.GreaterOrEqual(t, s.StartTime, byID[root.SpanID].StartTime, "%s starts inside the root", ws.Name)
 			if ws.Name == "router/hop" {
 				assert.Equal(t, num(ws.Attrs["hops"]), num(s.tag("hops")))
@@ -394,6 +413,8 @@ func TestJaeger(t *testing.T) {
 		}
 	}
 	assert.Equal(t, map[string]bool{"portals/put": true, "portals/get": true, "portals/reply": true}, kinds)
+	assert.True(t, subUS, "a sub-microsecond stage shows a non-zero duration")
+	assert.True(t, depth3, "root, phase, stage: three levels")
 
 	// /api/v3/traces: the same traces, with OTLP attributes.
 	ids := map[string]bool{}
@@ -452,7 +473,7 @@ func TestJaeger(t *testing.T) {
 		end, _ := strconv.ParseInt(s.End, 10, 64)
 		assert.LessOrEqual(t, start, end, s.Name)
 		ps, _ := strconv.ParseInt(s.attr("sim.start_ps"), 10, 64)
-		assert.Equal(t, epoch.UnixNano()+ps/1000, start, "%s: start = epoch + simulated time (ns)", s.Name)
+		assert.Equal(t, epoch.UnixNano()+ps*scale/1000, start, "%s: start = epoch + scaled simulated time (ns)", s.Name)
 	}
 	assert.Equal(t, "portals/put", names[0], "the root starts first")
 	order := []string{"host/ptl_put", "host/send", "ppc/tx_command", "txdma/message", "router/hop", "rxdma/message",

@@ -190,12 +190,17 @@ func (s *otlpSink) span(run uint64, r *record, root bool) {
 	rootID := RootSpanID(run, r.trace)
 	v := &ids{trace: tid}
 	ctx := context.WithValue(context.Background(), idsKey{}, v)
-	if root {
+	switch {
+	case root:
 		v.span = rootID
-	} else {
-		v.span = childSpanID(run, r)
+	case r.isPhase:
+		v.span = phaseSpanID(run, r.trace, r.phase)
 		ctx = trace.ContextWithSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
 			TraceID: tid, SpanID: rootID, TraceFlags: trace.FlagsSampled}))
+	default:
+		v.span = childSpanID(run, r)
+		ctx = trace.ContextWithSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{
+			TraceID: tid, SpanID: phaseSpanID(run, r.trace, r.phase), TraceFlags: trace.FlagsSampled}))
 	}
 	attrs := make([]attribute.KeyValue, 0, len(r.attrs)+5)
 	for _, a := range r.attrs {

@@ -119,18 +119,43 @@ func Waterfall(w io.Writer, m *Message, width int) error {
 		}
 	}
 	b.WriteString("\n")
-	nameW, actorW := len("stage"), len("block")
+	// Phases (children of the root) with their stages below them, indented.
+	phases := map[string]bool{}
 	for _, s := range m.Stages {
-		nameW, actorW = max(nameW, len(s.Name)), max(actorW, len(s.Actor))
+		if s.Parent == m.Root.SpanID {
+			phases[s.SpanID] = true
+		}
+	}
+	var lines []FileSpan
+	var indent []int
+	for _, p := range m.Stages {
+		if !phases[p.SpanID] {
+			continue
+		}
+		lines, indent = append(lines, p), append(indent, 0)
+		for _, s := range m.Stages {
+			if s.Parent == p.SpanID {
+				lines, indent = append(lines, s), append(indent, 2)
+			}
+		}
+	}
+	for _, s := range m.Stages { // stages of a file without phases
+		if !phases[s.SpanID] && !phases[s.Parent] {
+			lines, indent = append(lines, s), append(indent, 0)
+		}
+	}
+	nameW, actorW := len("stage"), len("block")
+	for i, s := range lines {
+		nameW, actorW = max(nameW, indent[i]+len(s.Name)), max(actorW, len(s.Actor))
 	}
 	fmt.Fprintf(&b, "  %-*s  %-*s  %12s  %12s  %s\n", nameW, "stage", actorW, "block", "start_ns", "duration_ns", "")
-	for _, s := range m.Stages {
+	for i, s := range lines {
 		from := int((s.StartPS - start) * int64(width) / total)
 		to := int((s.EndPS - start) * int64(width) / total)
 		to = max(to, from+1)
 		from, to = min(from, width-1), min(to, width)
 		bar := strings.Repeat(" ", from) + strings.Repeat("#", to-from) + strings.Repeat(" ", width-to)
-		fmt.Fprintf(&b, "  %-*s  %-*s  %12.3f  %12.3f  |%s|\n", nameW, s.Name, actorW, s.Actor,
+		fmt.Fprintf(&b, "  %-*s  %-*s  %12.3f  %12.3f  |%s|\n", nameW, strings.Repeat(" ", indent[i])+s.Name, actorW, s.Actor,
 			float64(s.StartPS-start)/1000, float64(s.EndPS-s.StartPS)/1000, bar)
 	}
 	_, err := io.WriteString(w, b.String())
