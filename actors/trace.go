@@ -100,3 +100,33 @@ func TracerOf(ctx Context) Tracer {
 	}
 	return ctx.Tracer()
 }
+
+// Gauge is the value of one of a block's counters (a queue depth, a FIFO's fill) from
+// time At on, for timeline views.
+type Gauge struct {
+	Actor ActorID
+	Name  string
+	At    Time
+	Value int64
+}
+
+// GaugeTracer is implemented by tracers that record gauges. Blocks report a gauge when
+// its value changes: GaugeOf(ctx) is nil unless the run records them, so that the
+// report costs one comparison otherwise.
+type GaugeTracer interface {
+	Gauge(g Gauge)
+	// Gauges reports whether gauges are recorded at all (a timeline is being written).
+	Gauges() bool
+}
+
+// GaugeOf returns ctx's gauge recorder, or nil when gauges are not recorded.
+func GaugeOf(ctx Context) GaugeTracer {
+	t := TracerOf(ctx)
+	if t == nil {
+		return nil
+	}
+	if g, ok := t.(GaugeTracer); ok && g.Gauges() {
+		return g
+	}
+	return nil
+}

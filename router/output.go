@@ -126,6 +126,7 @@ func (p *Port) launch(ctx actors.Context, pk *Packet) {
 	}
 	if tr := actors.TracerOf(ctx); tr != nil {
 		p.traceHop(ctx, tr, pk, end)
+		p.gaugeQueue(ctx)
 	}
 	if p.dir != NIC {
 		pk.Hops++

@@ -233,5 +233,19 @@ func (p *Port) enqueue(ctx actors.Context, j Dir, pk *Packet) {
 	}
 	p.out.push(q, pk)
 	p.waiting[pk.VC]++
+	p.gaugeQueue(ctx)
 	p.transmit(ctx)
+}
+
+// gaugeQueue reports the packets in the output queues to a timeline.
+func (p *Port) gaugeQueue(ctx actors.Context) {
+	g := actors.GaugeOf(ctx)
+	if g == nil {
+		return
+	}
+	n := int64(0)
+	for _, w := range p.waiting {
+		n += int64(w)
+	}
+	g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "out_queue_packets", At: ctx.Now(), Value: n})
 }

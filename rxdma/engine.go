@@ -111,6 +111,9 @@ func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
 	}
 	e.fifo[(e.head+e.n)%len(e.fifo)] = p
 	e.n++
+	if g := actors.GaugeOf(ctx); g != nil {
+		g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "rx_fifo_packets", At: ctx.Now(), Value: int64(e.n)})
+	}
 	e.Stats.PeakFIFO = max(e.Stats.PeakFIFO, e.n)
 	if p.SOM {
 		e.Stats.Messages++
@@ -255,6 +258,9 @@ func (e *Engine) pop(ctx actors.Context, p *router.Packet) {
 	e.fifo[e.head] = nil
 	e.head = (e.head + 1) % len(e.fifo)
 	e.n--
+	if g := actors.GaugeOf(ctx); g != nil {
+		g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "rx_fifo_packets", At: ctx.Now(), Value: int64(e.n)})
+	}
 	e.used = 0
 	e.Stats.Packets++
 	ctx.Send(PortRouter, router.Credit(p.VC), max(0, e.freeAt.Sub(ctx.Now())))

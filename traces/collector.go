@@ -42,8 +42,13 @@ type Config struct {
 	Service string
 	// Attrs are extra resource attributes of the export (the command, parameters).
 	Attrs map[string]string
-	// MaxFileSpans bounds the spans held in memory for the file (default 4,000,000,
-	// about 1 GB); spans beyond it are counted as dropped.
+	// Timeline, if set, receives a Chrome trace-event view of the run (--trace-timeline):
+	// a process per node, a track per block, the stages as busy intervals, flows
+	// between a message's stages, and the blocks' gauges as counter tracks.
+	Timeline string
+	// MaxFileSpans bounds the spans (and, for the timeline, gauge values) held in
+	// memory for the files (default 4,000,000, about 1 GB); beyond it they are counted
+	// as dropped.
 	MaxFileSpans int
 	// ExportTimeout bounds one OTLP export call (default 10 s); Retries is the number
 	// of consecutive failed exports after which the exporter gives up and counts the
@@ -93,6 +98,7 @@ type record struct {
 	start, end actors.Time
 	attrs      []actors.Attr
 	root       bool
+	gauge      bool   // a gauge value, not a span
 	phase      string // the phase a stage belongs to (phaseKey); a phase record's own key
 	isPhase    bool   // a phase span (parent: the root), not a stage (parent: its phase)
 }
@@ -132,6 +138,8 @@ type Collector struct {
 	// owned by the exporting goroutine until done is closed
 	msgs    map[msgKey]*message
 	kept    []record
+	tl      []record // stages for the timeline
+	gauges  []record // gauge values for the timeline (name, actor, start = time, attrs[0] = value)
 	spans   int64
 	dropped int64
 	otlp    *otlpSink
@@ -157,9 +165,12 @@ func New(cfg Config) (*Collector, error) {
 	}
 	c := &Collector{cfg: cfg, sampler: NewSampler(cfg.Sample), ch: make(chan []record, 16), done: make(chan struct{}),
 		msgs: map[msgKey]*message{}, models: map[*actors.Model]int{}}
-	if cfg.File != "" {
+	for _, path := range []string{cfg.File, cfg.Timeline} {
+		if path == "" {
+			continue
+		}
 		// Fail now, not after an hour of simulation, if the file cannot be written.
-		f, err := os.Create(cfg.File)
+		f, err := os.Create(path)
 		if err != nil {
 			return nil, fmt.Errorf("trace file: %w", err)
 		}
@@ -213,24 +224,42 @@ func (t *partTracer) BindModel(m *actors.Model) {
 // Sampled implements actors.Tracer.
 func (t *partTracer) Sampled(m uint64) bool { return t.c.sampler.Sampled(m) }
 
+// Gauges implements actors.GaugeTracer: gauges are recorded for a timeline.
+func (t *partTracer) Gauges() bool { return t.c.cfg.Timeline != "" }
+
+// Gauge implements actors.GaugeTracer.
+func (t *partTracer) Gauge(g actors.Gauge) {
+	actor := ""
+	if t.m != nil {
+		actor = t.m.Name(g.Actor)
+	}
+	t.push(record{run: t.run, name: g.Name, actor: actor, start: g.At, end: g.At, gauge: true,
+		attrs: []actors.Attr{actors.IntAttr("value", g.Value)}})
+}
+
+// push buffers r and hands the buffer over when full.
+func (t *partTracer) push(r record) {
+	if t.buf == nil {
+		t.buf = make([]record, 0, chunkSpans)
+	}
+	t.buf = append(t.buf, r)
+	if len(t.buf) == chunkSpans {
+		t.c.ch <- t.buf // waits while the exporter is behind: bounded, never dropped
+		t.buf = nil
+	}
+}
+
 // Span implements actors.Tracer.
 func (t *partTracer) Span(s actors.Span) {
 	if !t.c.sampler.Sampled(s.Trace) {
 		return
 	}
-	if t.buf == nil {
-		t.buf = make([]record, 0, chunkSpans)
-	}
 	actor := ""
 	if t.m != nil {
 		actor = t.m.Name(s.Actor)
 	}
-	t.buf = append(t.buf, record{trace: s.Trace, run: t.run, name: s.Name, actor: actor,
+	t.push(record{trace: s.Trace, run: t.run, name: s.Name, actor: actor,
 		start: s.Start, end: max(s.End, s.Start), attrs: s.Attrs, root: s.Root})
-	if len(t.buf) == chunkSpans {
-		t.c.ch <- t.buf // waits while the exporter is behind: bounded, never dropped
-		t.buf = nil
-	}
 }
 
 // work is the exporting goroutine.
@@ -244,6 +273,14 @@ func (c *Collector) work() {
 }
 
 func (c *Collector) consume(r *record) {
+	if r.gauge {
+		if len(c.gauges) < c.cfg.MaxFileSpans {
+			c.gauges = append(c.gauges, *r)
+		} else {
+			c.dropped++
+		}
+		return
+	}
 	c.spans++
 	k := msgKey{r.run, r.trace}
 	m := c.msgs[k]
@@ -268,6 +305,9 @@ func (c *Collector) consume(r *record) {
 func (c *Collector) child(m *message, r *record) {
 	r.phase = phaseKey(r.actor)
 	m.add(r)
+	if c.cfg.Timeline != "" && len(c.tl) < c.cfg.MaxFileSpans {
+		c.tl = append(c.tl, *r)
+	}
 	if c.cfg.File != "" {
 		if len(c.kept) < c.cfg.MaxFileSpans {
 			c.kept = append(c.kept, *r)
@@ -348,6 +388,11 @@ func (c *Collector) Close() Stats {
 		n, err := c.writeFile(roots, phases)
 		st.Written = n
 		st.Err = err
+	}
+	if c.cfg.Timeline != "" {
+		if err := c.writeTimeline(); err != nil && st.Err == nil {
+			st.Err = err
+		}
 	}
 	if c.otlp != nil {
 		exp, drop, err := c.otlp.close()

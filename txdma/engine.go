@@ -36,22 +36,23 @@ type Engine struct {
 	msg      message
 	cost     actors.Duration // command decode time owed by the next packet emitted
 
-	out      []outPacket // DMA packets ready to inject
-	pioQ     []outPacket // PIO packets ready to inject
-	pioMsgs  int
-	pioBytes int64         // PIO buffer bytes not yet injected
-	midDMA   router.NodeID // destination of a DMA message half injected, if midDMAok
-	midPIO   router.NodeID
-	inDMA    bool
-	inPIO    bool
-	proc     outPacket // packet in the data path, processed at freeAt (proc.p nil if none)
-	procPIO  bool
-	freeAt   actors.Time
-	ticking  actors.Time // time of the pending tick, 0 if none
-	stallAt  actors.Time // start of a credit stall, if stalled
-	stalled  bool
-	retired  uint64
-	told     uint64 // retired count last reported to the PPC
+	out       []outPacket // DMA packets ready to inject
+	pioQ      []outPacket // PIO packets ready to inject
+	pioMsgs   int
+	pioBytes  int64         // PIO buffer bytes not yet injected
+	midDMA    router.NodeID // destination of a DMA message half injected, if midDMAok
+	midPIO    router.NodeID
+	inDMA     bool
+	inPIO     bool
+	proc      outPacket // packet in the data path, processed at freeAt (proc.p nil if none)
+	gaugeFIFO int64     // command FIFO depth last reported to a timeline
+	procPIO   bool
+	freeAt    actors.Time
+	ticking   actors.Time // time of the pending tick, 0 if none
+	stallAt   actors.Time // start of a credit stall, if stalled
+	stalled   bool
+	retired   uint64
+	told      uint64 // retired count last reported to the PPC
 
 	Stats Stats
 }
@@ -125,6 +126,12 @@ func (e *Engine) step(ctx actors.Context) {
 	e.issueReads(ctx)
 	e.inject(ctx)
 	e.issueReads(ctx) // injection may have freed staging space
+	if g := actors.GaugeOf(ctx); g != nil {
+		if d := int64(e.tailSeq - e.headSeq); d != e.gaugeFIFO {
+			e.gaugeFIFO = d
+			g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "tx_fifo_commands", At: ctx.Now(), Value: d})
+		}
+	}
 	if e.retired != e.told {
 		e.told = e.retired
 		ctx.Send(PortPPC, Retired{Total: e.retired}, 0)

@@ -14,12 +14,13 @@ import (
 
 // traceFlags are the tracing flags of every simulation command (SPEC sections 7, 8).
 type traceFlags struct {
-	otlp   string
-	file   string
-	sample actors.Prob
-	epoch  string
-	ring   string
-	scale  int64
+	otlp     string
+	file     string
+	sample   actors.Prob
+	epoch    string
+	ring     string
+	scale    int64
+	timeline string
 }
 
 func (t *traceFlags) register(f *pflag.FlagSet) {
@@ -29,6 +30,7 @@ func (t *traceFlags) register(f *pflag.FlagSet) {
 	f.Var(newTextValue(&t.sample, "ratio"), "trace-sample", "fraction of messages traced, chosen by message id (0.01 or 1%)")
 	f.StringVar(&t.epoch, "trace-epoch", "now", "wall-clock time of simulated time 0 in exported spans: now (the run's start, whole seconds) or RFC 3339")
 	f.Int64Var(&t.scale, "trace-time-scale", 1000, "exported OTLP span times stretch simulated time by this factor (1000: 1 ns shows as 1 us), so that stages of tens of nanoseconds are visible in Jaeger, which keeps microseconds; spans keep the exact picoseconds in sim.start_ps and sim.end_ps, and the trace file is not scaled")
+	f.StringVar(&t.timeline, "trace-timeline", "", "write a timeline of the run in the Chrome trace-event format (open it in the Perfetto UI or chrome://tracing): a process per node, a track per block, the sampled messages' stages with flows between them, and queue depths as counters")
 	f.StringVar(&t.ring, "trace-ring", "", "write the firmware trace rings of the PPCs to this file (with --set ppc.trace_enabled=true); read it with run tracedump")
 }
 
@@ -43,7 +45,7 @@ type tracing struct {
 // collector if any is set. Its errors are usage errors.
 func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
 	t := &c.trace
-	if t.otlp == "" && t.file == "" && t.ring == "" {
+	if t.otlp == "" && t.file == "" && t.ring == "" && t.timeline == "" {
 		return nil, nil
 	}
 	epoch := time.Now().UTC().Truncate(time.Second) // Jaeger's default search window finds it
@@ -61,10 +63,10 @@ func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
 		return nil, usage(fmt.Errorf("--trace-ring: the firmware trace points are compiled out: add --set ppc.trace_enabled=true"))
 	}
 	sample := t.sample
-	if t.otlp == "" && t.file == "" {
+	if t.otlp == "" && t.file == "" && t.timeline == "" {
 		sample = actors.Prob{} // rings only
 	}
-	col, err := traces.New(traces.Config{Sample: sample, File: t.file, OTLP: t.otlp, Epoch: epoch, TimeScale: t.scale, Seed: c.seed,
+	col, err := traces.New(traces.Config{Sample: sample, File: t.file, OTLP: t.otlp, Epoch: epoch, TimeScale: t.scale, Timeline: t.timeline, Seed: c.seed,
 		Attrs: map[string]string{"seastar.command": command, "seastar.args": strings.Join(c.args, " ")}})
 	if err != nil {
 		return nil, usage(fmt.Errorf("--trace-file, --trace-otlp: %w", err))
@@ -85,6 +87,7 @@ type traceReport struct {
 	Sample   string `json:"sample"`
 	File     string `json:"file,omitempty"`
 	OTLP     string `json:"otlp,omitempty"`
+	Timeline string `json:"timeline,omitempty"`
 	Epoch    string `json:"epoch,omitempty"`
 	Traces   int64  `json:"traces"`
 	Spans    int64  `json:"spans"`
@@ -104,7 +107,7 @@ func (t *tracing) finish(stderr io.Writer) (*traceReport, error) {
 		return nil, nil
 	}
 	st := t.col.Close()
-	r := &traceReport{Sample: t.flags.sample.String(), File: t.flags.file, OTLP: t.flags.otlp, Traces: st.Traces,
+	r := &traceReport{Sample: t.flags.sample.String(), File: t.flags.file, OTLP: t.flags.otlp, Timeline: t.flags.timeline, Traces: st.Traces,
 		Spans: st.Spans, Written: st.Written, Exported: st.Exported, Dropped: st.Dropped}
 	if t.flags.otlp != "" {
 		r.Epoch = t.epoch.Format(time.RFC3339Nano)
@@ -158,7 +161,7 @@ func (r *traceReport) String() string {
 
 // refuseTracing is the error of commands that have no messages to trace.
 func (c *common) refuseTracing(what string) error {
-	if t := &c.trace; t.otlp != "" || t.file != "" || t.ring != "" {
+	if t := &c.trace; t.otlp != "" || t.file != "" || t.ring != "" || t.timeline != "" {
 		return usage(fmt.Errorf("--trace-otlp, --trace-file and --trace-ring apply to run bench: %s", what))
 	}
 	return nil

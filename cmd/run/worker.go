@@ -44,7 +44,7 @@ func (cf *clusterFlags) register(f *pflag.FlagSet) {
 // the cluster's, and those that write files or output.
 var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true,
 	"out": true, "quiet": true, "cpuprofile": true, "trace-otlp": true, "trace-file": true, "trace-ring": true,
-	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true}
+	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true}
 
 // sessionKey is the context key of a worker's session.
 type sessionKey struct{}
