@@ -181,6 +181,7 @@ func (c *CPU) expire(p *Proc) bool {
 // after a cache miss, the poll that brings the new line in.
 func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
 	c.mem[addr] = m
+	c.gaugeMem(ctx, ctx.Now())
 	ws := c.waiters[addr]
 	if len(ws) == 0 {
 		return
@@ -387,7 +388,22 @@ func (p *Proc) Peek(addr uint64) (actors.Msg, bool) {
 
 // Forget clears addr, so that the next WaitFor waits for a new write (the process
 // zeroing a completion slot after consuming it).
-func (p *Proc) Forget(addr uint64) { delete(p.cpu.mem, addr) }
+func (p *Proc) Forget(addr uint64) {
+	delete(p.cpu.mem, addr)
+	p.cpu.gaugeMem(p.ctx, p.now)
+}
+
+// gaugeMem reports to a timeline the entries written into host memory (events,
+// records, completions, results) that nothing has consumed yet: the fill of the event
+// queues the NIC writes.
+func (c *CPU) gaugeMem(ctx actors.Context, at actors.Time) {
+	if ctx == nil {
+		return
+	}
+	if g := actors.GaugeOf(ctx); g != nil {
+		g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "host_entries_pending", At: at, Value: int64(len(c.mem))})
+	}
+}
 
 // Store writes m at addr in host memory at the process's time; processes waiting on
 // addr wake a cache miss later.
@@ -416,7 +432,10 @@ func (k *Kernel) Memory(addr uint64) (actors.Msg, bool) { return k.cpu.Memory(ad
 func (k *Kernel) Fatalf(format string, args ...any) { k.ctx.Fatalf(format, args...) }
 
 // Forget clears addr (the handler consumed the entry there).
-func (k *Kernel) Forget(addr uint64) { delete(k.cpu.mem, addr) }
+func (k *Kernel) Forget(addr uint64) {
+	delete(k.cpu.mem, addr)
+	k.cpu.gaugeMem(k.ctx, k.now)
+}
 
 // Memcpy copies n bytes.
 func (k *Kernel) Memcpy(n actors.Bytes) { k.Charge(k.cpu.p.MemcpyBandwidth.TransferTime(n)) }
