@@ -35,6 +35,9 @@ type Span struct {
 	// other spans and stretches it over all of them, so its own Start and End only
 	// need to lie inside the message's life.
 	Root bool
+	// Cause, on a root span, is the message this one answers (a get's reply, a put's
+	// ack): exporters link the two traces.
+	Cause uint64
 }
 
 // Attr is a span attribute: an integer or a string value.

@@ -99,6 +99,7 @@ type record struct {
 	attrs      []actors.Attr
 	root       bool
 	gauge      bool   // a gauge value, not a span
+	cause      uint64 // a root: the message this one answers (Span.Cause)
 	phase      string // the phase a stage belongs to (phaseKey); a phase record's own key
 	isPhase    bool   // a phase span (parent: the root), not a stage (parent: its phase)
 }
@@ -259,7 +260,7 @@ func (t *partTracer) Span(s actors.Span) {
 		actor = t.m.Name(s.Actor)
 	}
 	t.push(record{trace: s.Trace, run: t.run, name: s.Name, actor: actor,
-		start: s.Start, end: max(s.End, s.Start), attrs: s.Attrs, root: s.Root})
+		start: s.Start, end: max(s.End, s.Start), attrs: s.Attrs, root: s.Root, cause: s.Cause})
 }
 
 // work is the exporting goroutine.

@@ -423,3 +423,24 @@ func nest(t *testing.T, root span, rest []span) (phases, stages []span) {
 	assert.NotEmpty(t, phases)
 	return phases, stages
 }
+
+// A get's reply is a trace of its own whose root names the get it answers
+// (cause.message.id), which exporters turn into a link.
+func TestReplyLinksToItsGet(t *testing.T) {
+	b, _, _ := perfRun(t, portals3.PerfGet, []int64{64}, "1", actors.Options{Engine: actors.Serial})
+	gets := map[string]bool{}
+	var causes []string
+	for _, spans := range parse(t, b) {
+		root := spans[0]
+		switch root.Name {
+		case "portals/get":
+			gets[fmt.Sprint(root.Attrs["message.id"])] = true
+		case "portals/reply":
+			causes = append(causes, fmt.Sprint(root.Attrs["cause.message.id"]))
+		}
+	}
+	require.NotEmpty(t, causes)
+	for _, c := range causes {
+		assert.True(t, gets[c], "reply caused by get %s, which is traced", c)
+	}
+}

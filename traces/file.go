@@ -79,6 +79,9 @@ func (c *Collector) fileSpan(tid, sid, parent []byte, r *record) FileSpan {
 		}
 		if r.root {
 			s.Attrs["message.id"] = fmt.Sprint(r.trace)
+			if r.cause != 0 {
+				s.Attrs["cause.message.id"] = fmt.Sprint(r.cause)
+			}
 			if len(c.models) > 1 {
 				s.Attrs["run"] = r.run
 			}

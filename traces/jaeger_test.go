@@ -359,7 +359,7 @@ func TestJaeger(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	kinds := map[string]bool{}
-	subUS, depth3 := false, false
+	subUS, depth3, links := false, false, 0
 	for id, spans := range want {
 		tr, ok := got[id]
 		require.True(t, ok, "trace %s is in Jaeger", id)
@@ -389,7 +389,14 @@ func TestJaeger(t *testing.T) {
 			assert.Equal(t, wantService, ws.Service, "%s: the file names the node's service", ws.Name)
 			assert.Equal(t, ws.Service, tr.Processes[s.ProcessID].ServiceName, "%s: the service is the span's node", ws.Name)
 			if ws.Parent == "" {
-				assert.Empty(t, s.References, "the root has no parent")
+				if cause, ok := ws.Attrs["cause.message.id"]; ok { // a reply: linked to its get's root
+					require.Len(t, s.References, 1, "%s: one link, no parent", ws.Name)
+					assert.Equal(t, "FOLLOWS_FROM", s.References[0].RefType)
+					assert.Equal(t, fmt.Sprint(cause), s.tag("cause.message.id"))
+					links++
+				} else {
+					assert.Empty(t, s.References, "the root has no parent")
+				}
 				assert.Equal(t, ws.Attrs["portals.match_bits"], s.tag("portals.match_bits"))
 				assert.Equal(t, num(ws.Attrs["size_bytes"]), num(s.tag("size_bytes")))
 				assert.Equal(t, ws.Attrs["message.id"], s.tag("message.id"))
@@ -415,6 +422,7 @@ func TestJaeger(t *testing.T) {
 	assert.Equal(t, map[string]bool{"portals/put": true, "portals/get": true, "portals/reply": true}, kinds)
 	assert.True(t, subUS, "a sub-microsecond stage shows a non-zero duration")
 	assert.True(t, depth3, "root, phase, stage: three levels")
+	assert.Positive(t, links, "a reply's root links to its get's")
 
 	// /api/v3/traces: the same traces, with OTLP attributes.
 	ids := map[string]bool{}

@@ -100,7 +100,7 @@ func (s *otlpSink) tracer(service string) trace.Tracer {
 		sdktrace.WithSampler(sdktrace.AlwaysSample()),
 		sdktrace.WithSpanProcessor(shared{s.proc}),
 		sdktrace.WithRawSpanLimits(sdktrace.SpanLimits{AttributeCountLimit: 256, AttributeValueLengthLimit: -1,
-			EventCountLimit: 0, LinkCountLimit: 0, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
+			EventCountLimit: 0, LinkCountLimit: 1, AttributePerEventCountLimit: 0, AttributePerLinkCountLimit: 0}),
 	)
 	t := tp.Tracer("github.com/seastar-sim/seastar/traces")
 	s.tracers[service] = t
@@ -217,11 +217,16 @@ func (s *otlpSink) span(run uint64, r *record, root bool) {
 			attrs = append(attrs, attribute.String("node", n))
 		}
 	}
+	opts := []trace.SpanStartOption{trace.WithTimestamp(s.wall(r.start)), trace.WithSpanKind(trace.SpanKindInternal)}
 	if root {
 		attrs = append(attrs, attribute.String("message.id", fmt.Sprint(r.trace)))
+		if r.cause != 0 { // a reply or ack: linked to the root of the message it answers
+			attrs = append(attrs, attribute.String("cause.message.id", fmt.Sprint(r.cause)))
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: trace.NewSpanContext(trace.SpanContextConfig{
+				TraceID: TraceID(run, r.cause), SpanID: RootSpanID(run, r.cause), TraceFlags: trace.FlagsSampled})}))
+		}
 	}
-	_, sp := s.tracer(serviceOf(s.cfg, r.actor)).Start(ctx, r.name, trace.WithTimestamp(s.wall(r.start)), trace.WithAttributes(attrs...),
-		trace.WithSpanKind(trace.SpanKindInternal))
+	_, sp := s.tracer(serviceOf(s.cfg, r.actor)).Start(ctx, r.name, append(opts, trace.WithAttributes(attrs...))...)
 	sp.End(trace.WithTimestamp(s.wall(r.end)))
 }
 

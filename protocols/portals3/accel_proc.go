@@ -69,7 +69,7 @@ func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []
 	pr.p.Memcpy(s.p.HeaderBytes)
 	pr.p.MMIOWrite(ht.PPC, s.p.CmdBytes*2, &AccelTx{Slot: pr.slot, Pending: id, Wire: w, Region: region, Kind: kind})
 	if t != nil {
-		s.traceSend(procCtx{pr.p}, t, start, w, id)
+		s.traceSend(procCtx{pr.p}, t, start, w, id, 0)
 	}
 }
 

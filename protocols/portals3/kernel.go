@@ -71,6 +71,7 @@ type txOp struct {
 	hdr   ptl.Header
 	kind  WireKind
 	reply *ptl.Delivery // a get served: GET_END when the reply has left
+	cause uint64        // the message this one answers (a get's reply, a put's ack), for tracing
 }
 
 // rxOp is a message whose payload the RX DMA engine is depositing.
@@ -131,7 +132,7 @@ func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, brid
 	s.txOps[id] = op
 	c.MMIOWrite(ht.PPC, s.p.CmdBytes*actors.Bytes(2+len(dma)), &TxCommand{Pending: id, Wire: w, Header: upperAddr(id), Payload: dma})
 	if tr != nil {
-		s.traceSend(c, tr, t0, w, id)
+		s.traceSend(c, tr, t0, w, id, op.cause)
 	}
 }
 
@@ -229,7 +230,7 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		s.release(c, ev.Pending)
 	case ptl.OpGet:
 		s.release(c, ev.Pending)
-		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: &d}, *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
+		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: &d, cause: w.ID}, *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
 	default: // put or reply
 		if w.Len == 0 {
 			s.complete(c, pr, d, w)
@@ -272,7 +273,7 @@ func (s *Stack) complete(c ctx, pr *Process, d ptl.Delivery, w *Wire) {
 	}
 	s.deliver(c, pr, posted)
 	if d.Response != nil && d.Header.Op == ptl.OpPut {
-		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Ack}, *d.Response, nil, pr.bridge, nil)
+		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Ack, cause: w.ID}, *d.Response, nil, pr.bridge, nil)
 	}
 }
 

@@ -69,7 +69,7 @@ func (s *Stack) traceStart(c ctx) (actors.Tracer, actors.Time) {
 // traceSend reports a message handed to the firmware: its root span, with the
 // message's attributes, and the host/send stage (header built, DMA program computed,
 // transmit command stored into the mailbox).
-func (s *Stack) traceSend(c ctx, t actors.Tracer, start actors.Time, w *Wire, pending int) {
+func (s *Stack) traceSend(c ctx, t actors.Tracer, start actors.Time, w *Wire, pending int, cause uint64) {
 	if !t.Sampled(w.ID) {
 		return
 	}
@@ -88,7 +88,7 @@ func (s *Stack) traceSend(c ctx, t actors.Tracer, start actors.Time, w *Wire, pe
 			actors.IntAttr("portals.pt_index", int64(hdr.PtIndex)),
 			actors.StrAttr("portals.match_bits", "0x"+strconv.FormatUint(uint64(hdr.MatchBits), 16)),
 			actors.IntAttr("tx.pending", int64(pending)),
-		}})
+		}, Cause: cause})
 	t.Span(actors.Span{Trace: w.ID, Name: "host/send", Actor: tc.Self(), Start: start, End: now, Attrs: []actors.Attr{
 		actors.IntAttr("tx.pending", int64(pending)),
 		actors.IntAttr("size_bytes", w.Inline+w.Len),

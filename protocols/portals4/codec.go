@@ -16,6 +16,7 @@ func init() {
 		e.Int(w.Inline)
 		e.Int(w.Len)
 		e.Uint(w.ID)
+		e.Uint(w.Cause)
 		e.Bool(w.RT != nil)
 		if w.RT != nil {
 			e.Bool(w.RT.release)
@@ -24,7 +25,7 @@ func init() {
 		}
 		encodeMsg(e, w.Msg)
 	}, func(d *actors.Decoder) *Wire {
-		w := &Wire{Src: router.NodeID(d.Int()), Dst: router.NodeID(d.Int()), Inline: d.Int(), Len: d.Int(), ID: d.Uint()}
+		w := &Wire{Src: router.NodeID(d.Int()), Dst: router.NodeID(d.Int()), Inline: d.Int(), Len: d.Int(), ID: d.Uint(), Cause: d.Uint()}
 		if d.Bool() {
 			w.RT = &rtMsg{release: d.Bool(), epoch: d.Uint()}
 			return w

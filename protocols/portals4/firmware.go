@@ -23,6 +23,7 @@ type Wire struct {
 	Inline int64 // payload bytes inside the header packet
 	Len    int64 // payload bytes after the header packet
 	ID     uint64
+	Cause  uint64 // the message this one answers (an ack or reply: its request), for tracing
 }
 
 func (w *Wire) String() string {
@@ -149,6 +150,8 @@ type Firmware struct {
 	// onload (portals4.nic = onload): no Portals state here; messages the host built
 	// are sent, and arrivals and send completions go to the host ring (onload.go).
 	onload bool
+
+	cause uint64 // the request whose delivery the current handler runs (responses answer it)
 
 	Stats FirmwareStats
 }
@@ -337,6 +340,9 @@ func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
 func (f *Firmware) send(x *ppc.Exec, pr *fwProc, m *ptl4.Msg) {
 	f.wireID++
 	w := &Wire{Msg: m, Src: f.node, Dst: router.NodeID(m.Dst.NID), ID: uint64(f.node)<<40 | f.wireID}
+	if m.Op.Response() {
+		w.Cause = f.cause
+	}
 	if n := m.WireBytes(); n <= int64(f.p.InlineMax) {
 		w.Inline = n
 	} else {
@@ -602,6 +608,8 @@ func (f *Firmware) portals(x *ppc.Exec, w *Wire, hwMatch bool) {
 		if r := pr.lib.Deliver(m); r != nil {
 			pr.lib.Outbox = append(pr.lib.Outbox, r)
 		}
+		f.cause = w.ID
+		defer func() { f.cause = 0 }()
 		if hwMatch {
 			w0.Walked = pr.lib.Work.Walked // the unit walked the lists
 		}

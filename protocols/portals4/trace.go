@@ -78,7 +78,7 @@ func (f *Firmware) traceEnd(x *ppc.Exec, t actors.Tracer, ev actors.Msg, w *Wire
 			continue
 		}
 		t.Span(actors.Span{Trace: s.ID, Name: "portals4/" + s.kind(), Actor: x.Self(), Start: x.Started(), End: x.Now(),
-			Root: true, Attrs: s.attrs()})
+			Root: true, Attrs: s.attrs(), Cause: s.Cause})
 		if _, ok := ev.(*Call); ok || isSend(ev) {
 			call := "send"
 			if c, ok := ev.(*Call); ok {
