@@ -491,14 +491,14 @@ func (f *Firmware) onTransmit(x *ppc.Exec, c *Command, e *fwEP) {
 	if c.Kind == CmdRMARead {
 		w.Len = 0 // the request carries no data
 		f.transmitRead(x, c, e, w, mr)
-		f.traceBuilt(x, w, c)
+		f.traceBuilt(x, w, c, 0)
 		return
 	}
 	id, _ := f.newTask(x, taskTx, c.EP)
 	t := &f.tasks[id]
 	t.wire, t.cookie, t.mr, t.mrOff = w, c.Cookie, mr, c.LocOff
 	f.queueTx(x, id)
-	f.traceBuilt(x, w, c)
+	f.traceBuilt(x, w, c, 0)
 }
 
 // transmitRead sends (or resends) an RMA read request. The read task lives until the
@@ -642,7 +642,7 @@ func (f *Firmware) answer(x *ppc.Exec, typ Type, w *Wire, st Status) {
 	case TypeNotReady:
 		f.Stats.NotReady++
 	}
-	f.traceBuilt(x, a, nil)
+	f.traceBuilt(x, a, nil, w.ID)
 	if len(f.pioQ) > 0 || !f.pioRoom() {
 		if len(f.pioQ) == f.p.PIOAckMax {
 			return // the sender retransmits

@@ -257,7 +257,7 @@ func (f *Firmware) onReadReq(x *ppc.Exec, pk *router.Packet, w *Wire) {
 	x.HostWrite(f.p.RMAHeader, nil) // the response header, into the scratch area
 	f.txq = append(f.txq, id)
 	f.feedTx(x)
-	f.traceBuilt(x, resp, nil)
+	f.traceBuilt(x, resp, nil, w.ID)
 }
 
 // onReadResp places the data of an RMA read into the initiator's region, if the read

@@ -30,7 +30,7 @@ func (e *CQEntry) TraceID() uint64 {
 // (ppc/mailbox) and the handler until the message was queued for transmission
 // (ppc/cci_command); for a NIC-generated message, the handler that built it
 // (ppc/cci_answer).
-func (f *Firmware) traceBuilt(x *ppc.Exec, w *Wire, c *Command) {
+func (f *Firmware) traceBuilt(x *ppc.Exec, w *Wire, c *Command, cause uint64) {
 	t := x.Tracer()
 	if t == nil || !t.Sampled(w.ID) {
 		return
@@ -61,7 +61,7 @@ func (f *Firmware) traceBuilt(x *ppc.Exec, w *Wire, c *Command) {
 			Attrs: []actors.Attr{actors.StrAttr("cci.type", w.Type.String())}})
 	}
 	t.Span(actors.Span{Trace: w.ID, Name: "cci/" + w.Type.String(), Actor: x.Self(), Start: start, End: x.Now(),
-		Root: true, Attrs: attrs})
+		Root: true, Attrs: attrs, Cause: cause})
 }
 
 // traceArrived reports the receiving firmware's handling of a message's first packet

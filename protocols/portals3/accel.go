@@ -313,6 +313,7 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	w.Data = a.ni.ReadData(pd.d)
 	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // the reply header into the upper pending
 	f.queueTx(x, id, w, upperAddr(id), payload)
+	f.traceFirmwareRoot(x, w, pd.wire.ID)
 }
 
 // fwWireIDs marks the ids of messages the firmware originates (replies and acks of
@@ -332,12 +333,12 @@ func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
 	f.record(x, k, &Record{Kind: RecRxDone, Pending: id, Wire: pd.wire, D: pd.d})
 	f.Stats.Received++
 	if pd.d.Response != nil && pd.d.Header.Op == ptl.OpPut {
-		f.sendAck(x, k, pd.d.Response)
+		f.sendAck(x, k, pd.d.Response, pd.wire.ID)
 	}
 }
 
 // sendAck sends an ack from a firmware-managed pending of slot k.
-func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header) {
+func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 	a := &f.accel[k]
 	if len(a.rxFree) == 0 {
 		x.Fatalf("portals: out of pendings of accelerated process %d for an ack: resource exhaustion panics the node", a.pid)
@@ -351,6 +352,7 @@ func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header) {
 	f.source(x, w.Dst)
 	x.HostWrite(f.p.HeaderBytes, nil)
 	f.queueTx(x, id, w, upperAddr(id), nil)
+	f.traceFirmwareRoot(x, w, cause)
 }
 
 // accelTxDone retires a transmit of an accelerated process's pending.

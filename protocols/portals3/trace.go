@@ -258,3 +258,22 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 	}
 	t.Span(actors.Span{Trace: w.ID, Name: "ppc/" + handlerNames[code], Actor: x.Self(), Start: x.Started(), End: x.Now(), Attrs: attrs})
 }
+
+// traceFirmwareRoot reports the root span of a message the accelerated firmware
+// originates (a reply it serves, an ack it sends), answering message cause.
+func (f *Firmware) traceFirmwareRoot(x *ppc.Exec, w *Wire, cause uint64) {
+	t := x.Tracer()
+	if t == nil || !t.Sampled(w.ID) {
+		return
+	}
+	hdr := w.Hdr.(*ptl.Header)
+	t.Span(actors.Span{Trace: w.ID, Name: "portals/" + w.Kind.String(), Actor: x.Self(), Start: x.Started(), End: x.Now(),
+		Root: true, Cause: cause, Attrs: []actors.Attr{
+			actors.StrAttr("portals.kind", w.Kind.String()),
+			actors.IntAttr("src.node", int64(w.Src)),
+			actors.IntAttr("dst.node", int64(w.Dst)),
+			actors.IntAttr("dst.pid", int64(hdr.Dst.PID)),
+			actors.IntAttr("size_bytes", w.Inline+w.Len),
+			actors.IntAttr("inline_bytes", w.Inline),
+		}})
+}
