@@ -46,10 +46,14 @@ type Config struct {
 	// a process per node, a track per block, the stages as busy intervals, flows
 	// between a message's stages, and the blocks' gauges as counter tracks.
 	Timeline string
-	// MaxFileSpans bounds the spans (and, for the timeline, gauge values) held in
-	// memory for the files (default 4,000,000, about 1 GB); beyond it they are counted
-	// as dropped.
+	// MaxFileSpans bounds the spans held in memory for the trace file and for the
+	// timeline (default 4,000,000 each, about 1 GB); MaxCounters bounds the gauge values
+	// of the timeline (default 1,000,000, about 100 MB of JSON, what the Perfetto UI
+	// still opens). Beyond a bound the file keeps the lowest message ids and the
+	// timeline the earliest times, the same whatever the worker count; the rest is
+	// counted as dropped and reported.
 	MaxFileSpans int
+	MaxCounters  int
 	// ExportTimeout bounds one OTLP export call (default 10 s); Retries is the number
 	// of consecutive failed exports after which the exporter gives up and counts the
 	// rest as dropped (default 3).
@@ -65,6 +69,8 @@ func (c Config) Validate() error {
 	switch {
 	case c.MaxFileSpans < 0:
 		return fmt.Errorf("trace file bound must be >= 0 (got %d)", c.MaxFileSpans)
+	case c.MaxCounters < 0:
+		return fmt.Errorf("trace timeline counter bound must be >= 0 (got %d)", c.MaxCounters)
 	case c.TimeScale < 0:
 		return fmt.Errorf("trace time scale must be >= 1 (got %d)", c.TimeScale)
 	case c.ExportTimeout < 0:
@@ -85,8 +91,19 @@ type Stats struct {
 	Exported int64 // spans accepted by the OTLP endpoint
 	Written  int64 // spans written to the file
 	Dropped  int64 // spans refused by the endpoint plus spans beyond the file bound
+	// Timeline is what the timeline holds and left out (with a timeline only).
+	Timeline TimelineStats
 	// Err is the first export or write error, if any.
 	Err error
+}
+
+// TimelineStats counts the timeline's content: the stages and gauge values written,
+// and those beyond the bounds (Config.MaxFileSpans, MaxCounters), with the simulated
+// time from which each kind was left out.
+type TimelineStats struct {
+	Stages, Counters               int64
+	StagesDropped, CountersDropped int64
+	StagesCut, CountersCut         actors.Time
 }
 
 // record is a span as the collector keeps it.
@@ -137,13 +154,12 @@ type Collector struct {
 	closed bool
 
 	// owned by the exporting goroutine until done is closed
-	msgs    map[msgKey]*message
-	kept    []record
-	tl      []record // stages for the timeline
-	gauges  []record // gauge values for the timeline (name, actor, start = time, attrs[0] = value)
-	spans   int64
-	dropped int64
-	otlp    *otlpSink
+	msgs   map[msgKey]*message
+	kept   *bounded // stages for the file
+	tl     *bounded // stages for the timeline
+	gauges *bounded // gauge values for the timeline (name, actor, start = time, attrs[0] = value)
+	spans  int64
+	otlp   *otlpSink
 }
 
 // New starts a collector. It connects lazily: an unreachable OTLP endpoint shows up as
@@ -155,6 +171,9 @@ func New(cfg Config) (*Collector, error) {
 	if cfg.MaxFileSpans == 0 {
 		cfg.MaxFileSpans = 4_000_000
 	}
+	if cfg.MaxCounters == 0 {
+		cfg.MaxCounters = 1_000_000
+	}
 	if cfg.ExportTimeout == 0 {
 		cfg.ExportTimeout = 10 * time.Second
 	}
@@ -165,7 +184,9 @@ func New(cfg Config) (*Collector, error) {
 		cfg.Service = "seastar-sim"
 	}
 	c := &Collector{cfg: cfg, sampler: NewSampler(cfg.Sample), ch: make(chan []record, 16), done: make(chan struct{}),
-		msgs: map[msgKey]*message{}, models: map[*actors.Model]int{}}
+		msgs: map[msgKey]*message{}, models: map[*actors.Model]int{},
+		kept: newBounded(cfg.MaxFileSpans, fileOrder), tl: newBounded(cfg.MaxFileSpans, timeOrder),
+		gauges: newBounded(cfg.MaxCounters, gaugeOrder)}
 	for _, path := range []string{cfg.File, cfg.Timeline} {
 		if path == "" {
 			continue
@@ -275,11 +296,7 @@ func (c *Collector) work() {
 
 func (c *Collector) consume(r *record) {
 	if r.gauge {
-		if len(c.gauges) < c.cfg.MaxFileSpans {
-			c.gauges = append(c.gauges, *r)
-		} else {
-			c.dropped++
-		}
+		c.gauges.add(r)
 		return
 	}
 	c.spans++
@@ -306,15 +323,11 @@ func (c *Collector) consume(r *record) {
 func (c *Collector) child(m *message, r *record) {
 	r.phase = phaseKey(r.actor)
 	m.add(r)
-	if c.cfg.Timeline != "" && len(c.tl) < c.cfg.MaxFileSpans {
-		c.tl = append(c.tl, *r)
+	if c.cfg.Timeline != "" {
+		c.tl.add(r)
 	}
 	if c.cfg.File != "" {
-		if len(c.kept) < c.cfg.MaxFileSpans {
-			c.kept = append(c.kept, *r)
-		} else {
-			c.dropped++
-		}
+		c.kept.add(r)
 	}
 	if c.otlp != nil {
 		c.otlp.span(c.runKey(r.run), r, false)
@@ -384,14 +397,16 @@ func (c *Collector) Close() Stats {
 			}
 		}
 	}
-	st := Stats{Traces: int64(len(msgs)), Spans: c.spans + synthesized, Dropped: c.dropped}
+	st := Stats{Traces: int64(len(msgs)), Spans: c.spans + synthesized, Dropped: c.kept.dropped}
 	if c.cfg.File != "" {
 		n, err := c.writeFile(roots, phases)
 		st.Written = n
 		st.Err = err
 	}
 	if c.cfg.Timeline != "" {
-		if err := c.writeTimeline(); err != nil && st.Err == nil {
+		st.Timeline = TimelineStats{StagesDropped: c.tl.dropped, CountersDropped: c.gauges.dropped,
+			StagesCut: c.tl.timeOf(), CountersCut: c.gauges.timeOf()}
+		if err := c.writeTimeline(&st.Timeline); err != nil && st.Err == nil {
 			st.Err = err
 		}
 	}

@@ -2,12 +2,10 @@ package traces
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 )
 
@@ -15,9 +13,7 @@ import (
 // message's root first and its stages in time order: the order and the content depend
 // only on the simulation, so the file is the same for every worker count.
 func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) {
-	slices.SortFunc(c.kept, func(a, b record) int {
-		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.trace, b.trace), recordCmp(&a, &b))
-	})
+	kept := c.kept.sorted()
 	f, err := os.Create(c.cfg.File)
 	if err != nil {
 		return 0, fmt.Errorf("trace file: %w", err)
@@ -43,10 +39,10 @@ func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) 
 			}
 			n++
 		}
-		for ; k < len(c.kept) && c.kept[k].run == r.run && c.kept[k].trace == r.trace; k++ {
-			s := childSpanID(key, &c.kept[k])
-			parent := phaseSpanID(key, r.trace, c.kept[k].phase)
-			if err := enc.Encode(c.fileSpan(tid[:], s[:], parent[:], &c.kept[k])); err != nil {
+		for ; k < len(kept) && kept[k].run == r.run && kept[k].trace == r.trace; k++ {
+			s := childSpanID(key, &kept[k])
+			parent := phaseSpanID(key, r.trace, kept[k].phase)
+			if err := enc.Encode(c.fileSpan(tid[:], s[:], parent[:], &kept[k])); err != nil {
 				return n, err
 			}
 			n++

@@ -2,7 +2,6 @@ package traces
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -52,16 +51,11 @@ func place(actor string) (proc, block string) {
 }
 
 // writeTimeline writes c.cfg.Timeline from the stages and gauges kept.
-func (c *Collector) writeTimeline() error {
-	stages := slices.Clone(c.tl)
-	slices.SortFunc(stages, func(a, b record) int {
-		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.start, b.start), recordCmp(&a, &b), cmp.Compare(a.trace, b.trace))
-	})
-	gauges := slices.Clone(c.gauges)
-	slices.SortFunc(gauges, func(a, b record) int {
-		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.start, b.start), strings.Compare(a.actor, b.actor),
-			strings.Compare(a.name, b.name), cmp.Compare(a.attrs[0].Int, b.attrs[0].Int))
-	})
+// and counts them into st.
+func (c *Collector) writeTimeline(st *TimelineStats) error {
+	stages := c.tl.sorted()
+	gauges := c.gauges.sorted()
+	st.Stages, st.Counters = int64(len(stages)), int64(len(gauges))
 	multi := len(c.models) > 1
 	procName := func(run int, proc string) string {
 		if multi {

@@ -95,8 +95,15 @@ type traceReport struct {
 	Exported int64  `json:"exported"`
 	Dropped  int64  `json:"dropped"`
 	Error    string `json:"error,omitempty"`
-	RingFile string `json:"ring_file,omitempty"`
-	Rings    int    `json:"rings,omitempty"`
+	// Timeline counts: stages and counter values written, and those beyond the bounds
+	// with the simulated time from which they were left out.
+	TimelineStages          int64  `json:"timeline_stages,omitempty"`
+	TimelineCounters        int64  `json:"timeline_counters,omitempty"`
+	TimelineStagesDropped   int64  `json:"timeline_stages_dropped,omitempty"`
+	TimelineCountersDropped int64  `json:"timeline_counters_dropped,omitempty"`
+	TimelineCut             string `json:"timeline_cut,omitempty"`
+	RingFile                string `json:"ring_file,omitempty"`
+	Rings                   int    `json:"rings,omitempty"`
 }
 
 // finish flushes and exports the spans, writes the trace rings and returns the report.
@@ -111,6 +118,23 @@ func (t *tracing) finish(stderr io.Writer) (*traceReport, error) {
 		Spans: st.Spans, Written: st.Written, Exported: st.Exported, Dropped: st.Dropped}
 	if t.flags.otlp != "" {
 		r.Epoch = t.epoch.Format(time.RFC3339Nano)
+	}
+	if t.flags.timeline != "" {
+		tl := st.Timeline
+		r.TimelineStages, r.TimelineCounters = tl.Stages, tl.Counters
+		r.TimelineStagesDropped, r.TimelineCountersDropped = tl.StagesDropped, tl.CountersDropped
+		var cuts []string
+		if tl.StagesDropped > 0 {
+			cuts = append(cuts, fmt.Sprintf("%d stages from %s", tl.StagesDropped, tl.StagesCut))
+		}
+		if tl.CountersDropped > 0 {
+			cuts = append(cuts, fmt.Sprintf("%d counter values from %s", tl.CountersDropped, tl.CountersCut))
+		}
+		if len(cuts) > 0 {
+			r.TimelineCut = strings.Join(cuts, ", ")
+			fmt.Fprintf(stderr, "run: warning: the timeline %s is bounded: it leaves out %s (simulated time) on; counters are not sampled: fewer iterations or sizes (or a lower --trace-sample for stages) cover the run\n",
+				t.flags.timeline, r.TimelineCut)
+		}
 	}
 	if st.Err != nil {
 		r.Error = st.Err.Error()
@@ -147,6 +171,13 @@ func (r *traceReport) String() string {
 		}
 		if r.Dropped > 0 {
 			s += fmt.Sprintf(", %d dropped", r.Dropped)
+		}
+		parts = append(parts, s)
+	}
+	if r.Timeline != "" {
+		s := fmt.Sprintf("timeline %s: %d stages, %d counter values", r.Timeline, r.TimelineStages, r.TimelineCounters)
+		if r.TimelineCut != "" {
+			s += " (bounded: left out " + r.TimelineCut + " on)"
 		}
 		parts = append(parts, s)
 	}
