@@ -22,3 +22,11 @@ func (x *Exec) Tracing() bool { return x.c.p.TraceEnabled }
 
 // Params returns the core's parameters.
 func (c *Core) Params() Params { return c.p }
+
+// Gauge reports the value of one of the firmware's counters (a list's length) at Now,
+// for the timeline's counter tracks; free when no timeline is written.
+func (x *Exec) Gauge(name string, v int) {
+	if g := actors.GaugeOf(x.ctx); g != nil {
+		g.Gauge(actors.Gauge{Actor: x.ctx.Self(), Name: name, At: x.Now(), Value: int64(v)})
+	}
+}

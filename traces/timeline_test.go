@@ -110,7 +110,7 @@ func TestTimeline(t *testing.T) {
 	}
 	assert.NotEmpty(t, starts)
 	assert.Equal(t, starts, finishes, "every flow closed")
-	for _, c := range []string{"txdma tx_fifo_commands", "rxdma rx_fifo_packets", "router.xp out_queue_packets", "host host_entries_pending"} {
+	for _, c := range []string{"ppc tx_pending", "txdma tx_fifo_commands", "rxdma rx_fifo_packets", "router.xp out_queue_packets", "host host_entries_pending"} {
 		assert.True(t, counters[c], "counter track %s", c)
 	}
 }

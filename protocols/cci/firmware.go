@@ -31,6 +31,7 @@ type Firmware struct {
 
 	// transmit
 	txq         []int // tasks waiting for room in the TX command FIFO, in order
+	gaugeTxq    int   // txq's length last reported to the timeline
 	inFIFO      int
 	pushed      uint64
 	pioN        int // PIO messages in the PIO FIFO
@@ -528,6 +529,15 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int) {
 	f.feedTx(x)
 }
 
+// txQueued reports the tasks waiting for room in the TX DMA command FIFO (a timeline
+// counter).
+func (f *Firmware) txQueued(x *ppc.Exec) {
+	if len(f.txq) != f.gaugeTxq {
+		f.gaugeTxq = len(f.txq)
+		x.Gauge("tx_queue", f.gaugeTxq)
+	}
+}
+
 // txCommands is the number of TX DMA commands of a task's program.
 func (f *Firmware) txCommands(t *task) int {
 	if t.kind == taskTx && t.wire.Type == TypeRMAWrite {
@@ -544,13 +554,14 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 		t := &f.tasks[id]
 		n := f.txCommands(t)
 		if f.inFIFO+n > f.tp.CommandsMax {
-			return
+			break
 		}
 		f.txq = f.txq[1:]
 		f.program(x, id, t)
 		f.inFIFO += n
 		f.pushed += uint64(n)
 	}
+	f.txQueued(x)
 }
 
 // program writes a task's DMA program: load destination; the first header word from

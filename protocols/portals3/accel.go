@@ -225,6 +225,7 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload 
 	pd.state = txQueued
 	x.Store(8)
 	f.txList = append(f.txList, id)
+	x.Gauge("tx_pending", len(f.txList))
 	if len(f.txList) == 1 {
 		f.feedTx(x)
 	}

@@ -210,6 +210,7 @@ func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(c.Pending)})
 	x.Store(8)
 	f.txList = append(f.txList, c.Pending)
+	x.Gauge("tx_pending", len(f.txList))
 	if len(f.txList) == 1 {
 		f.feedTx(x)
 	}
@@ -244,6 +245,7 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	}
 	id := f.txList[0]
 	f.txList = f.txList[1:]
+	x.Gauge("tx_pending", len(f.txList))
 	if k := f.slotOf(id); k >= 0 {
 		f.accelTxDone(x, k, id)
 	} else {

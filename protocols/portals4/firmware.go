@@ -374,6 +374,7 @@ func (f *Firmware) queueTx(x *ppc.Exec, w *Wire, class uint8, req *fwProc) {
 	it.cmds = append(it.cmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: w.ID})
 	x.Store(8)
 	f.txq = append(f.txq, it)
+	x.Gauge("tx_pending", len(f.txq))
 	if len(f.txq) == 1 {
 		f.feedTx(x)
 	}
@@ -402,6 +403,7 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	}
 	it := f.txq[0]
 	f.txq = f.txq[1:]
+	x.Gauge("tx_pending", len(f.txq))
 	f.Stats.Sent++
 	switch {
 	case it.pr != nil && f.onload:
