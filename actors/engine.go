@@ -3,6 +3,7 @@ package actors
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime"
 	"time"
 )
@@ -117,6 +118,9 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 		run = runSerial
 	}
 	rep, err := run(ctx, m, &opts)
+	if rep != nil {
+		rep.Model = maps.Clone(m.describe)
+	}
 	for _, a := range m.actors {
 		if f, ok := a.(Finisher); ok {
 			f.Finish()

@@ -3,6 +3,7 @@ package actors
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +22,7 @@ type Graph struct {
 	exports   []exportSpec // state results read (Export)
 	coords    Coordinates  // grid positions for the slab partitioner (SetCoordinates)
 	colocate  [][]string   // groups of actors that must share a partition (Colocate)
+	describe  map[string]string
 }
 
 type block struct {
@@ -135,6 +137,17 @@ func (g *Graph) Colocate(names ...string) {
 	}
 }
 
+// Describe records a fact about the model as built (the topology a benchmark chose,
+// its node count) under key; the run's Report carries them in Model, so that a
+// results record says what was simulated, not only what was configured. A later call
+// with the same key replaces the value. Descriptions do not affect the simulation.
+func (g *Graph) Describe(key, value string) {
+	if g.describe == nil {
+		g.describe = map[string]string{}
+	}
+	g.describe[key] = value
+}
+
 // Build checks the graph and returns the runnable Model. It reports every problem it
 // finds: invalid or duplicate names, unknown ports, negative latencies, two outgoing
 // links on one port, dangling ports. The actors are owned by the Model afterwards.
@@ -143,7 +156,7 @@ func (g *Graph) Build() (*Model, error) {
 		g.errorf("graph: direct-send latency %s is negative", g.direct)
 	}
 	order := g.sortedBlocks()
-	m := &Model{direct: -1, coords: g.coords}
+	m := &Model{direct: -1, coords: g.coords, describe: maps.Clone(g.describe)}
 	if g.directSet && g.direct >= 0 {
 		m.direct = g.direct
 	}

@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -123,4 +124,30 @@ func TestLinksSortedForPartitioners(t *testing.T) {
 		{From: 1, FromPort: 0, To: 1, ToPort: 1, Latency: 1},
 		{From: 1, FromPort: 1, To: 0, ToPort: 0, Latency: 3},
 	}, m.Links())
+}
+
+// What the builders describe reaches the report, for every engine, unchanged by
+// later graphs; the digest does not depend on it.
+func TestDescribeReachesTheReport(t *testing.T) {
+	run := func(engine EngineKind, describe bool) *Report {
+		g := NewGraph()
+		g.Add("a", idle{})
+		if describe {
+			g.Describe("torus", "4x4x4")
+			g.Describe("nodes", "8")
+			g.Describe("nodes", "64")
+		}
+		m, err := g.Build()
+		require.NoError(t, err)
+		rep, err := Run(context.Background(), m, Options{Engine: engine, Workers: 1})
+		require.NoError(t, err)
+		return rep
+	}
+	for _, e := range []EngineKind{Serial, Parallel} {
+		rep := run(e, true)
+		assert.Equal(t, map[string]string{"torus": "4x4x4", "nodes": "64"}, rep.Model, e)
+		plain := run(e, false)
+		assert.Nil(t, plain.Model)
+		assert.Equal(t, plain.Digest, rep.Digest)
+	}
 }

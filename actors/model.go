@@ -17,7 +17,8 @@ type Model struct {
 	direct   Duration  // latency of SendTo; < 0 if direct sends are disabled
 	exports  []export  // state results read, shipped between processes (Graph.Export)
 	coords   Coordinates
-	colocate [][]ActorID // groups that must share a partition (Graph.Colocate)
+	colocate [][]ActorID       // groups that must share a partition (Graph.Colocate)
+	describe map[string]string // Graph.Describe
 	used     bool
 }
 

@@ -372,8 +372,8 @@ func (r *prun) report(opts *Options, info cutInfo, windows uint64, widthSum floa
 			Events: p.events, Activations: p.activations, Busy: p.busy})
 	}
 	rep.Windows = windows
-	if windows > 0 {
-		rep.MeanWindow = Duration(widthSum / float64(windows) * float64(Second))
+	if w := widthSum / float64(windows) * float64(Second); windows > 0 && w < float64(MaxTime) {
+		rep.MeanWindow = Duration(w) // unbounded windows (no lookahead: one partition) leave it 0
 	}
 	rep.SimTime = simTimeCovered(r.st, pending, r.end)
 	rep.finish(r.st)

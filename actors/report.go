@@ -32,6 +32,10 @@ type Report struct {
 	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere); the largest over processes
 
 	Parts []PartitionStats
+
+	// Model holds the facts the model's builders recorded with Graph.Describe (the
+	// topology built, the node count), nil if none.
+	Model map[string]string
 }
 
 // PartitionStats is the share of one partition in a run.

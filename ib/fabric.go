@@ -2,6 +2,7 @@ package ib
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/seastar-sim/seastar/actors"
 )
@@ -103,6 +104,9 @@ func BuildFabric(g *actors.Graph, p Params, nodes int) ([]actors.PortRef, error)
 	if err != nil {
 		return nil, err
 	}
+	g.Describe("machine", "ib")
+	g.Describe("nodes", strconv.Itoa(nodes))
+	g.Describe("ib.fabric", fmt.Sprintf("%d leaf and %d spine switches", f.Leaves, f.Spines))
 	leaves := make([]actors.Ref, f.Leaves)
 	for i := range leaves {
 		s := &Switch{p: p, f: f, id: i}

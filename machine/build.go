@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
@@ -54,6 +55,10 @@ func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 		return nil, err
 	}
 	m := &Machine{Params: p, Topo: topo, Net: net, Nodes: make([]*Node, topo.Nodes())}
+	g.Describe("machine", p.Machine)
+	g.Describe("torus", p.Torus)
+	g.Describe("wrap", p.Wrap)
+	g.Describe("nodes", strconv.Itoa(topo.Nodes()))
 	for id := range m.Nodes {
 		n, err := m.buildNode(g, router.NodeID(id), fw(router.NodeID(id)))
 		if err != nil {

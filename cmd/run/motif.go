@@ -39,7 +39,7 @@ const motifExample = `  run motif halo3d --torus 4x4x4 --face 8K --iters 10
   run motif halo3d --torus 8x8x8 --placement random --compute 20us
   run motif alltoall --torus 4x4x2 --size 1K
   run motif hotspot --torus 8x8x8 --hot-fraction 0.5 --messages 8
-  run sweep --bench motif --motif halo3d --torus 4x4x4 --vary mpi.eager_max=4K,128000 --face 64K`
+  run sweep --bench motif --vary mpi.eager_max=4K,128000 -- --motif halo3d --torus 4x4x4 --face 64K`
 
 func init() {
 	registerBenchmark(&benchmark{

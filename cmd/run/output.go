@@ -41,8 +41,8 @@ type runInfo struct {
 	Partitions   int     `json:"partitions"`
 	Sync         string  `json:"sync,omitempty"`
 	Windows      uint64  `json:"windows"`
-	LookaheadS   float64 `json:"lookahead_s"`
-	MeanWindowS  float64 `json:"mean_window_s"`
+	LookaheadS   float64 `json:"lookahead_s,omitempty"`   // omitted without a lookahead (one partition)
+	MeanWindowS  float64 `json:"mean_window_s,omitempty"` // likewise
 	CutLinks     int     `json:"cut_links"`
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
@@ -118,10 +118,11 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		Digest: rep.Digest, Events: rep.Events, SimTimeS: rep.SimTime.Seconds(), WallS: rep.Wall.Seconds(),
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
-			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows, MeanWindowS: rep.MeanWindow.Seconds(),
+			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows,
 			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
+		r.Run.MeanWindowS = rep.MeanWindow.Seconds()
 	}
 	for _, p := range rep.Parts {
 		var pr row

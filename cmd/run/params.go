@@ -8,7 +8,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/seastar-sim/seastar/params"
 	"github.com/spf13/cobra"
@@ -34,11 +33,14 @@ keys that start with it: a group ("phold"), part of a key ("phold.l") or one key
 
 Values carry units: durations and times 75ns, 1.5us; frequencies 500MHz; sizes 64B,
 384KiB (binary multiples); bandwidths 2.5GB/s (decimal multiples); probabilities 0.25
-or 25%. The table ends with the units each kind accepts.`,
+or 25%. The table (a line of key, default and unit per parameter, its help and source
+below it) ends with the units each kind accepts. --format csv, json or markdown give
+the same columns as a table for other tools; plain integers have the unit "count".`,
 		Example: `  run params
   run params phold
   run params phold.l --format csv
-  run params --format json`,
+  run params --format json
+  run params portals4 --format markdown`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := params.New(paramRoots())
@@ -72,6 +74,8 @@ func writeParams(w io.Writer, format string, ps []params.Param) error {
 	switch format {
 	case "table":
 		return failed(writeParamsTable(w, ps))
+	case "markdown":
+		return failed(writeParamsMarkdown(w, ps))
 	case "csv":
 		cw := csv.NewWriter(w)
 		_ = cw.Write([]string{"key", "kind", "unit", "default", "source", "help"})
@@ -92,48 +96,119 @@ func writeParams(w io.Writer, format string, ps []params.Param) error {
 		}
 		out := make([]jsonParam, len(ps))
 		for i, p := range ps {
-			out[i] = jsonParam{p.Key, p.Kind, p.Unit, p.Default, p.Source, p.Help, p.Enum}
+			unit := p.Unit
+			if unit == "" && len(p.Enum) == 0 {
+				unit = unitOrEnum(p)
+			}
+			out[i] = jsonParam{p.Key, p.Kind, unit, p.Default, p.Source, p.Help, p.Enum}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return failed(enc.Encode(out))
 	}
-	return usage(fmt.Errorf("--format: unknown format %q (want table, csv or json)", format))
+	return usage(fmt.Errorf("--format: unknown format %q (want table, csv, json or markdown)", format))
 }
 
-// writeParamsTable prints the columns key, default, unit, source and help, where
-// unit is a short name (duration, size, ...; an enum's values; the kind of values
-// without units), then the accepted units of each unit named.
+// paramsWidth is the width the table's help and source lines wrap at.
+const paramsWidth = 96
+
+// writeParamsTable prints, per parameter, a line of key, default and unit (a short
+// name: duration, size, ...; an enum's values; count for a plain integer), then its
+// help and source wrapped and indented below it; then the accepted units of each
+// unit named. No line is wider than paramsWidth unless a single word is.
 func writeParamsTable(w io.Writer, ps []params.Param) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "key\tdefault\tunit\tsource\thelp")
 	var units []string
+	var lines [][3]string
 	for _, p := range ps {
-		unit := unitOrEnum(p)
-		if p.Unit != "" {
-			unit, _, _ = strings.Cut(p.Unit, ":")
-			if !slices.Contains(units, p.Unit) {
-				units = append(units, p.Unit)
-			}
-		} else if unit == "" {
-			unit = p.Kind
+		if p.Unit != "" && !slices.Contains(units, p.Unit) {
+			units = append(units, p.Unit)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.Key, p.Default, unit, orDash(p.Source), p.Help)
+		lines = append(lines, [3]string{p.Key, p.Default, shortUnit(p)})
 	}
-	if err := tw.Flush(); err != nil {
-		return err
+	kw, dw := len("key"), len("default")
+	for _, l := range lines {
+		kw, dw = max(kw, len(l[0])), max(dw, len(l[1]))
+	}
+	row := func(k, d, u string) {
+		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-*s  %-*s  %s", kw, k, dw, d, u), " "))
+	}
+	row("key", "default", "unit")
+	for i, p := range ps {
+		row(lines[i][0], lines[i][1], lines[i][2])
+		for _, l := range wrapText(p.Help, paramsWidth-4) {
+			fmt.Fprintln(w, "    "+l)
+		}
+		for _, l := range wrapText("source: "+orDash(p.Source), paramsWidth-4) {
+			fmt.Fprintln(w, "    "+l)
+		}
 	}
 	if len(units) > 0 {
 		slices.Sort(units)
-		fmt.Fprintf(w, "\nunits:\n  %s\n", strings.Join(units, "\n  "))
+		fmt.Fprintln(w, "\nunits:")
+		for _, u := range units {
+			for i, l := range wrapText(u, paramsWidth-4) {
+				fmt.Fprintln(w, strings.Repeat("  ", min(i, 1)+1)+l)
+			}
+		}
 	}
 	return nil
 }
 
-// unitOrEnum is p's unit help, or for an enum its values as a|b|c.
-func unitOrEnum(p params.Param) string {
-	if p.Unit == "" && len(p.Enum) > 0 {
+// writeParamsMarkdown prints ps as a Markdown table (for documentation).
+func writeParamsMarkdown(w io.Writer, ps []params.Param) error {
+	cell := func(s string) string { return strings.ReplaceAll(orDash(s), "|", "\\|") }
+	fmt.Fprintln(w, "| key | default | unit | source | help |")
+	fmt.Fprintln(w, "|---|---|---|---|---|")
+	for _, p := range ps {
+		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", p.Key, cell(p.Default), cell(shortUnit(p)), cell(p.Source), cell(p.Help))
+	}
+	return nil
+}
+
+// shortUnit names p's unit in a word: the unit's name (duration, size, ...), an
+// enum's values as a|b|c, count for an integer without unit, else its kind.
+func shortUnit(p params.Param) string {
+	switch {
+	case p.Unit != "":
+		u, _, _ := strings.Cut(p.Unit, ":")
+		return u
+	case len(p.Enum) > 0:
 		return strings.Join(p.Enum, "|")
+	case p.Kind == "int" || p.Kind == "uint":
+		return "count"
+	}
+	return p.Kind
+}
+
+// wrapText splits s into lines of at most width characters at spaces.
+func wrapText(s string, width int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case len(line)+1+len(word) > width:
+			out = append(out, line)
+			line = word
+		default:
+			line += " " + word
+		}
+	}
+	if line != "" {
+		out = append(out, line)
+	}
+	return out
+}
+
+// unitOrEnum is p's unit help, for an enum its values as a|b|c, count for an
+// integer without unit.
+func unitOrEnum(p params.Param) string {
+	switch {
+	case p.Unit == "" && len(p.Enum) > 0:
+		return strings.Join(p.Enum, "|")
+	case p.Unit == "" && (p.Kind == "int" || p.Kind == "uint"):
+		return "count"
 	}
 	return p.Unit
 }

@@ -82,7 +82,14 @@ func TestParamsFormats(t *testing.T) {
 	for i, p := range all {
 		assert.Equal(t, p.Key, rows[i]["key"])
 		assert.Equal(t, p.Kind, rows[i]["kind"])
-		assert.Equal(t, p.Unit, rows[i]["unit"])
+		if p.Unit != "" {
+			assert.Equal(t, p.Unit, rows[i]["unit"])
+		} else if len(p.Enum) == 0 {
+			assert.Equal(t, unitOrEnum(p), rows[i]["unit"], "%s: a unit or count", p.Key)
+			if p.Kind == "int" {
+				assert.Equal(t, "count", rows[i]["unit"], p.Key)
+			}
+		}
 		assert.Equal(t, p.Default, rows[i]["default"])
 		assert.Equal(t, p.Help, rows[i]["help"])
 		assert.Contains(t, rows[i], "source")
@@ -121,8 +128,12 @@ func TestParamsEnum(t *testing.T) {
 	}
 	out, err := runParams(t, "table")
 	require.NoError(t, err)
-	assert.Equal(t, "key   default  unit                 source    help\n"+
-		"mode  generic  generic|accelerated  SPEC s.8  Portals processing\n", out)
+	assert.Equal(t, "key   default  unit\n"+
+		"mode  generic  generic|accelerated\n    Portals processing\n    source: SPEC s.8\n", out)
+	out, err = runParams(t, "markdown")
+	require.NoError(t, err)
+	assert.Equal(t, "| key | default | unit | source | help |\n|---|---|---|---|---|\n"+
+		"| `mode` | generic | generic\\|accelerated | SPEC s.8 | Portals processing |\n", out)
 	out, err = runParams(t, "csv")
 	require.NoError(t, err)
 	assert.Contains(t, out, "mode,enum,generic|accelerated,generic,SPEC s.8,Portals processing\n")
@@ -140,7 +151,7 @@ func TestParamsErrors(t *testing.T) {
 		"typo":           {"table", []string{"phodl"}, `no parameter key starts with "phodl" (did you mean phold?)`},
 		"typo in key":    {"table", []string{"phold.lsp"}, `no parameter key starts with "phold.lsp" (did you mean phold.lps?)`},
 		"unknown":        {"table", []string{"furlongs"}, `no parameter key starts with "furlongs"`},
-		"bad format":     {"xml", nil, `--format: unknown format "xml" (want table, csv or json)`},
+		"bad format":     {"xml", nil, `--format: unknown format "xml" (want table, csv, json or markdown)`},
 		"too many args":  {"table", []string{"phold", "router"}, "accepts at most 1 arg(s), received 2"},
 		"key then dot":   {"table", []string{"phold.lps."}, `no parameter key starts with "phold.lps." (did you mean phold.lps?)`},
 		"case sensitive": {"table", []string{"PHOLD"}, `no parameter key starts with "PHOLD" (did you mean phold?)`},
