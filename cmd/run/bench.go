@@ -194,7 +194,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 		return failed(err)
 	}
 	command := "bench " + b.name
-	if err := out.writeSingle(c, command, b, tree, res, start); err != nil {
+	if err := out.writeSingle(c, command, b, tree, localFlags(cmd), res, start); err != nil {
 		return failed(err)
 	}
 	r := newResult(command, c, res.summaryReport())

@@ -79,7 +79,7 @@ worker count and partitioning.`,
 			rw.set("events", rep.Events)
 			rw.set("sim_time_s", rep.SimTime.Seconds())
 			res := &benchOutput{rows: []row{rw}, reports: []*actors.Report{rep}}
-			if err := out.writeSingle(c, "phold", nil, tree, res, start); err != nil {
+			if err := out.writeSingle(c, "phold", nil, tree, localFlags(cmd), res, start); err != nil {
 				return failed(err)
 			}
 			r := pholdResult(c, p, rep)

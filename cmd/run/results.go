@@ -12,8 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"slices"
 	"time"
 
@@ -176,28 +174,28 @@ func configYAML(t *params.Tree) ([]byte, error) {
 
 // runRecord is run.json.
 type runRecord struct {
-	Command   string        `json:"command"` // "sweep", "bench rawdma", "phold"
-	Args      []string      `json:"args"`    // the command line, without the program name
-	Version   string        `json:"version"` // the simulator's module version, or devel
-	Revision  string        `json:"vcs_revision,omitempty"`
-	Modified  bool          `json:"vcs_modified,omitempty"`
-	GoVersion string        `json:"go_version"`
-	Seed      uint64        `json:"seed"`
-	Digest    string        `json:"digest"` // combines the finished points' digests, in point order
-	Bench     string        `json:"bench,omitempty"`
-	BenchArgs []string      `json:"bench_args,omitempty"`
-	Vary      []varyList    `json:"vary,omitempty"`
-	Zip       bool          `json:"zip,omitempty"`
-	Jobs      int           `json:"jobs,omitempty"`
-	Status    string        `json:"status"` // complete, interrupted or failed
-	Started   string        `json:"started"`
-	WallS     float64       `json:"wall_s"`
-	Finished  int           `json:"points_finished"`
-	Ran       int           `json:"points_ran"`    // finished by this run
-	Reused    int           `json:"points_reused"` // finished before, kept by --resume
-	Points    []pointRecord `json:"points"`
-	Plots     []string      `json:"plots,omitempty"`
-	Notes     []string      `json:"notes,omitempty"`
+	Command string   `json:"command"` // "sweep", "bench rawdma", "phold"
+	Args    []string `json:"args"`    // the command line, without the program name
+	provenance
+	Seed      uint64   `json:"seed"`
+	Digest    string   `json:"digest"` // combines the finished points' digests, in point order
+	Bench     string   `json:"bench,omitempty"`
+	BenchArgs []string `json:"bench_args,omitempty"`
+	// BenchFlags are the values of every flag of the command itself (a benchmark's
+	// --sizes, --iters, ...), defaults included.
+	BenchFlags map[string]string `json:"bench_flags,omitempty"`
+	Vary       []varyList        `json:"vary,omitempty"`
+	Zip        bool              `json:"zip,omitempty"`
+	Jobs       int               `json:"jobs,omitempty"`
+	Status     string            `json:"status"` // complete, interrupted or failed
+	Started    string            `json:"started"`
+	WallS      float64           `json:"wall_s"`
+	Finished   int               `json:"points_finished"`
+	Ran        int               `json:"points_ran"`    // finished by this run
+	Reused     int               `json:"points_reused"` // finished before, kept by --resume
+	Points     []pointRecord     `json:"points"`
+	Plots      []string          `json:"plots,omitempty"`
+	Notes      []string          `json:"notes,omitempty"`
 }
 
 // varyList is one --vary: a key and its values in canonical text form.
@@ -236,12 +234,14 @@ type reportJSON struct {
 	EventsPerS float64 `json:"events_per_s"`
 	runInfo
 	Parts []row `json:"partition_stats,omitempty"`
+	// Model is what the simulation built (actors.Report.Model: torus, wrap, nodes).
+	Model map[string]string `json:"model,omitempty"`
 }
 
 func newReportJSON(rep *actors.Report, parts bool) reportJSON {
 	r := newResult("", &common{}, rep)
 	j := reportJSON{Digest: rep.Digest, Events: rep.Events, SimTimeS: rep.SimTime.Seconds(), WallS: rep.Wall.Seconds(),
-		EventsPerS: rep.EventsPerSec, runInfo: r.Run}
+		EventsPerS: rep.EventsPerSec, runInfo: r.Run, Model: rep.Model}
 	if parts {
 		j.Parts = r.Rows
 	}
@@ -260,32 +260,8 @@ func reportsJSON(reps []*actors.Report, parts bool) []reportJSON {
 
 // newRunRecord starts run.json for command.
 func (c *common) newRunRecord(command string, start time.Time) *runRecord {
-	v, rev, mod := buildVersion()
-	return &runRecord{Command: command, Args: slices.Clone(c.args), Version: v, Revision: rev, Modified: mod,
-		GoVersion: runtime.Version(), Seed: c.seed, Started: start.UTC().Format(time.RFC3339)}
-}
-
-// buildVersion returns the simulator's version from the build information: the main
-// module's version (a tag or pseudo-version that go build stamps from the VCS, as git
-// describe would), else "devel"; and the VCS revision and modified flag if stamped.
-func buildVersion() (version, revision string, modified bool) {
-	version = "devel"
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return version, "", false
-	}
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
-		version = v
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			revision = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
-		}
-	}
-	return version, revision, modified
+	return &runRecord{Command: command, Args: slices.Clone(c.args), provenance: buildProvenance(),
+		Seed: c.seed, Started: start.UTC().Format(time.RFC3339)}
 }
 
 // combineDigests is the digest of several runs: a single run's own, else an FNV-1a
@@ -456,7 +432,8 @@ func (o *output) writeResultFiles(rs *resultSet) (plots, notes []string, err err
 
 // writeSingle writes the results directory of a single run (run bench, run phold):
 // config.yaml, results.csv, results.json, plots and run.json.
-func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.Tree, res *benchOutput, start time.Time) error {
+func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.Tree, flags map[string]string,
+	res *benchOutput, start time.Time) error {
 	if o.dir == "" {
 		return nil
 	}
@@ -469,9 +446,19 @@ func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.
 		rs.isID = b.identifies
 	}
 	rec := c.newRunRecord(command, start)
+	rec.BenchFlags = flags
 	digests := make([]string, 0, len(res.reports))
+	models := make([]map[string]string, 0, len(res.reports))
 	for _, r := range res.reports {
 		digests = append(digests, r.Digest)
+		models = append(models, r.Model)
+	}
+	note, err := builtTopology(t, models)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		rec.Notes = append(rec.Notes, note)
 	}
 	if len(digests) > 0 {
 		rec.Digest = combineDigests(digests)
@@ -493,8 +480,10 @@ func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.
 	if err := writeFileAtomic(o.path(configFile), yml); err != nil {
 		return err
 	}
-	if rec.Plots, rec.Notes, err = o.writeResultFiles(rs); err != nil {
+	plots, notes, err := o.writeResultFiles(rs)
+	if err != nil {
 		return err
 	}
+	rec.Plots, rec.Notes = plots, append(rec.Notes, notes...)
 	return writeJSONFile(o.path(runFile), rec)
 }

@@ -110,12 +110,14 @@ Without a command, run is the default scenario: PortalPerf put latency and bandw
 between two Red Storm nodes over generic-mode Portals 3.3 (Brightwell et al. 2005
 s.5.1), sizes 0 B to 2 MB; it takes the flags of run bench portalperf (--op, --sizes,
 --iters, --bridge, ...). Commands: bench NAME (the benchmarks), sweep (a benchmark over
-parameter values), phold (the kernel benchmark), params (every parameter).
+parameter values), phold (the kernel benchmark), params (every parameter), replay (re-run
+a results directory and check its digest). run --version prints the version and commit.
 
 Simulation commands write a results directory (--out DIR; default
 results/COMMAND-UTCTIME; --out none for none): config.yaml (the resolved
-configuration, a valid --config input), run.json (command line, version, seed,
-digests, engine reports), results.csv and results.json (tidy: one record per point,
+configuration with the topology actually built, a valid --config input), run.json
+(command line, the benchmark's flags, version, commit, Go, OS and CPU, seed, digests,
+engine reports), results.csv and results.json (tidy: one record per point,
 row and metric) and, for benchmarks over message sizes, latency and bandwidth plots
 (PNG and SVG).`,
 		SilenceUsage:  true,
@@ -131,7 +133,10 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 	root.SetErr(stderr)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usage(err) })
 	c.register(root)
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newConformCmd(&c), newTraceCmd(), newTracedumpCmd(), newWorkerCmd(&c))
+	root.Version = versionString()
+	root.SetVersionTemplate("run {{.Version}}\n")
+	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newConformCmd(&c),
+		newReplayCmd(), newTraceCmd(), newTracedumpCmd(), newWorkerCmd(&c))
 	return root
 }
 

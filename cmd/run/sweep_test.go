@@ -293,6 +293,9 @@ func TestConfigYAMLRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	_, wantTree, err := want.resolve(wantFile, nil, nil)
 	require.NoError(t, err)
+	// config.yaml holds the topology the benchmark built: two nodes in a line.
+	require.NoError(t, wantTree.Set("torus", "2x1x1"))
+	require.NoError(t, wantTree.Set("wrap", "mesh"))
 
 	loaded := &common{config: dir + "/a/" + configFile}
 	b, err := loaded.configFile()
