@@ -52,6 +52,9 @@ type Options struct {
 	// with a snapshot of the run, from one goroutine at a time.
 	Progress      func(Progress)
 	ProgressEvery time.Duration
+	// Work, if set, is where the model's drivers count their progress in their own
+	// units (see Work); Progress reports its Fraction. Results do not depend on it.
+	Work *Work
 	// OnLayout, if set, is called once the parallel engine has partitioned the model,
 	// before it runs, with the partition sizes, cut links and lookahead.
 	OnLayout func(Layout)
@@ -101,7 +104,8 @@ func (o *Options) setDefaults() error {
 
 // Run executes the model until no event remains before opts.End, then returns the run
 // report. A failure inside the simulation is returned as a *SimError; a model or option
-// problem matches ErrConfig; cancelling ctx stops the run with ErrInterrupted.
+// problem matches ErrConfig; cancelling ctx stops the run with ErrInterrupted, and the
+// report then covers what ran before it (the simulated time reached, the events).
 func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 	if err := opts.setDefaults(); err != nil {
 		return nil, err

@@ -287,8 +287,11 @@ func TestCancelledRunIsInterrupted(t *testing.T) {
 		require.NoError(t, err)
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		_, err = Run(ctx, m, opts)
+		rep, err := Run(ctx, m, opts)
 		assert.ErrorIs(t, err, ErrInterrupted)
+		if assert.NotNil(t, rep, "the report of what ran") {
+			assert.Less(t, rep.SimTime, MaxTime, "the simulated time reached, not the end bound")
+		}
 	})
 }
 

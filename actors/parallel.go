@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -225,6 +226,10 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 		sys.Root.Stop(pid)
 	}
 	pool.stop()
+	if errors.Is(runErr, ErrInterrupted) {
+		// What ran before the interruption: the simulated time reached, the events.
+		return r.report(opts, info, c.windows, c.widthSum, elapsed), runErr
+	}
 	if runErr != nil {
 		return nil, runErr
 	}
@@ -325,7 +330,7 @@ func (r *prun) wait(ctx context.Context, opts *Options, start time.Time) error {
 				events += p.progEvents.Load()
 			}
 			events += r.remoteEvents.Load()
-			opts.Progress(Progress{Now: r.progressNow(), End: r.end, Events: events, Wall: time.Since(start)})
+			opts.Progress(Progress{Now: r.progressNow(), End: r.end, Events: events, Wall: time.Since(start), Fraction: opts.Work.Fraction()})
 		case <-done:
 			r.abort.Store(true)
 			done = nil

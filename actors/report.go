@@ -85,6 +85,8 @@ type Progress struct {
 	End    Time          // end bound, MaxTime if none
 	Events uint64        // events delivered so far
 	Wall   time.Duration // wall time since the event loop started
+	// Fraction is the share of Options.Work done, in [0, 1], or -1 without one.
+	Fraction float64
 }
 
 // progressTicker calls Options.Progress at most once per Options.ProgressEvery.
@@ -94,10 +96,11 @@ type progressTicker struct {
 	start time.Time
 	last  time.Time
 	end   Time
+	work  *Work
 }
 
 func newProgressTicker(opts *Options, start time.Time) *progressTicker {
-	return &progressTicker{fn: opts.Progress, every: opts.ProgressEvery, start: start, last: start, end: opts.End}
+	return &progressTicker{fn: opts.Progress, every: opts.ProgressEvery, start: start, last: start, end: opts.End, work: opts.Work}
 }
 
 func (p *progressTicker) tick(now Time, events uint64) {
@@ -109,5 +112,5 @@ func (p *progressTicker) tick(now Time, events uint64) {
 		return
 	}
 	p.last = t
-	p.fn(Progress{Now: now, End: p.end, Events: events, Wall: t.Sub(p.start)})
+	p.fn(Progress{Now: now, End: p.end, Events: events, Wall: t.Sub(p.start), Fraction: p.work.Fraction()})
 }

@@ -69,7 +69,10 @@ func runSerial(ctx context.Context, m *Model, opts *Options) (*Report, error) {
 	for err == nil && len(s.q) > 0 && s.q[0].at < opts.End {
 		if rep.Events&4095 == 0 {
 			if cerr := ctx.Err(); cerr != nil {
-				return nil, fmt.Errorf("serial engine at t=%s: %w (%v)", s.now, ErrInterrupted, cerr)
+				// What ran before the interruption: the simulated time reached, the events.
+				rep.Wall, rep.SimTime = time.Since(wall), s.now
+				rep.finish(s.st)
+				return rep, fmt.Errorf("serial engine at t=%s: %w (%v)", s.now, ErrInterrupted, cerr)
 			}
 			prog.tick(s.q[0].at, rep.Events)
 		}

@@ -51,7 +51,7 @@ func (p *partition) runWindow(w *windowStart) {
 	}
 	p.out.flush(p.r.parts)
 	p.done = windowDone{next: p.heap.minTime(), err: err}
-	p.publishProgress(w.end)
+	p.publishProgress(min(w.end, p.done.next)) // an unbounded window (one partition) ends at its next event
 	switch {
 	case len(p.r.parts) <= busyExactMax:
 		p.busy += time.Since(t0)

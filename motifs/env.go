@@ -19,6 +19,7 @@ type env struct {
 	dests []int32
 	recvs []int32
 	logs  []rankLog
+	work  *actors.Work // iterations of every rank, for progress reports (Options.Work)
 }
 
 // rankLog is what one rank records.
@@ -136,6 +137,7 @@ func (e *env) program(c *mpi.Comm) error {
 		return nil
 	}
 	var bytes0, msgs0 int64
+	e.work.Expect(int64(cfg.Warmup + cfg.Iters))
 	for it := range cfg.Warmup + cfg.Iters {
 		timed := it >= cfg.Warmup
 		if it == cfg.Warmup {
@@ -149,6 +151,7 @@ func (e *env) program(c *mpi.Comm) error {
 			lg.starts = append(lg.starts, start)
 			lg.ends = append(lg.ends, c.Wtime())
 		}
+		e.work.Done(1)
 	}
 	lg.bytes, lg.msgs = c.Stats.BytesSent-bytes0, c.Stats.Sends-msgs0
 	return nil

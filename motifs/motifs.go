@@ -189,6 +189,9 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 		return nil, err
 	}
 	e, err := newEnv(cfg, len(m.Nodes))
+	if e != nil {
+		e.work = opts.Work
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -170,6 +171,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 		return err
 	}
 	opts.Tracer = tr.hook()
+	opts.Work = &actors.Work{}
 	if !c.quiet {
 		var done func()
 		opts.Progress, done = progressPrinter(cmd.ErrOrStderr(), b.name)
@@ -186,6 +188,21 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	if err == nil {
 		err = terr
 	}
+	command := "bench " + b.name
+	if errors.Is(err, actors.ErrInterrupted) && res != nil {
+		// Keep what was measured: the rows finished, a run.json marked interrupted.
+		if len(res.rows) > 0 {
+			fmt.Fprintln(cmd.ErrOrStderr(), "rows finished before the interruption:")
+			_ = writeRows(cmd.ErrOrStderr(), res.rows)
+		}
+		if werr := out.writeSingle(c, command, b, tree, localFlags(cmd), res, start, statusInterrupted); werr != nil {
+			return failed(errors.Join(err, werr))
+		}
+		if out.dir != "" {
+			fmt.Fprintf(cmd.ErrOrStderr(), "run: interrupted: %d rows and run.json (status interrupted) in %s\n", len(res.rows), out.dir)
+		}
+		return err
+	}
 	if err != nil {
 		if res != nil && len(res.rows) > 0 {
 			fmt.Fprintln(cmd.ErrOrStderr(), "statistics up to the failure:")
@@ -193,8 +210,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 		}
 		return failed(err)
 	}
-	command := "bench " + b.name
-	if err := out.writeSingle(c, command, b, tree, localFlags(cmd), res, start); err != nil {
+	if err := out.writeSingle(c, command, b, tree, localFlags(cmd), res, start, "complete"); err != nil {
 		return failed(err)
 	}
 	r := newResult(command, c, res.summaryReport())
@@ -210,9 +226,11 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 // runPlans runs sim once per plan, in order, and gathers the rows and the report of
 // each (sim returns nil for what it does not have). The first error ends the run with
 // what was gathered, the failed simulation's own partial rows and report included.
-func runPlans[P any](plans []P, sim func(P) ([]row, *actors.Report, error)) (*benchOutput, error) {
+// work (Options.Work, may be nil) numbers the simulations for progress reports.
+func runPlans[P any](work *actors.Work, plans []P, sim func(P) ([]row, *actors.Report, error)) (*benchOutput, error) {
 	out := &benchOutput{}
-	for _, p := range plans {
+	for i, p := range plans {
+		work.Stage(i, len(plans))
 		rows, rep, err := sim(p)
 		out.rows = append(out.rows, rows...)
 		if rep != nil {

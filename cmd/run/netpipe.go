@@ -103,7 +103,7 @@ func runNetPIPE(ctx context.Context, cfg *Config, opts actors.Options, state any
 	if err != nil {
 		return nil, err
 	}
-	return runPlans(plans, func(nc portals3.NetPIPEConfig) ([]row, *actors.Report, error) {
+	return runPlans(opts.Work, plans, func(nc portals3.NetPIPEConfig) ([]row, *actors.Report, error) {
 		res, err := portals3.NetPIPE(ctx, nc, opts)
 		if res == nil {
 			return nil, nil, err

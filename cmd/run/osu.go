@@ -128,7 +128,7 @@ func runOSU(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 	if err != nil {
 		return nil, err
 	}
-	out, err := runPlans(plans, func(oc osu.Config) ([]row, *actors.Report, error) {
+	out, err := runPlans(opts.Work, plans, func(oc osu.Config) ([]row, *actors.Report, error) {
 		res, err := osu.Run(ctx, oc, opts)
 		if res == nil {
 			return nil, nil, err

@@ -79,7 +79,7 @@ worker count and partitioning.`,
 			rw.set("events", rep.Events)
 			rw.set("sim_time_s", rep.SimTime.Seconds())
 			res := &benchOutput{rows: []row{rw}, reports: []*actors.Report{rep}}
-			if err := out.writeSingle(c, "phold", nil, tree, localFlags(cmd), res, start); err != nil {
+			if err := out.writeSingle(c, "phold", nil, tree, localFlags(cmd), res, start, "complete"); err != nil {
 				return failed(err)
 			}
 			r := pholdResult(c, p, rep)
@@ -118,6 +118,7 @@ func pholdResult(c *common, p phold.Params, rep *actors.Report) *result {
 func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), done func()) {
 	tty := isTerminal(w)
 	printed := false
+	start := time.Now() // the command's, across its simulations
 	done = func() {
 		if tty && printed {
 			fmt.Fprint(w, "\r\033[K")
@@ -126,8 +127,17 @@ func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), 
 	return func(p actors.Progress) {
 		printed = true
 		line := fmt.Sprintf("%s: t=%s", what, p.Now)
+		frac := p.Fraction
 		if p.End != actors.MaxTime && p.End > 0 {
-			line += fmt.Sprintf(" of %s (%.0f%%)", p.End, 100*float64(p.Now)/float64(p.End))
+			line += " of " + p.End.String()
+			frac = float64(p.Now) / float64(p.End)
+		}
+		if frac >= 0 {
+			line += fmt.Sprintf(" (%.0f%%", 100*frac)
+			if elapsed := time.Since(start); frac > 0.001 {
+				line += ", ETA " + roundDuration(time.Duration(float64(elapsed)*(1-frac)/frac)).String()
+			}
+			line += ")"
 		}
 		line += fmt.Sprintf(", %d events, %.3g events/s", p.Events, float64(p.Events)/p.Wall.Seconds())
 		if tty {

@@ -133,7 +133,7 @@ func runPortalPerf(ctx context.Context, cfg *Config, opts actors.Options, state 
 	if err != nil {
 		return nil, err
 	}
-	return runPlans(plans, func(pc portals3.PerfConfig) ([]row, *actors.Report, error) {
+	return runPlans(opts.Work, plans, func(pc portals3.PerfConfig) ([]row, *actors.Report, error) {
 		res, err := portals3.PortalPerf(ctx, pc, opts)
 		if res == nil {
 			return nil, nil, err

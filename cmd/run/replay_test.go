@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,4 +77,47 @@ func TestVersion(t *testing.T) {
 	assert.Equal(t, 0, code)
 	assert.True(t, strings.HasPrefix(out, "run "), out)
 	assert.Contains(t, out, buildProvenance().GoVersion)
+}
+
+// cancelOnProgress cancels a run at its first progress line, as a SIGINT would.
+type cancelOnProgress struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnProgress) Write(b []byte) (int, error) {
+	if bytes.Contains(b, []byte("portalperf: t=")) {
+		w.cancel()
+	}
+	return w.Buffer.Write(b)
+}
+
+// An interrupted single run keeps the rows it finished and a run.json marked
+// interrupted with the simulated time reached, and exits 130.
+func TestInterruptedBenchKeepsRows(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	errw := &cancelOnProgress{cancel: cancel}
+	var out bytes.Buffer
+	code := execute(ctx, []string{"bench", "portalperf", "--sizes", "0:1M:x2", "--iters", "100000", "--budget", "0", "--out", dir}, &out, errw)
+	require.Equal(t, exitInterrupted, code, errw.String())
+	rec, err := readRunRecord(dir)
+	require.NoError(t, err)
+	assert.Equal(t, statusInterrupted, rec.Status)
+	assert.Empty(t, rec.Digest, "a partial run has no reproducible digest")
+	require.Len(t, rec.Points, 1)
+	require.NotEmpty(t, rec.Points[0].Reports)
+	simT := rec.Points[0].Reports[0].SimTimeS
+	assert.Positive(t, simT)
+	assert.Less(t, simT, 1e3, "the simulated time reached, not the end bound")
+	var rows int
+	_, err = fmt.Sscanf(errw.String()[strings.Index(errw.String(), "run: interrupted: "):], "run: interrupted: %d rows", &rows)
+	require.NoError(t, err, errw.String())
+	csvb, err := os.ReadFile(filepath.Join(dir, resultsCSV))
+	require.NoError(t, err)
+	recs, err := csv.NewReader(bytes.NewReader(csvb)).ReadAll()
+	require.NoError(t, err)
+	assert.Len(t, recs, 1+rows*3, "the header and three metrics per finished row (latency, bandwidth, iters)")
+	assert.Empty(t, out.String(), "nothing on stdout for an interrupted run")
 }

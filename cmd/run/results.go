@@ -432,8 +432,9 @@ func (o *output) writeResultFiles(rs *resultSet) (plots, notes []string, err err
 
 // writeSingle writes the results directory of a single run (run bench, run phold):
 // config.yaml, results.csv, results.json, plots and run.json.
+// status is "complete", or statusInterrupted for the rows finished before a SIGINT.
 func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.Tree, flags map[string]string,
-	res *benchOutput, start time.Time) error {
+	res *benchOutput, start time.Time, status string) error {
 	if o.dir == "" {
 		return nil
 	}
@@ -463,9 +464,14 @@ func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.
 	if len(digests) > 0 {
 		rec.Digest = combineDigests(digests)
 	}
-	rec.Status, rec.Finished, rec.Ran = "complete", 1, 1
+	rec.Status, rec.Finished, rec.Ran = status, 1, 1
 	rec.WallS = time.Since(start).Seconds()
-	rec.Points = []pointRecord{{Point: 0, Seed: c.seed, Status: statusRan, Digest: rec.Digest, WallS: rec.WallS,
+	pst := statusRan
+	if status != "complete" {
+		rec.Finished, rec.Ran, pst = 0, 0, status
+		rec.Digest = "" // a partial run's digest is not reproducible
+	}
+	rec.Points = []pointRecord{{Point: 0, Seed: c.seed, Status: pst, Digest: rec.Digest, WallS: rec.WallS,
 		Reports: reportsJSON(res.reports, b == nil)}}
 	if b != nil {
 		rec.Bench = b.name

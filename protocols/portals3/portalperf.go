@@ -166,7 +166,12 @@ func PortalPerf(ctx context.Context, cfg PerfConfig, opts actors.Options) (*Perf
 	}
 	rows := make([]PerfRow, len(cfg.Sizes))
 	rep, m, stacks, err := runPair(ctx, cfg.Machine, cfg.Portals, cfg.Bridge, "portalperf", opts,
-		func(pr *Process, rank int, peer ptl.ProcessID) error { return perfRank(pr, cfg, rank, peer, rows) })
+		func(pr *Process, rank int, peer ptl.ProcessID) error {
+			return perfRank(pr, cfg, rank, peer, rows, opts.Work)
+		})
+	if errors.Is(err, actors.ErrInterrupted) && rep != nil {
+		return &PerfResult{Rows: rows, Report: rep, Stacks: stacks, Nodes: m}, err // the sizes finished before
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -211,10 +216,14 @@ func runPair(ctx context.Context, mp machine.Params, p Params, bridge Bridge, na
 
 // perfRank is the program of one rank. Memory descriptors are persistent and created
 // before the timed iterations of each size (Brightwell et al. 2005 s.5.1).
-func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []PerfRow) error {
+// Rank 0 counts its iterations into work (progress reports only).
+func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []PerfRow, work *actors.Work) error {
 	maxSize := uint64(0)
 	for _, s := range cfg.Sizes {
 		maxSize = max(maxSize, uint64(s))
+		if rank == 0 {
+			work.Expect(int64(cfg.Warmup+cfg.iters(s)) * progressWeight(s))
+		}
 	}
 	eq, err := pr.EQAlloc(4096)
 	if err != nil {
@@ -247,6 +256,9 @@ func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []
 			if err := perfIteration(pr, cfg.Op, rank, md, eq, peer); err != nil {
 				return fmt.Errorf("size %d iteration %d: %w", size, it, err)
 			}
+			if rank == 0 {
+				work.Done(progressWeight(size))
+			}
 		}
 		elapsed := pr.Now().Sub(start)
 		if err := drain(pr, eq, md); err != nil { // the last send may still be in flight
@@ -258,6 +270,11 @@ func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []
 	}
 	return nil
 }
+
+// progressWeight is what an iteration of size bytes counts for in progress reports:
+// its bytes plus 4 KiB for the per-message work, so that the percentage follows wall
+// time across small and large sizes. Display only: results do not depend on it.
+func progressWeight(size int64) int64 { return size + 4096 }
 
 // perfIteration is one timed step of a rank.
 func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQHandle, peer ptl.ProcessID) error {
