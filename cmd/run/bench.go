@@ -215,6 +215,9 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	}
 	r := newResult(command, c, res.summaryReport())
 	r.Rows, r.Out, r.Trace = res.rows, out.dir, trace
+	if r.tidy, err = singleResultSet(command, b, res.rows); err != nil {
+		return failed(err)
+	}
 	for k, v := range res.params { //lint:ordered distinct keys into a map
 		if _, ok := r.Params[k]; !ok {
 			r.Params[k] = v

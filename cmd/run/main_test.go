@@ -73,8 +73,8 @@ func TestPholdTableAndCSV(t *testing.T) {
 	require.Equal(t, 0, code)
 	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"row", "field", "value"}, recs[0])
-	assert.Contains(t, recs, []string{"run", "command", "phold"})
+	assert.Equal(t, []string{"point", "row", "metric", "value"}, recs[0], "the schema of results.csv")
+	assert.Equal(t, []string{"0", "0", "events"}, recs[1][:3])
 }
 
 // Bad input: exit status 2 and a message naming the offending flag or value.

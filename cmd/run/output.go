@@ -31,6 +31,8 @@ type result struct {
 	Rows       []row             `json:"rows"`
 	Out        string            `json:"out,omitempty"` // the results directory written, if any
 	Trace      *traceReport      `json:"trace,omitempty"`
+	// tidy, if set, is what --format csv prints: the results.csv table.
+	tidy *resultSet
 }
 
 // runInfo is the engine part of the run report.
@@ -149,8 +151,14 @@ func writeResult(w io.Writer, format string, r *result) error {
 	return writeTable(w, r)
 }
 
-// writeCSV prints tidy rows: row, field, value; row "run" holds the summary.
+// writeCSV prints the results as results.csv has them (one schema for every
+// command: see resultSet.tidy), or, for a result without one, tidy rows: row, field,
+// value, with row "run" holding the summary.
 func writeCSV(w io.Writer, r *result) error {
+	if r.tidy != nil {
+		cols, recs := r.tidy.tidy()
+		return writeTidyCSV(w, cols, recs)
+	}
 	cw := csv.NewWriter(w)
 	rec := func(rowName, k string, v any) { _ = cw.Write([]string{rowName, k, fmt.Sprint(v)}) }
 	rec("row", "field", "value")

@@ -84,6 +84,9 @@ worker count and partitioning.`,
 			}
 			r := pholdResult(c, p, rep)
 			r.Out = out.dir
+			if r.tidy, err = singleResultSet("phold", nil, res.rows); err != nil {
+				return failed(err)
+			}
 			return failed(writeResult(cmd.OutOrStdout(), c.format, r))
 		},
 	}

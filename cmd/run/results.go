@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
@@ -29,6 +30,8 @@ import (
 //	                       (wall-clock times are here and only here)
 //	results.csv            tidy results: one line per point x row x metric (see tidy)
 //	results.json           the same records as a JSON array of objects
+//	units.csv              the unit of every numeric swept key (base SI: s, Hz, B, B/s)
+//	                       and of every metric whose name carries one (latency_us: us)
 //	latency_vs_size.png    plots, for benchmarks whose rows have size_bytes and
 //	latency_vs_size.svg    latency_us or bandwidth_MBps: log2 size axis, one line per
 //	bandwidth_vs_size.png  combination of swept values (and of identifying fields
@@ -50,6 +53,7 @@ const (
 	runFile      = "run.json"
 	resultsCSV   = "results.csv"
 	resultsJSON  = "results.json"
+	unitsCSV     = "units.csv"
 	pointsDir    = "points"
 	pointRows    = "rows.json"
 	pointReport  = "report.json"
@@ -309,6 +313,7 @@ func normalizeRows(rows []row) ([]row, error) {
 type resultSet struct {
 	title  string            // "bench rawdma", for plot titles
 	keys   []string          // swept keys, in --vary order
+	kinds  map[string]string // the parameter kind of each swept key (params.Kind*)
 	isID   func(string) bool // identifying row fields (nil: none)
 	points []*finishedPoint  // in point order
 }
@@ -321,9 +326,11 @@ type finishedPoint struct {
 }
 
 // tidy returns the tidy table of rs. Columns: point (its index), row (the row's index
-// within the point), every swept key (its value), every identifying field found in
-// the rows (in order of first appearance; empty where a row lacks it), metric (a
-// non-identifying field) and value. One record per point x row x metric.
+// within the point), every swept key (a number in base SI units when the key's kind
+// has one, see params.SI; else its text) followed, for keys with units, by KEY_text
+// (the value as given, for display), every identifying field found in the rows (in order of first
+// appearance; empty where a row lacks it), metric (a non-identifying field) and value.
+// One record per point x row x metric. docs/results.md describes it.
 func (rs *resultSet) tidy() (cols []string, recs [][]any) {
 	var ids []string
 	for _, p := range rs.points {
@@ -335,12 +342,39 @@ func (rs *resultSet) tidy() (cols []string, recs [][]any) {
 			}
 		}
 	}
-	cols = append(append(append([]string{"point", "row"}, rs.keys...), ids...), "metric", "value")
+	cols = []string{"point", "row"}
+	numeric, text := make([]bool, len(rs.keys)), make([]bool, len(rs.keys))
+	for i, k := range rs.keys {
+		cols = append(cols, k)
+		numeric[i] = rs.numericKind(k)
+		switch rs.kinds[k] {
+		case params.KindInt, params.KindUint, params.KindFloat:
+		default:
+			text[i] = numeric[i] // a value with units: keep the text as given
+		}
+		if text[i] {
+			cols = append(cols, k+textSuffix)
+		}
+	}
+	cols = append(append(cols, ids...), "metric", "value")
 	for _, p := range rs.points {
 		for ri, r := range p.rows {
 			prefix := []any{json.Number(fmt.Sprint(p.index)), json.Number(fmt.Sprint(ri))}
-			for _, kv := range p.values {
-				prefix = append(prefix, kv.Value)
+			for i, kv := range p.values {
+				if !numeric[i] {
+					prefix = append(prefix, kv.Value)
+					continue
+				}
+				v, _, ok := params.SI(rs.kinds[kv.Key], kv.Value)
+				switch {
+				case !ok:
+					prefix = append(prefix, nil)
+				default:
+					prefix = append(prefix, json.Number(v))
+				}
+				if text[i] {
+					prefix = append(prefix, kv.Value)
+				}
 			}
 			for _, k := range ids {
 				v, _ := r.get(k)
@@ -355,6 +389,71 @@ func (rs *resultSet) tidy() (cols []string, recs [][]any) {
 		}
 	}
 	return cols, recs
+}
+
+// textSuffix names the column of a swept key's value as given ("250MHz") beside its
+// numeric column in base units.
+const textSuffix = "_text"
+
+// numericKind reports whether swept key k has a numeric kind (params.SI has a unit
+// for it).
+func (rs *resultSet) numericKind(k string) bool {
+	switch rs.kinds[k] {
+	case params.KindDuration, params.KindTime, params.KindFreq, params.KindSize, params.KindBandwidth,
+		params.KindProb, params.KindInt, params.KindUint, params.KindFloat:
+		return true
+	}
+	return false
+}
+
+// units is the units table of rs (units.csv): every column of the tidy table with a
+// unit, the swept keys' numeric columns and the metrics whose names carry one.
+func (rs *resultSet) units(cols []string, recs [][]any) [][]string {
+	out := [][]string{{"column", "unit", "kind"}}
+	for _, k := range rs.keys {
+		if rs.numericKind(k) {
+			_, u, _ := params.SI(rs.kinds[k], zeroOf(rs.kinds[k]))
+			out = append(out, []string{k, u, rs.kinds[k]})
+		}
+	}
+	mi := slices.Index(cols, "metric")
+	seen := map[string]bool{}
+	for _, rec := range recs {
+		m, _ := rec[mi].(string)
+		if m == "" || seen[m] {
+			continue
+		}
+		seen[m] = true
+		if u := metricUnit(m); u != "" {
+			out = append(out, []string{m, u, "metric"})
+		}
+	}
+	return out
+}
+
+// zeroOf is a valid value text of kind, for looking up its unit.
+func zeroOf(kind string) string {
+	switch kind {
+	case params.KindFloat, params.KindInt, params.KindUint, params.KindProb:
+		return "0"
+	case params.KindFreq:
+		return "1Hz"
+	case params.KindBandwidth:
+		return "1B/s"
+	}
+	return "0s"
+}
+
+// metricUnit is the unit a metric's name ends with (SPEC section 8's suffixes):
+// latency_us is in microseconds, bandwidth_MBps in MB/s (10^6 B/s), ...; "" if none.
+func metricUnit(m string) string {
+	for _, s := range [][2]string{{"_us", "us"}, {"_ns", "ns"}, {"_ms", "ms"}, {"_s", "s"}, {"_MBps", "MB/s"},
+		{"_GBps", "GB/s"}, {"_bytes", "B"}, {"_per_s", "1/s"}, {"_pct", "%"}, {"_frac", "1"}} {
+		if strings.HasSuffix(m, s[0]) {
+			return s[1]
+		}
+	}
+	return ""
 }
 
 // cellText is the CSV text of a tidy value.
@@ -427,7 +526,26 @@ func (o *output) writeResultFiles(rs *resultSet) (plots, notes []string, err err
 	if err := writeFileAtomic(o.path(resultsJSON), jsonBuf.Bytes()); err != nil {
 		return nil, nil, err
 	}
+	var unitsBuf bytes.Buffer
+	cw := csv.NewWriter(&unitsBuf)
+	_ = cw.WriteAll(rs.units(cols, recs))
+	if err := writeFileAtomic(o.path(unitsCSV), unitsBuf.Bytes()); err != nil {
+		return nil, nil, err
+	}
 	return rs.writePlots(o.dir)
+}
+
+// singleResultSet is the results of a single run (one point, nothing swept).
+func singleResultSet(command string, b *benchmark, rows []row) (*resultSet, error) {
+	rows, err := normalizeRows(rows)
+	if err != nil {
+		return nil, err
+	}
+	rs := &resultSet{title: command, points: []*finishedPoint{{index: 0, rows: rows}}}
+	if b != nil {
+		rs.isID = b.identifies
+	}
+	return rs, nil
 }
 
 // writeSingle writes the results directory of a single run (run bench, run phold):
@@ -438,13 +556,9 @@ func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.
 	if o.dir == "" {
 		return nil
 	}
-	rows, err := normalizeRows(res.rows)
+	rs, err := singleResultSet(command, b, res.rows)
 	if err != nil {
 		return err
-	}
-	rs := &resultSet{title: command, points: []*finishedPoint{{index: 0, rows: rows}}}
-	if b != nil {
-		rs.isID = b.identifies
 	}
 	rec := c.newRunRecord(command, start)
 	rec.BenchFlags = flags

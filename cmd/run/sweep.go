@@ -640,9 +640,14 @@ func (sw *sweep) writeResults(rec *runRecord) error {
 
 // resultSet is the finished points' results.
 func (sw *sweep) resultSet() *resultSet {
-	rs := &resultSet{title: "bench " + sw.b.name, isID: sw.b.identifies}
+	rs := &resultSet{title: "bench " + sw.b.name, isID: sw.b.identifies, kinds: map[string]string{}}
+	kinds := map[string]string{"seed": params.KindUint}
+	for _, p := range sw.base.Params() {
+		kinds[p.Key] = p.Kind
+	}
 	for _, l := range sw.lists {
 		rs.keys = append(rs.keys, l.Key)
+		rs.kinds[l.Key] = kinds[l.Key]
 	}
 	for _, p := range sw.points {
 		if p.finished() {
@@ -724,7 +729,7 @@ func (sw *sweep) resumeCommand() string {
 // result is what a finished sweep prints: SPEC section 8's object, with one row per
 // point and benchmark row (the point's index and values, then the row's fields).
 func (sw *sweep) result(rec *runRecord, start time.Time) *result {
-	r := &result{Command: "sweep", Seed: sw.c.seed, Digest: rec.Digest, Out: sw.out.dir, WallS: time.Since(start).Seconds(),
+	r := &result{Command: "sweep", Seed: sw.c.seed, Digest: rec.Digest, Out: sw.out.dir, WallS: time.Since(start).Seconds(), tidy: sw.resultSet(),
 		Params: map[string]string{"bench": sw.b.name, "points": strconv.Itoa(len(sw.points)), "jobs": strconv.Itoa(rec.Jobs),
 			"engine": string(sw.opts.Engine), "workers": strconv.Itoa(sw.opts.Workers), "partition": sw.c.partition,
 			"sync": sw.c.sync, "zip": strconv.FormatBool(sw.zip), "bench_args": strings.Join(sw.benchArgs, " ")},

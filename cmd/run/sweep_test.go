@@ -393,7 +393,10 @@ func TestSweepTidyResults(t *testing.T) {
 		_, err := strconv.ParseFloat(r[len(r)-1], 64)
 		assert.NoError(t, err)
 	}
-	assert.Equal(t, []string{"3", "2", "500MHz", "60", "pingpong", "1", "8192", "latency_us"}, recs[len(recs)-1][:8])
+	assert.Equal(t, []string{"3", "2", "500000000", "500MHz", "60", "pingpong", "1", "8192", "latency_us"}, recs[len(recs)-1][:9],
+		"a swept frequency in Hz, then as given")
+	assert.Equal(t, [][]string{{"column", "unit", "kind"}, {"ppc.clock", "Hz", "freq"}, {"rawdma.som_instr", "count", "int"},
+		{"latency_us", "us", "metric"}}, readCSV(t, filepath.Join(dir, unitsCSV)))
 	for _, k := range []string{"wall", "events_per_s"} {
 		assert.NotContains(t, readFile(t, dir, resultsCSV), k, "no wall-clock figures in the results")
 	}
