@@ -78,6 +78,7 @@ const (
 type curve struct {
 	label []params.KV
 	xy    plotter.XYs
+	half  []float64 // with replicates: the 95% confidence half-width of each mean in xy
 }
 
 // number reads a row value as a float64.
@@ -100,10 +101,12 @@ func number(v any, ok bool) (float64, bool) {
 }
 
 // curves groups the rows that have size_bytes and metric into curves, in order of
-// first appearance, each sorted by size.
+// first appearance, each sorted by size. With replicates (several seeds) the seeds of
+// a configuration make one curve of means, with their 95% confidence half-widths.
 func (rs *resultSet) curves(metric, xkey string) []*curve {
 	var out []*curve
 	byLabel := map[string]*curve{}
+	reps := rs.replicated()
 	for _, p := range rs.points {
 		for _, r := range p.rows {
 			x, okx := number(r.get(xkey))
@@ -112,6 +115,9 @@ func (rs *resultSet) curves(metric, xkey string) []*curve {
 				continue
 			}
 			label := slices.Clone(p.values)
+			if reps {
+				label = slices.DeleteFunc(label, func(kv params.KV) bool { return kv.Key == seedKey })
+			}
 			for _, k := range r.keys {
 				if k != xkey && rs.isID != nil && rs.isID(k) {
 					v, _ := r.get(k)
@@ -130,8 +136,100 @@ func (rs *resultSet) curves(metric, xkey string) []*curve {
 	}
 	for _, c := range out {
 		slices.SortStableFunc(c.xy, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+		if reps {
+			c.meanByX()
+		}
 	}
 	return out
+}
+
+// dropNonPositive removes the points with y <= 0 (a log axis cannot show them), and
+// their half-widths.
+func (c *curve) dropNonPositive() {
+	var xy plotter.XYs
+	var half []float64
+	for i, p := range c.xy {
+		if p.Y > 0 {
+			xy = append(xy, p)
+			if c.half != nil {
+				half = append(half, c.half[i])
+			}
+		}
+	}
+	c.xy = xy
+	if c.half != nil {
+		c.half = half
+	}
+}
+
+// errorBars are c's 95% confidence intervals around the plotted points xy (already
+// transformed: log10 of the value when logY, where the interval's lower end is
+// clamped above 0).
+func errorBars(xy plotter.XYs, c *curve, logY bool) (*plotter.YErrorBars, error) {
+	pts := make(errPoints, len(xy))
+	for i := range xy {
+		pts[i].XY = xy[i]
+		lo, hi := c.half[i], c.half[i]
+		if logY {
+			m := c.xy[i].Y
+			lo = xy[i].Y - math.Log10(max(m-c.half[i], m/1000))
+			hi = math.Log10(m+c.half[i]) - xy[i].Y
+		}
+		pts[i].low, pts[i].high = lo, hi
+	}
+	return plotter.NewYErrorBars(pts)
+}
+
+// errPoints are points with their y errors, for plotter.NewYErrorBars.
+type errPoints []struct {
+	plotter.XY
+	low, high float64
+}
+
+func (e errPoints) Len() int                        { return len(e) }
+func (e errPoints) XY(i int) (float64, float64)     { return e[i].X, e[i].Y }
+func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].high }
+
+// replicated reports whether rs has replicates: a seed key with several values.
+func (rs *resultSet) replicated() bool {
+	if !slices.Contains(rs.keys, seedKey) {
+		return false
+	}
+	var seen string
+	for _, p := range rs.points {
+		for _, kv := range p.values {
+			if kv.Key == seedKey {
+				if seen != "" && kv.Value != seen {
+					return true
+				}
+				seen = kv.Value
+			}
+		}
+	}
+	return false
+}
+
+// meanByX replaces the points of c (sorted by x) that share an x by their mean, and
+// records the 95% confidence half-width of each mean.
+func (c *curve) meanByX() {
+	var xy plotter.XYs
+	c.half = nil
+	for i := 0; i < len(c.xy); {
+		j := i
+		var ys []float64
+		for ; j < len(c.xy) && c.xy[j].X == c.xy[i].X; j++ {
+			ys = append(ys, c.xy[j].Y)
+		}
+		st := summarize(ys)
+		half := 0.0
+		if !math.IsNaN(st.hi) {
+			half = st.hi - st.mean
+		}
+		xy = append(xy, plotter.XY{X: c.xy[i].X, Y: st.mean})
+		c.half = append(c.half, half)
+		i = j
+	}
+	c.xy = xy
 }
 
 func cmpFloat(a, b float64) int {
@@ -249,7 +347,7 @@ func (rs *resultSet) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok 
 	for _, c := range cs {
 		if f.logY {
 			n := len(c.xy)
-			c.xy = slices.DeleteFunc(c.xy, func(xy plotter.XY) bool { return xy.Y <= 0 })
+			c.dropNonPositive()
 			dropped += n - len(c.xy)
 		}
 		for _, xy := range c.xy {
@@ -334,6 +432,14 @@ func (rs *resultSet) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok 
 		line.Dashes = plotutil.Dashes(st.dash + st.color/7) // plotutil has seven colours
 		points.Shape, points.Color, points.Radius = plotutil.Shape(st.dash), col, vg.Points(3)
 		p.Add(line, points)
+		if c.half != nil {
+			bars, err := errorBars(xy, c, f.logY)
+			if err != nil {
+				return nil, "", false
+			}
+			bars.Color = col
+			p.Add(bars)
+		}
 		if names[i] != "" {
 			p.Legend.Add(names[i], line, points)
 		}

@@ -526,13 +526,33 @@ func (o *output) writeResultFiles(rs *resultSet) (plots, notes []string, err err
 	if err := writeFileAtomic(o.path(resultsJSON), jsonBuf.Bytes()); err != nil {
 		return nil, nil, err
 	}
+	if acols, arecs, ok := rs.aggregate(); ok {
+		var aCSV, aJSON bytes.Buffer
+		if err := writeTidyCSV(&aCSV, acols, arecs); err != nil {
+			return nil, nil, err
+		}
+		if err := writeTidyJSON(&aJSON, acols, arecs); err != nil {
+			return nil, nil, err
+		}
+		if err := writeFileAtomic(o.path(aggregateCSV), aCSV.Bytes()); err != nil {
+			return nil, nil, err
+		}
+		if err := writeFileAtomic(o.path(aggregateJSON), aJSON.Bytes()); err != nil {
+			return nil, nil, err
+		}
+	}
 	var unitsBuf bytes.Buffer
 	cw := csv.NewWriter(&unitsBuf)
 	_ = cw.WriteAll(rs.units(cols, recs))
 	if err := writeFileAtomic(o.path(unitsCSV), unitsBuf.Bytes()); err != nil {
 		return nil, nil, err
 	}
-	return rs.writePlots(o.dir)
+	plots, notes, err = rs.writePlots(o.dir)
+	if err != nil || len(rs.keys) == 0 {
+		return plots, notes, err
+	}
+	more, moreNotes, err := rs.sweepPlots(o.dir)
+	return append(plots, more...), append(notes, moreNotes...), err
 }
 
 // singleResultSet is the results of a single run (one point, nothing swept).

@@ -32,6 +32,7 @@ type sweepFlags struct {
 	zip    bool
 	jobs   int
 	resume bool
+	seeds  int
 }
 
 // maxPoints bounds the points of a sweep, so that a typo in a range is an error
@@ -74,7 +75,8 @@ status 130; --resume with the same command line and --out runs the missing point
   run sweep --bench rawdma --vary ppc.clock=250MHz:1GHz:x2 --out results/clock -- --mode stream --sizes 1K:1M:x4
   run sweep --bench rawdma --vary ppc.clock=250MHz:1GHz:x2 --out results/clock --resume -- --mode stream --sizes 1K:1M:x4
   run sweep --bench rawdma --zip --vary ppc.clock=250MHz,500MHz --vary rawdma.som_instr=60,30 --jobs 2
-  run sweep --bench traffic --vary router.vcs=2,4 --vary seed=1:3:+1 -- --load 0.1:1:+0.3`,
+  run sweep --bench traffic --vary router.vcs=2,4 --vary seed=1:3:+1 -- --load 0.1:1:+0.3
+  run sweep --bench traffic --vary router.output_queue_packets=2,8 --seeds 5 -- --load 0.2,0.5,0.8`,
 		RunE: func(cmd *cobra.Command, args []string) error { return c.runSweep(cmd, &s, args) },
 	}
 	f := cmd.Flags()
@@ -83,6 +85,7 @@ status 130; --resume with the same command line and --out runs the missing point
 	f.BoolVar(&s.zip, "zip", false, "pair the lists element by element (all of one length) instead of taking their product")
 	f.IntVar(&s.jobs, "jobs", runtime.GOMAXPROCS(0), "points simulated at once")
 	f.BoolVar(&s.resume, "resume", false, "continue the sweep in --out DIR: keep its finished points, run the others")
+	f.IntVar(&s.seeds, "seeds", 0, "replicates: run every point with the seeds --seed .. --seed+N-1 (as a last --vary seed) and write aggregate.csv: mean, standard deviation and 95% confidence interval per point and metric")
 	return cmd
 }
 
@@ -196,8 +199,14 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 		return nil, usage(fmt.Errorf("--bench NAME is required (available: %s)", strings.Join(benchNames(), ", ")))
 	case b == nil:
 		return nil, usage(suggestBench(s.bench))
-	case len(s.vary) == 0:
-		return nil, usage(errors.New("--vary KEY=LIST is required (run params lists the keys)"))
+	case s.seeds < 0:
+		return nil, usage(fmt.Errorf("--seeds must be >= 1 (got %d)", s.seeds))
+	case s.seeds > 0 && s.zip:
+		return nil, usage(errors.New("--seeds takes the product with the --vary lists; with --zip give the seeds as --vary seed=LIST"))
+	case s.seeds > 0 && slices.ContainsFunc(s.vary, func(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), seedKey+"=") }):
+		return nil, usage(errors.New("--seeds and --vary seed=...: give the seeds one way"))
+	case len(s.vary) == 0 && s.seeds == 0:
+		return nil, usage(errors.New("--vary KEY=LIST (or --seeds N) is required (run params lists the keys)"))
 	case s.jobs < 1:
 		return nil, usage(fmt.Errorf("--jobs must be >= 1 (got %d)", s.jobs))
 	}
@@ -217,7 +226,11 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 	if _, sw.base, err = c.resolve(file, []*pflag.FlagSet{fs}, nil); err != nil {
 		return nil, err
 	}
-	if sw.lists, err = parseVary(sw.base, s.vary); err != nil {
+	vary := s.vary
+	if s.seeds > 0 {
+		vary = append(slices.Clone(vary), fmt.Sprintf("%s=%d:%d:+1", seedKey, c.seed, c.seed+uint64(s.seeds)-1))
+	}
+	if sw.lists, err = parseVary(sw.base, vary); err != nil {
 		return nil, err
 	}
 	values, err := combine(sw.lists, s.zip)

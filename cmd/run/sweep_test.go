@@ -163,7 +163,10 @@ func TestSweepUsageErrors(t *testing.T) {
 		"no equals":       {base("--vary", "ppc.clock"), []string{`--vary "ppc.clock": want KEY=LIST`}},
 		"twice":           {base("--vary", "ppc.clock=1GHz", "--vary", "ppc.clock=2GHz"), []string{"--vary ppc.clock: the key is given twice"}},
 		"zip lengths":     {base("--zip", "--vary", "ppc.clock=1GHz,2GHz", "--vary", "rawdma.som_instr=1"), []string{"zipped lists must be of one length"}},
-		"no vary":         {base(), []string{"--vary KEY=LIST is required"}},
+		"no vary":         {base(), []string{"--vary KEY=LIST (or --seeds N) is required"}},
+		"seeds and zip":   {append(base(), "--vary", "ppc.clock=1GHz", "--seeds", "2", "--zip"), []string{"--seeds takes the product"}},
+		"seeds twice":     {append(base(), "--vary", "seed=1,2", "--seeds", "2"), []string{"give the seeds one way"}},
+		"negative seeds":  {append(base(), "--seeds", "-1"), []string{"--seeds must be >= 1"}},
 		"no bench":        {[]string{"sweep", "--vary", "ppc.clock=1GHz"}, []string{"--bench NAME is required (available: ", "rawdma"}},
 		"unknown bench":   {[]string{"sweep", "--bench", "rawdmaa", "--vary", "ppc.clock=1GHz"}, []string{`unknown benchmark "rawdmaa"`}},
 		"stray argument":  {base("--vary", "ppc.clock=1GHz", "extra"), []string{`unexpected argument "extra": the benchmark's flags go after --`}},
@@ -368,7 +371,8 @@ func TestSweepPlots(t *testing.T) {
 	_, err := os.Stat(dir + "/pp/bandwidth_vs_size.png")
 	assert.True(t, errors.Is(err, os.ErrNotExist), "pingpong rows have no bandwidth")
 	rec := readRunJSON(t, dir+"/pp")
-	assert.Equal(t, []string{"latency_vs_size.png", "latency_vs_size.svg"}, rec.Plots)
+	assert.Equal(t, []string{"latency_vs_size.png", "latency_vs_size.svg", "plots/latency_us_vs_ppc_clock.png", "plots/latency_us_vs_ppc_clock.svg",
+		"plots/latency_us_vs_rawdma_som_instr.png", "plots/latency_us_vs_rawdma_som_instr.svg"}, rec.Plots, "against the size, then against each swept key")
 	assert.Contains(t, strings.Join(rec.Notes, " "), "size 0 B drawn at the tick labelled 0")
 }
 
@@ -664,7 +668,9 @@ func TestPlotsOfFakeSweep(t *testing.T) {
 	code, _, errs := invoke(t, append(append([]string{}, fakeSweep...), "--out", dir)...)
 	require.Equal(t, 0, code, errs)
 	rec := readRunJSON(t, dir)
-	assert.Equal(t, []string{"latency_vs_size.png", "latency_vs_size.svg", "bandwidth_vs_size.png", "bandwidth_vs_size.svg"}, rec.Plots)
+	assert.Equal(t, []string{"latency_vs_size.png", "latency_vs_size.svg", "bandwidth_vs_size.png", "bandwidth_vs_size.svg",
+		"plots/latency_us_vs_ppc_clock.png", "plots/latency_us_vs_ppc_clock.svg", "plots/bandwidth_MBps_vs_ppc_clock.png",
+		"plots/bandwidth_MBps_vs_ppc_clock.svg"}, rec.Plots)
 	assert.Contains(t, readFile(t, dir, "bandwidth_vs_size.svg"), "ppc.clock=400MHz")
 }
 

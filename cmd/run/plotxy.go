@@ -1,0 +1,458 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+	stdfont "golang.org/x/image/font"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/seastar-sim/seastar/params"
+)
+
+// Plots of a metric against any column of the tidy table (a swept key, an
+// identifying field such as load_offered): `run plot` draws one from a results
+// directory, and a sweep draws one per metric against each numeric swept key.
+
+// xyPlot is what to draw: y = the values of metric, against column x, one curve per
+// combination of the series columns; replicates (several seeds) become means with
+// 95% confidence error bars.
+type xyPlot struct {
+	title      string
+	x, metric  string
+	series     []string // nil: every column that varies but x, seed, point, row and metric
+	logX, logY bool
+	xunit      string // for the axis label
+}
+
+// tidyTable is a tidy table in memory.
+type tidyTable struct {
+	cols []string
+	recs [][]any
+}
+
+func (t *tidyTable) col(name string) int { return slices.Index(t.cols, name) }
+
+// readTidy reads DIR/results.json.
+func readTidy(dir string) (*tidyTable, error) {
+	b, err := os.ReadFile(filepath.Join(dir, resultsJSON))
+	if err != nil {
+		return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
+	}
+	var rows []row
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, resultsJSON), err)
+	}
+	t := &tidyTable{}
+	for _, r := range rows {
+		for _, k := range r.keys {
+			if !slices.Contains(t.cols, k) {
+				t.cols = append(t.cols, k)
+			}
+		}
+	}
+	for _, r := range rows {
+		rec := make([]any, len(t.cols))
+		for i, c := range t.cols {
+			rec[i], _ = r.get(c)
+		}
+		t.recs = append(t.recs, rec)
+	}
+	return t, nil
+}
+
+// seriesColumns are the columns that tell curves apart by default: those whose
+// value varies among the metric's records, except x, the seed, the indexes, the
+// metric and value, and the _text twins of numeric keys.
+func (t *tidyTable) seriesColumns(x, metric string) []string {
+	mi := t.col("metric")
+	var out []string
+	for i, c := range t.cols {
+		switch {
+		case c == x, c == seedKey, c == "point", c == "row", c == "metric", c == "value", c == x+textSuffix,
+			strings.HasSuffix(c, textSuffix):
+			continue
+		}
+		var first string
+		varies := false
+		for j, r := range t.recs {
+			if cellText(r[mi]) != metric {
+				continue
+			}
+			if v := cellText(r[i]); j > 0 && first != "" && v != first {
+				varies = true
+				break
+			} else if first == "" {
+				first = v
+			}
+		}
+		if varies {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// curves groups the metric's records into curves: label = the series columns (their
+// _text twin when there is one, for display), x = column x as a number, y = value;
+// with replicates, the mean of the seeds per x, with error bars.
+func (t *tidyTable) curves(pl *xyPlot) ([]*curve, error) {
+	xi, mi, vi, si := t.col(pl.x), t.col("metric"), t.col("value"), t.col(seedKey)
+	if xi < 0 {
+		return nil, fmt.Errorf("--x %s: no such column (columns: %s)", pl.x, strings.Join(t.cols, ", "))
+	}
+	series := pl.series
+	if series == nil {
+		series = t.seriesColumns(pl.x, pl.metric)
+	}
+	for _, s := range series {
+		if t.col(s) < 0 {
+			return nil, fmt.Errorf("--series %s: no such column (columns: %s)", s, strings.Join(t.cols, ", "))
+		}
+	}
+	seeds := map[string]bool{}
+	var out []*curve
+	byLabel := map[string]*curve{}
+	found := false
+	for _, r := range t.recs {
+		if cellText(r[mi]) != pl.metric {
+			continue
+		}
+		found = true
+		x, okx := number(r[xi], true)
+		y, oky := number(r[vi], true)
+		if !okx || !oky {
+			continue
+		}
+		if si >= 0 && !slices.Contains(series, seedKey) && pl.x != seedKey {
+			seeds[cellText(r[si])] = true
+		}
+		var label []params.KV
+		for _, s := range series {
+			c := t.col(s)
+			if tc := t.col(s + textSuffix); tc >= 0 {
+				c = tc
+			}
+			label = append(label, params.KV{Key: s, Value: cellText(r[c])})
+		}
+		key := fmt.Sprint(label)
+		c := byLabel[key]
+		if c == nil {
+			c = &curve{label: label}
+			byLabel[key] = c
+			out = append(out, c)
+		}
+		c.xy = append(c.xy, plotter.XY{X: x, Y: y})
+	}
+	if !found {
+		var ms []string
+		for _, r := range t.recs {
+			if m := cellText(r[mi]); !slices.Contains(ms, m) {
+				ms = append(ms, m)
+			}
+		}
+		return nil, fmt.Errorf("--y %s: no such metric (metrics: %s)", pl.metric, strings.Join(ms, ", "))
+	}
+	for _, c := range out {
+		slices.SortStableFunc(c.xy, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
+		if len(seeds) > 1 {
+			c.meanByX()
+		}
+	}
+	return out, nil
+}
+
+// maxCurves is the most curves a figure a sweep draws by itself holds; `run plot
+// --series` draws any number.
+const maxCurves = 12
+
+// drawXY makes the figure of pl over cs; ok false (with a reason) when there is not
+// enough to draw: no curve with two x values, or values a log axis cannot show.
+func drawXY(pl *xyPlot, cs []*curve) (p *plot.Plot, note string, err error) {
+	xs := map[float64]bool{}
+	dropped := 0
+	for _, c := range cs {
+		if pl.logY {
+			n := len(c.xy)
+			c.dropNonPositive()
+			dropped += n - len(c.xy)
+		}
+		if pl.logX {
+			n := len(c.xy)
+			keep := c.xy[:0]
+			var half []float64
+			for i, q := range c.xy {
+				if q.X > 0 {
+					keep = append(keep, q)
+					if c.half != nil {
+						half = append(half, c.half[i])
+					}
+				}
+			}
+			c.xy, c.half = keep, half
+			dropped += n - len(c.xy)
+		}
+		for _, q := range c.xy {
+			xs[q.X] = true
+		}
+	}
+	cs = slices.DeleteFunc(cs, func(c *curve) bool { return len(c.xy) == 0 })
+	if len(xs) < 2 || len(cs) == 0 {
+		return nil, "", errors.New("fewer than two values of " + pl.x + " to draw")
+	}
+	p = plot.New()
+	names, common, styles := legends(cs)
+	p.Title.Text = fmt.Sprintf("%s vs %s: %s", pl.metric, pl.x, pl.title)
+	if len(common) > 0 {
+		p.Title.Text += "\n" + strings.Join(common, ", ")
+	}
+	p.Title.TextStyle.Font = sans(titleSize, stdfont.WeightBold)
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = pl.x
+	if pl.xunit != "" && pl.xunit != "count" {
+		p.X.Label.Text += " (" + pl.xunit + ")"
+	}
+	p.Y.Label.Text = pl.metric
+	if u := metricUnit(pl.metric); u != "" {
+		p.Y.Label.Text += " (" + u + ")"
+	}
+	for _, a := range []struct {
+		axis *plot.Axis
+		log  bool
+	}{{&p.X, pl.logX}, {&p.Y, pl.logY}} {
+		axis, log := a.axis, a.log
+		axis.Label.TextStyle.Font = sans(labelSize, stdfont.WeightNormal)
+		axis.Tick.Label.Font = sans(tickSize, stdfont.WeightNormal)
+		if log {
+			axis.Label.Text += ", log scale"
+			axis.Tick.Marker = logTicks{}
+		} else {
+			axis.Tick.Marker = linearTicks{}
+		}
+	}
+	p.Legend.TextStyle.Font = sans(tickSize, stdfont.WeightNormal)
+	p.Legend.Padding = vg.Points(2)
+	grid := plotter.NewGrid()
+	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{Y: 225}, color.Gray{Y: 225}
+	p.Add(grid)
+	var lines []plotter.XYs
+	for i, c := range cs {
+		xy := slices.Clone(c.xy)
+		for j := range xy {
+			if pl.logX {
+				xy[j].X = math.Log10(xy[j].X)
+			}
+			if pl.logY {
+				xy[j].Y = math.Log10(xy[j].Y)
+			}
+		}
+		lines = append(lines, xy)
+		line, points, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, "", err
+		}
+		st := styles[i]
+		col := plotutil.Color(st.color)
+		line.Color, line.Width = col, vg.Points(1.5)
+		line.Dashes = plotutil.Dashes(st.dash + st.color/7)
+		points.Shape, points.Color, points.Radius = plotutil.Shape(st.dash), col, vg.Points(3)
+		p.Add(line, points)
+		if c.half != nil {
+			bars, err := errorBars(xy, c, pl.logY)
+			if err != nil {
+				return nil, "", err
+			}
+			bars.Color = col
+			p.Add(bars)
+		}
+		if names[i] != "" {
+			p.Legend.Add(names[i], line, points)
+		}
+	}
+	if pl.logY {
+		lo, hi := snap125(math.Pow(10, p.Y.Min), math.Pow(10, p.Y.Max))
+		p.Y.Min, p.Y.Max = math.Log10(lo), math.Log10(hi)
+	} else if p.Y.Min >= 0 {
+		p.Y.Min, p.Y.Max = 0, niceCeil(p.Y.Max)
+	}
+	span := p.X.Max - p.X.Min
+	p.X.Min, p.X.Max = p.X.Min-0.04*span, p.X.Max+0.04*span
+	placeLegend(p, lines)
+	if dropped > 0 {
+		note = fmt.Sprintf("%d values <= 0 left out of the log axes", dropped)
+	}
+	return p, note, nil
+}
+
+// writeFigure renders p as base.png and base.svg in dir and returns the names.
+func writeFigure(p *plot.Plot, dir, base string) ([]string, error) {
+	var files []string
+	for _, ext := range []string{"png", "svg"} {
+		b, err := render(p, ext)
+		if err != nil {
+			return nil, fmt.Errorf("%s.%s: %w", base, ext, err)
+		}
+		name := base + "." + ext
+		if err := writeFileAtomic(filepath.Join(dir, name), b); err != nil {
+			return nil, err
+		}
+		files = append(files, name)
+	}
+	return files, nil
+}
+
+// sweepPlots draws, for every numeric swept key with several values (not the seed),
+// each metric against it: plots/METRIC_vs_KEY.png and .svg. A figure that would hold
+// more than maxCurves curves is not drawn (a note says how to draw it).
+func (rs *resultSet) sweepPlots(dir string) (files, notes []string, err error) {
+	dir = filepath.Join(dir, sweepPlotsDir)
+	if err := os.MkdirAll(dir, dirPerm); err != nil {
+		return nil, nil, err
+	}
+	cols, recs := rs.tidy()
+	t := &tidyTable{cols: cols, recs: recs}
+	mi := t.col("metric")
+	var metrics []string
+	for _, r := range recs {
+		if m := cellText(r[mi]); !slices.Contains(metrics, m) {
+			metrics = append(metrics, m)
+		}
+	}
+	for _, k := range rs.keys {
+		if k == seedKey || !rs.numericKind(k) {
+			continue
+		}
+		_, unit, _ := params.SI(rs.kinds[k], zeroOf(rs.kinds[k]))
+		for _, m := range metrics {
+			pl := &xyPlot{title: rs.title, x: k, metric: m, xunit: unit}
+			cs, err := t.curves(pl)
+			if err != nil {
+				return nil, nil, err
+			}
+			base := plotFileName(m, k)
+			if len(cs) > maxCurves {
+				notes = append(notes, fmt.Sprintf("%s: not drawn: %d curves (run plot DIR --x %s --y %s --series KEY draws a selection)",
+					base, len(cs), k, m))
+				continue
+			}
+			p, note, err := drawXY(pl, cs)
+			if err != nil {
+				continue // fewer than two values of k for this metric
+			}
+			if note != "" {
+				notes = append(notes, base+": "+note)
+			}
+			fs, err := writeFigure(p, dir, base)
+			if err != nil {
+				return nil, nil, err
+			}
+			for _, f := range fs {
+				files = append(files, filepath.Join(sweepPlotsDir, f))
+			}
+		}
+	}
+	return files, notes, nil
+}
+
+// sweepPlotsDir holds a sweep's figures against its swept keys.
+const sweepPlotsDir = "plots"
+
+// plotFileName is METRIC_vs_KEY with the key's dots as underscores.
+func plotFileName(metric, key string) string {
+	return metric + "_vs_" + strings.NewReplacer(".", "_", "/", "_").Replace(key)
+}
+
+func newPlotCmd() *cobra.Command {
+	var pl xyPlot
+	var series, out string
+	cmd := &cobra.Command{
+		Use:   "plot RESULTS_DIR --x COLUMN --y METRIC",
+		Short: "Plot a metric of a results directory against any column: a swept key, load, size, ...",
+		Long: `plot draws METRIC (a value of the metric column of results.csv) against COLUMN (a
+swept key, in its base SI unit, or an identifying field such as size_bytes or
+load_offered), one curve per combination of the --series columns (default: every
+column that varies, but the seed). With replicates (run sweep --seeds N) the seeds of
+a configuration make one curve of means with 95% confidence error bars. The figure
+goes to RESULTS_DIR/METRIC_vs_COLUMN.png and .svg, or to --to BASE.png and .svg.`,
+		Example: `  run plot results/clock --x ppc.clock --y latency_us --series size_bytes
+  run plot results/traffic --x load_offered --y latency_mean_us --series router.vcs
+  run plot results/halo --x mpi.eager_max --y iter_time_us --logx`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if pl.x == "" || pl.metric == "" {
+				return usage(errors.New("--x COLUMN and --y METRIC are required"))
+			}
+			t, err := readTidy(args[0])
+			if err != nil {
+				return usage(err)
+			}
+			if series != "" {
+				pl.series = strings.Split(series, ",")
+			}
+			pl.title = args[0]
+			if rec, err := readRunRecord(args[0]); err == nil {
+				pl.title = rec.Command
+				if rec.Bench != "" {
+					pl.title += " " + rec.Bench
+				}
+			}
+			pl.xunit = unitOf(args[0], pl.x)
+			cs, err := t.curves(&pl)
+			if err != nil {
+				return usage(err)
+			}
+			p, note, err := drawXY(&pl, cs)
+			if err != nil {
+				return usage(err)
+			}
+			dir, base := args[0], plotFileName(pl.metric, pl.x)
+			if out != "" {
+				dir, base = filepath.Dir(out), strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+			}
+			files, err := writeFigure(p, dir, base)
+			if err != nil {
+				return failed(err)
+			}
+			for _, f := range files {
+				fmt.Fprintln(cmd.OutOrStdout(), filepath.Join(dir, f))
+			}
+			if note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), "run: note: "+note)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&pl.x, "x", "", "the x column: a swept key (plotted in its base SI unit) or an identifying field")
+	f.StringVar(&pl.metric, "y", "", "the metric on the y axis (latency_us, bandwidth_MBps, msg_per_s, ...)")
+	f.StringVar(&series, "series", "", "columns whose combinations are the curves, comma-separated (default: those that vary)")
+	f.BoolVar(&pl.logX, "logx", false, "logarithmic x axis")
+	f.BoolVar(&pl.logY, "logy", false, "logarithmic y axis")
+	f.StringVar(&out, "to", "", "write BASE.png and BASE.svg instead of RESULTS_DIR/METRIC_vs_COLUMN")
+	return cmd
+}
+
+// unitOf is column's unit from DIR/units.csv, or "".
+func unitOf(dir, column string) string {
+	b, err := os.ReadFile(filepath.Join(dir, unitsCSV))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Split(line, ","); len(f) >= 2 && f[0] == column {
+			return f[1]
+		}
+	}
+	return ""
+}
