@@ -8,9 +8,9 @@ import (
 
 // Params configures a CPU. Start from DefaultParams; Validate before use.
 type Params struct {
-	Clock           actors.Freq      `param:"clock" help:"Opteron core clock" source:"assumed: 2.0 GHz single-core Opteron (SPEC 3.1, redstorm)"`
-	Cores           int              `param:"cores" help:"cores per node" source:"SPEC 3.1: one on Red Storm; 12 on the XT5"`
-	OS              string           `param:"os" enum:"catamount|linux" help:"operating system of the compute nodes" source:"SPEC 3.1"`
+	Clock           actors.Freq      `param:"clock" help:"Opteron core clock" source:"assumed: 2.0 GHz single-core Opteron (docs/design.md s.3.1, redstorm)"`
+	Cores           int              `param:"cores" help:"cores per node" source:"docs/design.md s.3.1: one on Red Storm; 12 on the XT5"`
+	OS              string           `param:"os" enum:"catamount|linux" help:"operating system of the compute nodes" source:"docs/design.md s.3.1"`
 	TrapCost        actors.Duration  `param:"trap_cost" help:"null trap into the kernel and back" source:"Brightwell et al. 2005: about 75 ns under Catamount"`
 	InterruptCost   actors.Duration  `param:"interrupt_cost" help:"taking an interrupt: entry, dispatch, return, cache damage" source:"Brightwell et al. 2005: at least 2 us"`
 	CacheMiss       actors.Duration  `param:"cache_miss" help:"load that misses the caches, e.g. polling a line the NIC wrote" source:"Brightwell 2011: 70-120 ns"`

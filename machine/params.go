@@ -1,7 +1,7 @@
 // Package machine assembles SeaStar nodes and the 3-D torus into a model: the node
 // builder wires the blocks of one node (host CPU, HyperTransport, PPC, TX and RX DMA
 // engines, CAM) to its router, and the machine builder does it for every node of a
-// topology. A machine preset (SPEC 3.1) is only a set of parameter values over the same
+// topology. A machine preset (docs/design.md s.3.1) is only a set of parameter values over the same
 // code.
 package machine
 
@@ -22,9 +22,9 @@ import (
 
 // Params is the configuration of a whole machine: the topology and every block.
 type Params struct {
-	Machine string `param:"machine" enum:"redstorm|xt5|ib" help:"machine preset the other values started from; ib is an InfiniBand cluster (package ib) for Portals 4 only, whose node count is the product of torus" source:"SPEC 3.1"`
-	Torus   string `param:"torus" help:"topology dimensions XxYxZ" source:"SPEC 3: Red Storm 27x16x24"`
-	Wrap    string `param:"wrap" help:"torus, mesh, or per dimension e.g. torus,torus,mesh" source:"SPEC 3"`
+	Machine string `param:"machine" enum:"redstorm|xt5|ib" help:"machine preset the other values started from; ib is an InfiniBand cluster (package ib) for Portals 4 only, whose node count is the product of torus" source:"docs/design.md s.3.1"`
+	Torus   string `param:"torus" help:"topology dimensions XxYxZ" source:"docs/design.md s.3: Red Storm 27x16x24"`
+	Wrap    string `param:"wrap" help:"torus, mesh, or per dimension e.g. torus,torus,mesh" source:"docs/design.md s.3"`
 
 	OnChipLatency actors.Duration `param:"onchip_latency" help:"latency of the on-chip links between a node's blocks" source:"assumed: one 500 MHz cycle"`
 

@@ -11,7 +11,7 @@ import (
 // error rather than a billion simulations.
 const MaxListLen = 10000
 
-// ParseSizes parses a list of message sizes (SPEC section 8): comma-separated items,
+// ParseSizes parses a list of message sizes (docs/design.md section 8): comma-separated items,
 // each a size ("0", "8", "1K", "64KiB"; binary multiples) or a range:
 //   - geometric "a:b:xk": a, then max(a,1)*k, *k^2, ... up to b (0:2M:x2 is 0, 1, 2,
 //     4, ..., 2M);

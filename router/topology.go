@@ -25,7 +25,7 @@ func Torus(x, y, z int) Topology {
 func Mesh(x, y, z int) Topology { return Topology{X: x, Y: y, Z: z} }
 
 // RedStorm is the Red Storm machine: a 27 by 16 by 24 torus of 10,368 compute nodes
-// (SPEC section 3). Some public descriptions give the real machine wrap links in z
+// (docs/design.md section 3). Some public descriptions give the real machine wrap links in z
 // only; ParseTopology("27x16x24", "mesh,mesh,torus") builds that variant.
 func RedStorm() Topology { return Torus(27, 16, 24) }
 

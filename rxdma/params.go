@@ -9,7 +9,7 @@ import (
 // Params configures an Engine. Start from DefaultParams; Validate before use.
 type Params struct {
 	FIFOPackets       int              `param:"fifo_packets" help:"RX FIFO capacity in packets, shared by the traffic classes (a class ejects on one VC)" source:"assumed (calibrated: with the network's buffers it hides the host's header processing in a large put)"`
-	DMABandwidth      actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path, per-packet costs included" source:"SPEC 3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm), 2.0 GB/s on SeaStar 2+ (xt5); 1.11 GB/s calibrated to the 1108 MB/s PortalPerf asymptote"`
+	DMABandwidth      actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path, per-packet costs included" source:"docs/design.md s.3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm), 2.0 GB/s on SeaStar 2+ (xt5); 1.11 GB/s calibrated to the 1108 MB/s PortalPerf asymptote"`
 	PacketOverhead    actors.Duration  `param:"packet_overhead" help:"fixed engine time per packet on top of the data rate" source:"assumed: 0, the sustained rate includes per-packet costs"`
 	OutstandingWrites int              `param:"outstanding_writes" help:"DMA writes to host memory in flight on the HT link" source:"assumed"`
 	// DropRate is the probability that a message arriving from the network is lost at

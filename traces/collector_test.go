@@ -103,7 +103,7 @@ func TestTracingDoesNotChangeTheRun(t *testing.T) {
 	assert.Equal(t, res.Report.Digest, on)
 }
 
-// SPEC 7: one trace per message, a root span named after the Portals operation with
+// docs/design.md s.7: one trace per message, a root span named after the Portals operation with
 // the message's attributes, child spans for every stage from the library call to the
 // completion, in causal order of simulated time, all inside the root.
 func TestPutTraceStructure(t *testing.T) {

@@ -284,7 +284,7 @@ func (r *v3Result) spans() []v3Span {
 // idHex normalizes an id of Jaeger's OTLP JSON (hex).
 func idHex(s string) string { return strings.ToLower(s) }
 
-// SPEC 7: traces exported over OTLP (gRPC and HTTP) reach a real Jaeger whole: one
+// docs/design.md s.7: traces exported over OTLP (gRPC and HTTP) reach a real Jaeger whole: one
 // trace per sampled message, the root and its children, the stage names, simulated
 // timestamps on the epoch in causal order, and the attributes, as the trace file has
 // them; queried through /api/traces with an explicit window and through /api/v3.

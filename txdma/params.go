@@ -10,7 +10,7 @@ import (
 type Params struct {
 	CommandsMax      int              `param:"commands_max" help:"TX command FIFO depth" source:"Dillow & Atchley 2011 s.II"`
 	PacketPayload    actors.Bytes     `param:"packet_payload" help:"network packet payload" source:"Dillow & Atchley 2011 s.II"`
-	DMABandwidth     actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path, per-packet costs included" source:"SPEC 3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm), 2.0 GB/s on SeaStar 2+ (xt5); 1.11 GB/s calibrated to the 1108 MB/s PortalPerf asymptote"`
+	DMABandwidth     actors.Bandwidth `param:"dma_bandwidth" help:"sustained rate of the engine's data path, per-packet costs included" source:"docs/design.md s.3.1: SeaStar 1.2 ~1.1 GB/s per direction (redstorm), 2.0 GB/s on SeaStar 2+ (xt5); 1.11 GB/s calibrated to the 1108 MB/s PortalPerf asymptote"`
 	PacketOverhead   actors.Duration  `param:"packet_overhead" help:"fixed engine time per packet on top of the data rate" source:"assumed: 0, the sustained rate includes per-packet costs"`
 	CommandCost      actors.Duration  `param:"command_cost" help:"time to decode a command before it takes effect" source:"assumed: two 500 MHz cycles"`
 	OutstandingReads int              `param:"outstanding_reads" help:"HT reads of host memory in flight at once" source:"assumed: enough to cover the HT read round trip at 2 GB/s (about 650 B in flight)"`

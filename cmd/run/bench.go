@@ -40,7 +40,7 @@ import (
 //     usage(err); a simulation error returns it with the rows gathered so far
 //     (`run bench` prints them on stderr); cancellation of ctx returns the engine's
 //     actors.ErrInterrupted error.
-//   - Rows use the SPEC section 8 field names where they apply (size_bytes,
+//   - Rows use the docs/design.md section 8 field names where they apply (size_bytes,
 //     latency_us, bandwidth_MBps, msg_per_s, op, conn, mode, layer). The fields named
 //     in ids identify a row (default defaultIDs); every other field is a metric. The
 //     results files hold one line per (point, row, metric); the plots are drawn for
@@ -71,7 +71,7 @@ type benchOutput struct {
 	summary *actors.Report
 }
 
-// defaultIDs are the identifying row fields of SPEC section 8.
+// defaultIDs are the identifying row fields of docs/design.md section 8.
 var defaultIDs = []string{"op", "conn", "mode", "layer", "size_bytes"}
 
 // benchmarks holds the registered benchmarks by name.
@@ -111,7 +111,7 @@ func (b *benchmark) identifies(k string) bool {
 func newBenchCmd(c *common) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench NAME",
-		Short: "Run a benchmark (SPEC section 5): see the list of commands below",
+		Short: "Run a benchmark (docs/design.md section 5): see the list of commands below",
 		Long: `bench runs one benchmark, prints its rows on stdout (--format table, csv or json) and
 writes a results directory (--out DIR, default results/bench-NAME-UTCTIME, --out none for
 none): config.yaml, run.json, results.csv, results.json and, for benchmarks with sizes,

@@ -18,7 +18,7 @@ import (
 )
 
 // Config is every parameter of `run`: the machine, whose keys sit at the top level as
-// SPEC section 8 names them (machine, router.link_bandwidth, ppc.clock, ...), and the
+// docs/design.md section 8 names them (machine, router.link_bandwidth, ppc.clock, ...), and the
 // benchmarks' own groups.
 type Config struct {
 	machine.Params

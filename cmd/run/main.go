@@ -1,5 +1,5 @@
 // Command run is the simulator's command-line interface: benchmarks, the PHOLD kernel
-// benchmark, parameter listing and sweeps. See SPEC section 8 for the contract.
+// benchmark, parameter listing and sweeps. See docs/design.md section 8 for the contract.
 //
 // Exit status: 0 success, 1 simulation error (the message names the actor and the
 // simulated time), 2 usage or configuration error (the message names the offending

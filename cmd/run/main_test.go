@@ -32,7 +32,7 @@ func pholdJSON(t *testing.T, extra ...string) map[string]any {
 	return v
 }
 
-// The JSON object follows SPEC section 8.
+// The JSON object follows docs/design.md section 8.
 func TestPholdJSON(t *testing.T) {
 	v := pholdJSON(t, "--seed", "3")
 	for _, k := range []string{"command", "seed", "params", "digest", "events", "sim_time_s", "wall_s", "events_per_s", "rows"} {

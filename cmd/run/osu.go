@@ -19,17 +19,17 @@ func init() {
 		metric string
 	}{
 		{osu.Latency, "OSU latency: ping-pong one-way latency over raw Portals or the MPI library",
-			`osu-latency is osu_latency (SPEC section 5): rank 0 sends, rank 1 receives and sends
+			`osu-latency is osu_latency (docs/design.md section 5): rank 0 sends, rank 1 receives and sends
 back; after --warmup untimed round trips, latency = elapsed / (2 * --iters). With
 --layer mpi the messages go through the MPI-style library (protocols/mpi: eager up to
 mpi.eager_max, then the long protocol); --layer portals uses raw Portals puts with
 persistent memory descriptors. At 0 B, --layer mpi is the MPI zero-byte latency.`, "latency_us"},
 		{osu.BW, "OSU bandwidth: windows of 64 back-to-back messages closed by a small ack",
-			`osu-bw is osu_bw (SPEC section 5): rank 0 sends --window messages back to back and
+			`osu-bw is osu_bw (docs/design.md section 5): rank 0 sends --window messages back to back and
 waits for them, rank 1 receives them all and answers with an ack of --ack bytes; after
 --warmup untimed windows, bandwidth = size * window * --iters / elapsed.`, "bandwidth_MBps"},
 		{osu.MR, "OSU message rate: the osu-bw pattern, reported as messages per second",
-			`osu-mr is osu_mbw_mr with one pair (SPEC section 5): the osu-bw pattern (--window
+			`osu-mr is osu_mbw_mr with one pair (docs/design.md section 5): the osu-bw pattern (--window
 messages back to back, then a small ack), reported as messages per second.`, "msg_per_s"},
 	} {
 		name := "osu-" + string(b.bench)

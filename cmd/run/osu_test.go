@@ -8,7 +8,7 @@ import (
 )
 
 // run bench osu-latency --layer mpi reports the MPI zero-byte latency, above the raw
-// Portals latency of the same benchmark; rows carry the SPEC field names.
+// Portals latency of the same benchmark; rows carry the docs/design.md field names.
 func TestOSULatencyLayers(t *testing.T) {
 	v := invokeJSON(t, "bench", "osu-latency", "--layer", "portals,mpi", "--sizes", "0,1K", "--iters", "5")
 	assert.Equal(t, "bench osu-latency", v.Command)

@@ -16,7 +16,7 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 )
 
-// result is what a simulation command prints: SPEC section 8's JSON object, also
+// result is what a simulation command prints: docs/design.md section 8's JSON object, also
 // rendered as a table or as tidy CSV.
 type result struct {
 	Command    string            `json:"command"`

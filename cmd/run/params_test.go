@@ -123,20 +123,20 @@ func TestParamsEnum(t *testing.T) {
 	t.Cleanup(func() { paramRoots = saved })
 	paramRoots = func() any {
 		return &struct {
-			Mode string `param:"mode" enum:"generic|accelerated" help:"Portals processing" source:"SPEC s.8"`
+			Mode string `param:"mode" enum:"generic|accelerated" help:"Portals processing" source:"docs/design.md s.8"`
 		}{Mode: "generic"}
 	}
 	out, err := runParams(t, "table")
 	require.NoError(t, err)
 	assert.Equal(t, "key   default  unit\n"+
-		"mode  generic  generic|accelerated\n    Portals processing\n    source: SPEC s.8\n", out)
+		"mode  generic  generic|accelerated\n    Portals processing\n    source: docs/design.md s.8\n", out)
 	out, err = runParams(t, "markdown")
 	require.NoError(t, err)
 	assert.Equal(t, "| key | default | unit | source | help |\n|---|---|---|---|---|\n"+
-		"| `mode` | generic | generic\\|accelerated | SPEC s.8 | Portals processing |\n", out)
+		"| `mode` | generic | generic\\|accelerated | docs/design.md s.8 | Portals processing |\n", out)
 	out, err = runParams(t, "csv")
 	require.NoError(t, err)
-	assert.Contains(t, out, "mode,enum,generic|accelerated,generic,SPEC s.8,Portals processing\n")
+	assert.Contains(t, out, "mode,enum,generic|accelerated,generic,docs/design.md s.8,Portals processing\n")
 	out, err = runParams(t, "json")
 	require.NoError(t, err)
 	assert.Contains(t, out, `"enum": [`)

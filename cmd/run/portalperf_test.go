@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// `run` without a command is the default scenario of SPEC 8: PortalPerf put over
-// generic-mode Portals on two nodes, JSON rows with the SPEC field names, and a
+// `run` without a command is the default scenario of docs/design.md s.8: PortalPerf put over
+// generic-mode Portals on two nodes, JSON rows with the docs/design.md field names, and a
 // results directory with plots.
 func TestDefaultScenarioIsPortalPerfPut(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "out")

@@ -444,7 +444,7 @@ func zeroOf(kind string) string {
 	return "0s"
 }
 
-// metricUnit is the unit a metric's name ends with (SPEC section 8's suffixes):
+// metricUnit is the unit a metric's name ends with (docs/design.md section 8's suffixes):
 // latency_us is in microseconds, bandwidth_MBps in MB/s (10^6 B/s), ...; "" if none.
 func metricUnit(m string) string {
 	for _, s := range [][2]string{{"_us", "us"}, {"_ns", "ns"}, {"_ms", "ms"}, {"_s", "s"}, {"_MBps", "MB/s"},

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// common holds the flags every simulation command shares (SPEC section 8).
+// common holds the flags every simulation command shares (docs/design.md section 8).
 type common struct {
 	seed      uint64
 	workers   int

@@ -739,7 +739,7 @@ func (sw *sweep) resumeCommand() string {
 	return strings.Join(quoted, " ")
 }
 
-// result is what a finished sweep prints: SPEC section 8's object, with one row per
+// result is what a finished sweep prints: docs/design.md section 8's object, with one row per
 // point and benchmark row (the point's index and values, then the row's fields).
 func (sw *sweep) result(rec *runRecord, start time.Time) *result {
 	r := &result{Command: "sweep", Seed: sw.c.seed, Digest: rec.Digest, Out: sw.out.dir, WallS: time.Since(start).Seconds(), tidy: sw.resultSet(),

@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// traceFlags are the tracing flags of every simulation command (SPEC sections 7, 8).
+// traceFlags are the tracing flags of every simulation command (docs/design.md sections 7, 8).
 type traceFlags struct {
 	otlp     string
 	file     string

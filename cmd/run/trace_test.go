@@ -14,7 +14,7 @@ import (
 
 var smallPerf = []string{"bench", "portalperf", "--sizes", "0,2K", "--iters", "3", "--quiet", "--out", "none"}
 
-// SPEC 7: the trace file is byte-identical across worker counts and engines, and the
+// docs/design.md s.7: the trace file is byte-identical across worker counts and engines, and the
 // run report counts what was traced.
 func TestTraceFileSameForAnyWorkers(t *testing.T) {
 	dir := t.TempDir()

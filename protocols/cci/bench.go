@@ -256,7 +256,7 @@ func (b *pair) run(ctx context.Context, opts actors.Options) (*BenchResult, erro
 	return r, err
 }
 
-// PingPong measures latency (SPEC 5; Dillow & Atchley 2011 s.V.A): the client sends a
+// PingPong measures latency (docs/design.md s.5; Dillow & Atchley 2011 s.V.A): the client sends a
 // message of Size bytes, the server sends it back on receipt; one-way latency is the
 // elapsed time of the timed round trips / iterations / 2.
 func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchResult, error) {
@@ -303,7 +303,7 @@ func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Bench
 	return res, nil
 }
 
-// Stream measures bandwidth and message rate (SPEC 5; Dillow & Atchley 2011 s.V.B):
+// Stream measures bandwidth and message rate (docs/design.md s.5; Dillow & Atchley 2011 s.V.B):
 // the client keeps Window messages in flight (a new send as each completes), the
 // server counts arrivals; the rates are taken at the server between the arrival of the
 // last warm-up message and of the last message. With RMA, see streamRMA.

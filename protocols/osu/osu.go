@@ -1,5 +1,5 @@
 // Package osu is the OSU micro-benchmarks as the SeaStar papers ran them (Pedretti &
-// Hudson 2005 s.5 measure MPI with the OSU benchmarks, version 2.0; SPEC section 5),
+// Hudson 2005 s.5 measure MPI with the OSU benchmarks, version 2.0; docs/design.md section 5),
 // between two nearest-neighbour nodes, over one of two layers:
 //
 //   - mpi: through the MPI-style library of protocols/mpi (osu_latency, osu_bw and

@@ -8,14 +8,14 @@ import (
 
 // Params are the costs and sizes of generic-mode Portals that the papers do not give:
 // the free parameters of the model, all in one place, each with its rationale. The
-// calibration targets (SPEC 6: 4.89 us zero-byte put one way, 1051 MB/s at 100 KB,
+// calibration targets (docs/design.md s.6: 4.89 us zero-byte put one way, 1051 MB/s at 100 KB,
 // ~1108 MB/s at 2 MB; Brightwell et al. 2005 s.6) were met by adjusting the host kernel
 // costs, which are the least constrained; firmware costs are instruction counts of the
 // C firmware's handlers as estimated from its structure (Pedretti & Hudson 2005 s.4.3).
 type Params struct {
 	// Mode is how processes reach the NIC: generic (through the kernel, with
 	// interrupts) or accelerated (user-level, matching in firmware).
-	Mode string `param:"mode" enum:"generic|accelerated" help:"generic: the kernel does matching and the firmware interrupts it; accelerated: processes post to their own mailbox and the firmware matches" source:"SPEC 8; Pedretti & Hudson 2005 s.4"`
+	Mode string `param:"mode" enum:"generic|accelerated" help:"generic: the kernel does matching and the firmware interrupts it; accelerated: processes post to their own mailbox and the firmware matches" source:"docs/design.md s.8; Pedretti & Hudson 2005 s.4"`
 
 	// Layout
 	HeaderBytes  actors.Bytes `param:"header_bytes" help:"Portals header on the wire; with the inline payload and the CRC it fills the 64-byte header packet" source:"Brightwell et al. 2005 s.6: 12 bytes of user data fit in the 64 byte header packet; 48 + 12 + 4 (CRC) = 64 assumed"`

@@ -30,7 +30,7 @@ func within(t *testing.T, got, want, tol float64, what string) {
 	assert.InDelta(t, want, got, want*tol, "%s: got %.4g, want %.4g +-%.0f%%", what, got, want, 100*tol)
 }
 
-// Calibration (SPEC 6; Brightwell et al. 2005 s.6): PortalPerf put, zero bytes, one way:
+// Calibration (docs/design.md s.6; Brightwell et al. 2005 s.6): PortalPerf put, zero bytes, one way:
 // 4.89 us; bandwidth 1051 MB/s at 100 KB and about 1108 MB/s at 2 MB.
 func TestCalibrationPortalPerfPut(t *testing.T) {
 	rows := perf(t, PerfPut, []int64{0, 100 << 10, 2 << 20}, 2, nil)

@@ -57,7 +57,7 @@ type Params struct {
 // DefaultParams returns the defaults. Where the Portals 4 firmware does what the
 // accelerated Portals 3.3 firmware does (take a mailbox command, build a DMA program,
 // take a new message, match, retire a DMA), the cost is the Portals 3.3 one, whose
-// values are calibrated on the visible targets (SPEC section 6): one model of the
+// values are calibrated on the visible targets (docs/design.md section 6): one model of the
 // SeaStar firmware, not a second set of numbers.
 func DefaultParams() Params {
 	p3 := portals3.DefaultParams()
