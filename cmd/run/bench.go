@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -63,7 +64,7 @@ type benchmark struct {
 
 // benchOutput is what a benchmark's run returns.
 type benchOutput struct {
-	rows    []row             // the results, one row per measurement (size, mode, load, ...)
+	rows    []results.Row     // the results, one row per measurement (size, mode, load, ...)
 	reports []*actors.Report  // the report of every simulation, in the order run
 	params  map[string]string // extra entries of the printed params (the mode, the load list, ...)
 	// summary is the report `run bench` prints as the run's; nil combines reports
@@ -215,7 +216,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	}
 	r := newResult(command, c, res.summaryReport())
 	r.Rows, r.Out, r.Trace = res.rows, out.dir, trace
-	if r.tidy, err = singleResultSet(command, b, res.rows); err != nil {
+	if r.Tidy, err = singleResultSet(command, b, res.rows); err != nil {
 		return failed(err)
 	}
 	for k, v := range res.params { //lint:ordered distinct keys into a map
@@ -230,7 +231,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 // each (sim returns nil for what it does not have). The first error ends the run with
 // what was gathered, the failed simulation's own partial rows and report included.
 // work (Options.Work, may be nil) numbers the simulations for progress reports.
-func runPlans[P any](work *actors.Work, plans []P, sim func(P) ([]row, *actors.Report, error)) (*benchOutput, error) {
+func runPlans[P any](work *actors.Work, plans []P, sim func(P) ([]results.Row, *actors.Report, error)) (*benchOutput, error) {
 	out := &benchOutput{}
 	for i, p := range plans {
 		work.Stage(i, len(plans))

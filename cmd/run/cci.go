@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/seastar-sim/seastar/protocols/cci"
 	"github.com/spf13/pflag"
@@ -180,10 +181,10 @@ func runCCI(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 	}
 	out := &benchOutput{params: map[string]string{"machine": cfg.Machine}}
 	for _, run := range runs {
-		var r row
-		r.set("op", run.op)
-		r.set("conn", run.cfg.Attr.String())
-		r.set("size_bytes", run.cfg.Size)
+		var r results.Row
+		r.Set("op", run.op)
+		r.Set("conn", run.cfg.Attr.String())
+		r.Set("size_bytes", run.cfg.Size)
 		if run.op == "pingpong" {
 			res, err := cci.PingPong(ctx, run.cfg, opts)
 			if res != nil && res.Report != nil {
@@ -192,8 +193,8 @@ func runCCI(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 			if err != nil {
 				return out, err
 			}
-			r.set("latency_us", res.Latency.Microseconds())
-			r.set("iters", run.cfg.Iters)
+			r.Set("latency_us", res.Latency.Microseconds())
+			r.Set("iters", run.cfg.Iters)
 			out.rows = append(out.rows, r)
 			continue
 		}
@@ -219,11 +220,11 @@ func runCCI(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 				best, iters = res, c.Iters
 			}
 		}
-		r.set("window", best.Window)
-		r.set("latency_us", 1e6/best.MsgRate)
-		r.set("bandwidth_MBps", best.Bandwidth/1e6)
-		r.set("msg_per_s", best.MsgRate)
-		r.set("iters", iters)
+		r.Set("window", best.Window)
+		r.Set("latency_us", 1e6/best.MsgRate)
+		r.Set("bandwidth_MBps", best.Bandwidth/1e6)
+		r.Set("msg_per_s", best.MsgRate)
+		r.Set("iters", iters)
 		out.rows = append(out.rows, r)
 	}
 	return out, nil

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/motifs"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -160,24 +161,24 @@ func runMotif(ctx context.Context, cfg *Config, opts actors.Options, state any) 
 	if mc.Motif == motifs.Halo3D {
 		out.params["grid"] = fmt.Sprintf("%dx%dx%d", res.Grid[0], res.Grid[1], res.Grid[2])
 	}
-	var r row
-	r.set("motif", string(res.Motif))
-	r.set("placement", string(res.Placement))
-	r.set("ranks", res.Ranks)
-	r.set("size_bytes", int64(res.Size))
-	r.set("iters", res.Iters)
-	r.set("iter_time_us", res.IterTime.Microseconds())
-	r.set("iter_max_us", res.IterMax.Microseconds())
-	r.set("bandwidth_MBps", res.Bandwidth/1e6)
-	r.set("rank_bandwidth_MBps", res.PerRank/1e6)
-	r.set("latency_p50_us", res.LatencyP50.Microseconds())
-	r.set("latency_p99_us", res.LatencyP99.Microseconds())
-	r.set("latency_max_us", res.LatencyMax.Microseconds())
-	r.set("messages", res.Messages)
-	r.set("bytes", res.Bytes)
-	r.set("mpi_long", res.MPI.Long)
-	r.set("mpi_unexpected", res.MPI.Unexpected)
-	r.set("mpi_post_retries", res.MPI.PostRetries)
+	var r results.Row
+	r.Set("motif", string(res.Motif))
+	r.Set("placement", string(res.Placement))
+	r.Set("ranks", res.Ranks)
+	r.Set("size_bytes", int64(res.Size))
+	r.Set("iters", res.Iters)
+	r.Set("iter_time_us", res.IterTime.Microseconds())
+	r.Set("iter_max_us", res.IterMax.Microseconds())
+	r.Set("bandwidth_MBps", res.Bandwidth/1e6)
+	r.Set("rank_bandwidth_MBps", res.PerRank/1e6)
+	r.Set("latency_p50_us", res.LatencyP50.Microseconds())
+	r.Set("latency_p99_us", res.LatencyP99.Microseconds())
+	r.Set("latency_max_us", res.LatencyMax.Microseconds())
+	r.Set("messages", res.Messages)
+	r.Set("bytes", res.Bytes)
+	r.Set("mpi_long", res.MPI.Long)
+	r.Set("mpi_unexpected", res.MPI.Unexpected)
+	r.Set("mpi_post_retries", res.MPI.PostRetries)
 	out.rows = append(out.rows, r)
 	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/spf13/pflag"
 )
@@ -103,25 +104,25 @@ func runNetPIPE(ctx context.Context, cfg *Config, opts actors.Options, state any
 	if err != nil {
 		return nil, err
 	}
-	return runPlans(opts.Work, plans, func(nc portals3.NetPIPEConfig) ([]row, *actors.Report, error) {
+	return runPlans(opts.Work, plans, func(nc portals3.NetPIPEConfig) ([]results.Row, *actors.Report, error) {
 		res, err := portals3.NetPIPE(ctx, nc, opts)
 		if res == nil {
 			return nil, nil, err
 		}
-		var rows []row
+		var rows []results.Row
 		for _, nr := range res.Rows {
 			if nr.Iters == 0 {
 				continue // not reached before a failure
 			}
-			var r row
-			r.set("op", string(nc.Mode))
-			r.set("mode", cfg.Portals.Mode)
-			r.set("ack", nc.Ack)
-			r.set("size_bytes", nr.Size)
-			r.set("latency_us", nr.Latency.Microseconds())
-			r.set("bandwidth_MBps", nr.Bandwidth/1e6)
-			r.set("msg_per_s", nr.MsgRate)
-			r.set("iters", nr.Iters)
+			var r results.Row
+			r.Set("op", string(nc.Mode))
+			r.Set("mode", cfg.Portals.Mode)
+			r.Set("ack", nc.Ack)
+			r.Set("size_bytes", nr.Size)
+			r.Set("latency_us", nr.Latency.Microseconds())
+			r.Set("bandwidth_MBps", nr.Bandwidth/1e6)
+			r.Set("msg_per_s", nr.MsgRate)
+			r.Set("iters", nr.Iters)
 			rows = append(rows, r)
 		}
 		return rows, res.Report, err

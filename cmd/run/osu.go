@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/protocols/osu"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/spf13/pflag"
@@ -128,28 +129,28 @@ func runOSU(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 	if err != nil {
 		return nil, err
 	}
-	out, err := runPlans(opts.Work, plans, func(oc osu.Config) ([]row, *actors.Report, error) {
+	out, err := runPlans(opts.Work, plans, func(oc osu.Config) ([]results.Row, *actors.Report, error) {
 		res, err := osu.Run(ctx, oc, opts)
 		if res == nil {
 			return nil, nil, err
 		}
-		var rows []row
+		var rows []results.Row
 		for _, or := range res.Rows {
 			if or.Iters == 0 {
 				continue // not reached before a failure
 			}
-			var r row
-			r.set("layer", string(or.Layer))
-			r.set("mode", cfg.Portals.Mode)
-			r.set("size_bytes", or.Size)
+			var r results.Row
+			r.Set("layer", string(or.Layer))
+			r.Set("mode", cfg.Portals.Mode)
+			r.Set("size_bytes", or.Size)
 			if oc.Bench == osu.Latency {
-				r.set("latency_us", or.Latency.Microseconds())
+				r.Set("latency_us", or.Latency.Microseconds())
 			}
-			r.set("bandwidth_MBps", or.Bandwidth/1e6)
+			r.Set("bandwidth_MBps", or.Bandwidth/1e6)
 			if oc.Bench != osu.Latency {
-				r.set("msg_per_s", or.MsgRate)
+				r.Set("msg_per_s", or.MsgRate)
 			}
-			r.set("iters", or.Iters)
+			r.Set("iters", or.Iters)
 			rows = append(rows, r)
 		}
 		return rows, res.Report, err

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 )
 
 // result is what a simulation command prints: docs/design.md section 8's JSON object, also
@@ -28,11 +28,11 @@ type result struct {
 	WallS      float64           `json:"wall_s"`
 	EventsPerS float64           `json:"events_per_s"`
 	Run        runInfo           `json:"run"`
-	Rows       []row             `json:"rows"`
+	Rows       []results.Row     `json:"rows"`
 	Out        string            `json:"out,omitempty"` // the results directory written, if any
 	Trace      *traceReport      `json:"trace,omitempty"`
-	// tidy, if set, is what --format csv prints: the results.csv table.
-	tidy *resultSet
+	// Tidy, if set, is what --format csv prints: the results.csv table.
+	Tidy *results.Set `json:"-"`
 }
 
 // runInfo is the engine part of the run report.
@@ -50,69 +50,6 @@ type runInfo struct {
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 }
 
-// row is one output row: field name to value, printed in insertion order.
-type row struct {
-	keys []string
-	vals map[string]any
-}
-
-func (r *row) set(k string, v any) {
-	if r.vals == nil {
-		r.vals = map[string]any{}
-	}
-	if _, ok := r.vals[k]; !ok {
-		r.keys = append(r.keys, k)
-	}
-	r.vals[k] = v
-}
-
-// MarshalJSON keeps the row's field order.
-func (r row) MarshalJSON() ([]byte, error) {
-	buf := []byte{'{'}
-	for i, k := range r.keys {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		kb, _ := json.Marshal(k)
-		vb, err := json.Marshal(r.vals[k])
-		if err != nil {
-			return nil, err
-		}
-		buf = append(append(append(buf, kb...), ':'), vb...)
-	}
-	return append(buf, '}'), nil
-}
-
-// UnmarshalJSON reads a row that MarshalJSON wrote, keeping the field order; numbers
-// become json.Number, so that they print again exactly as they were written.
-func (r *row) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("row: want a JSON object")
-	}
-	*r = row{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("row: %w", err)
-		}
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("row: field %v: %w", tok, err)
-		}
-		r.set(tok.(string), v)
-	}
-	_, err := dec.Token()
-	return err
-}
-
-// get returns the value of field k and whether the row has it.
-func (r *row) get(k string) (any, bool) {
-	v, ok := r.vals[k]
-	return v, ok
-}
-
 func newResult(command string, c *common, rep *actors.Report) *result {
 	r := &result{Command: command, Seed: c.seed, Params: map[string]string{
 		"engine": string(rep.Engine), "workers": strconv.Itoa(rep.Workers), "partition": rep.Partitioning,
@@ -127,13 +64,13 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		r.Run.MeanWindowS = rep.MeanWindow.Seconds()
 	}
 	for _, p := range rep.Parts {
-		var pr row
-		pr.set("partition", p.Name)
-		pr.set("actors", p.Actors)
-		pr.set("events", p.Events)
-		pr.set("windows", p.Activations)
-		pr.set("busy_s", p.Busy.Seconds())
-		pr.set("wait_s", p.Wait.Seconds())
+		var pr results.Row
+		pr.Set("partition", p.Name)
+		pr.Set("actors", p.Actors)
+		pr.Set("events", p.Events)
+		pr.Set("windows", p.Activations)
+		pr.Set("busy_s", p.Busy.Seconds())
+		pr.Set("wait_s", p.Wait.Seconds())
 		r.Rows = append(r.Rows, pr)
 	}
 	return r
@@ -152,12 +89,12 @@ func writeResult(w io.Writer, format string, r *result) error {
 }
 
 // writeCSV prints the results as results.csv has them (one schema for every
-// command: see resultSet.tidy), or, for a result without one, tidy rows: row, field,
+// command: see results.Set.Tidy), or, for a result without one, tidy rows: row, field,
 // value, with row "run" holding the summary.
 func writeCSV(w io.Writer, r *result) error {
-	if r.tidy != nil {
-		cols, recs := r.tidy.tidy()
-		return writeTidyCSV(w, cols, recs)
+	if r.Tidy != nil {
+		cols, recs := r.Tidy.Tidy()
+		return results.WriteTidyCSV(w, cols, recs)
 	}
 	cw := csv.NewWriter(w)
 	rec := func(rowName, k string, v any) { _ = cw.Write([]string{rowName, k, fmt.Sprint(v)}) }
@@ -180,8 +117,8 @@ func writeCSV(w io.Writer, r *result) error {
 		rec("run", "trace", r.Trace)
 	}
 	for i, rw := range r.Rows {
-		for _, k := range rw.keys {
-			rec(strconv.Itoa(i), k, rw.vals[k])
+		for _, k := range rw.Keys {
+			rec(strconv.Itoa(i), k, rw.Vals[k])
 		}
 	}
 	cw.Flush()
@@ -223,7 +160,7 @@ func writeTable(w io.Writer, r *result) error {
 }
 
 // writeRows prints rows as an aligned table; long lists are cut with a note.
-func writeRows(w io.Writer, rows []row) error {
+func writeRows(w io.Writer, rows []results.Row) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -234,10 +171,10 @@ func writeRows(w io.Writer, rows []row) error {
 // writeRowsMax prints at most maxRows rows (all if maxRows < 0). The columns are
 // the fields of every row, in order of first appearance; a row without a field
 // shows "-".
-func writeRowsMax(w io.Writer, rows []row, maxRows int) error {
+func writeRowsMax(w io.Writer, rows []results.Row, maxRows int) error {
 	var cols []string
 	for _, r := range rows {
-		for _, k := range r.keys {
+		for _, k := range r.Keys {
 			if !slices.Contains(cols, k) {
 				cols = append(cols, k)
 			}
@@ -258,7 +195,7 @@ func writeRowsMax(w io.Writer, rows []row, maxRows int) error {
 			return err
 		}
 		for _, k := range cols {
-			v, ok := r.vals[k]
+			v, ok := r.Vals[k]
 			switch v := v.(type) {
 			case float64:
 				fmt.Fprintf(tw, "%.4g\t", v)

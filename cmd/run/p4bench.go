@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/seastar-sim/seastar/protocols/portals4"
 	"github.com/spf13/pflag"
@@ -144,14 +145,14 @@ func runP4Latency(ctx context.Context, cfg *Config, opts actors.Options, state a
 			for _, size := range p.sizes {
 				c := portals4.LatencyConfig{Op: op, Matching: ni == "matching", Size: int64(size), Iters: s.iters, Warmup: s.warmup}
 				lat, rep, err := portals4.Latency(ctx, cfg.Params, cfg.Portals4, c, opts)
-				var r row
-				r.set("op", op)
-				r.set("ni", ni)
-				r.set("size_bytes", int64(size))
+				var r results.Row
+				r.Set("op", op)
+				r.Set("ni", ni)
+				r.Set("size_bytes", int64(size))
 				if err != nil {
 					return out, failed(err)
 				}
-				r.set("latency_us", lat.Microseconds())
+				r.Set("latency_us", lat.Microseconds())
 				out.rows = append(out.rows, r)
 				out.reports = append(out.reports, rep)
 			}
@@ -223,13 +224,13 @@ func runP4MsgRate(ctx context.Context, cfg *Config, opts actors.Options, state a
 						if err != nil {
 							return out, failed(err)
 						}
-						var r row
-						r.set("receives", recv)
-						r.set("size_bytes", int64(size))
-						r.set("window", w)
-						r.set("priority", pr)
-						r.set("unexpected", u)
-						r.set("msg_per_s", rate)
+						var r results.Row
+						r.Set("receives", recv)
+						r.Set("size_bytes", int64(size))
+						r.Set("window", w)
+						r.Set("priority", pr)
+						r.Set("unexpected", u)
+						r.Set("msg_per_s", rate)
 						out.rows = append(out.rows, r)
 						out.reports = append(out.reports, rep)
 					}
@@ -292,10 +293,10 @@ func runP4Trig(ctx context.Context, cfg *Config, opts actors.Options, state any)
 			if err != nil {
 				return out, failed(err)
 			}
-			var r row
-			r.set("variant", v)
-			r.set("nodes", n)
-			r.set("latency_us", lat.Microseconds())
+			var r results.Row
+			r.Set("variant", v)
+			r.Set("nodes", n)
+			r.Set("latency_us", lat.Microseconds())
 			if v == "host" {
 				host = lat
 			} else {
@@ -306,7 +307,7 @@ func runP4Trig(ctx context.Context, cfg *Config, opts actors.Options, state any)
 		}
 		if host > 0 && trig > 0 { // both variants ran: the speedup on each of their rows
 			for i := len(out.rows) - len(p.variants); i < len(out.rows); i++ {
-				out.rows[i].set("host_over_triggered", float64(host)/float64(trig))
+				out.rows[i].Set("host_over_triggered", float64(host)/float64(trig))
 			}
 		}
 	}

@@ -129,12 +129,12 @@ func writeParamsTable(w io.Writer, ps []params.Param) error {
 	for _, l := range lines {
 		kw, dw = max(kw, len(l[0])), max(dw, len(l[1]))
 	}
-	row := func(k, d, u string) {
+	line := func(k, d, u string) {
 		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-*s  %-*s  %s", kw, k, dw, d, u), " "))
 	}
-	row("key", "default", "unit")
+	line("key", "default", "unit")
 	for i, p := range ps {
-		row(lines[i][0], lines[i][1], lines[i][2])
+		line(lines[i][0], lines[i][1], lines[i][2])
 		for _, l := range wrapText(p.Help, paramsWidth-4) {
 			fmt.Fprintln(w, "    "+l)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/actors/phold"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/spf13/cobra"
 )
 
@@ -75,16 +76,16 @@ worker count and partitioning.`,
 			}
 			// The results files hold what is deterministic; the wall-clock figures
 			// of the kernel benchmark are in run.json.
-			var rw row
-			rw.set("events", rep.Events)
-			rw.set("sim_time_s", rep.SimTime.Seconds())
-			res := &benchOutput{rows: []row{rw}, reports: []*actors.Report{rep}}
+			var rw results.Row
+			rw.Set("events", rep.Events)
+			rw.Set("sim_time_s", rep.SimTime.Seconds())
+			res := &benchOutput{rows: []results.Row{rw}, reports: []*actors.Report{rep}}
 			if err := out.writeSingle(c, "phold", nil, tree, localFlags(cmd), res, start, "complete"); err != nil {
 				return failed(err)
 			}
 			r := pholdResult(c, p, rep)
 			r.Out = out.dir
-			if r.tidy, err = singleResultSet("phold", nil, res.rows); err != nil {
+			if r.Tidy, err = singleResultSet("phold", nil, res.rows); err != nil {
 				return failed(err)
 			}
 			return failed(writeResult(cmd.OutOrStdout(), c.format, r))

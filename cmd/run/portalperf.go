@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 	"github.com/spf13/pflag"
 )
@@ -133,25 +134,25 @@ func runPortalPerf(ctx context.Context, cfg *Config, opts actors.Options, state 
 	if err != nil {
 		return nil, err
 	}
-	return runPlans(opts.Work, plans, func(pc portals3.PerfConfig) ([]row, *actors.Report, error) {
+	return runPlans(opts.Work, plans, func(pc portals3.PerfConfig) ([]results.Row, *actors.Report, error) {
 		res, err := portals3.PortalPerf(ctx, pc, opts)
 		if res == nil {
 			return nil, nil, err
 		}
-		var rows []row
+		var rows []results.Row
 		for _, pr := range res.Rows {
 			if pr.Iters == 0 {
 				continue // not reached before a failure
 			}
-			var r row
-			r.set("op", string(pr.Op))
-			r.set("mode", cfg.Portals.Mode)
-			r.set("bridge", string(pc.Bridge))
-			r.set("match_list", pc.MatchList)
-			r.set("size_bytes", pr.Size)
-			r.set("latency_us", pr.Latency.Microseconds())
-			r.set("bandwidth_MBps", pr.Bandwidth/1e6)
-			r.set("iters", pr.Iters)
+			var r results.Row
+			r.Set("op", string(pr.Op))
+			r.Set("mode", cfg.Portals.Mode)
+			r.Set("bridge", string(pc.Bridge))
+			r.Set("match_list", pc.MatchList)
+			r.Set("size_bytes", pr.Size)
+			r.Set("latency_us", pr.Latency.Microseconds())
+			r.Set("bandwidth_MBps", pr.Bandwidth/1e6)
+			r.Set("iters", pr.Iters)
 			rows = append(rows, r)
 		}
 		return rows, res.Report, err

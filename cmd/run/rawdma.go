@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/seastar-sim/seastar/protocols/rawdma"
 	"github.com/spf13/pflag"
@@ -146,37 +147,37 @@ func parseInts(s string) ([]int, error) {
 
 // runRaw runs one raw DMA benchmark point and renders its row; after a simulation
 // error the row still carries the receiver's statistics.
-func runRaw(ctx context.Context, mode string, bc rawdma.Config, opts actors.Options) (row, *rawdma.Result, error) {
+func runRaw(ctx context.Context, mode string, bc rawdma.Config, opts actors.Options) (results.Row, *rawdma.Result, error) {
 	run := map[string]func(context.Context, rawdma.Config, actors.Options) (*rawdma.Result, error){
 		"pingpong": rawdma.PingPong, "stream": rawdma.Stream, "fanin": rawdma.FanIn}[mode]
 	res, err := run(ctx, bc, opts)
-	var r row
-	r.set("mode", mode)
+	var r results.Row
+	r.Set("mode", mode)
 	if mode == "fanin" {
-		r.set("senders", bc.Senders)
+		r.Set("senders", bc.Senders)
 	} else {
-		r.set("hops", bc.Hops)
+		r.Set("hops", bc.Hops)
 	}
-	r.set("size_bytes", bc.Size)
+	r.Set("size_bytes", bc.Size)
 	if res == nil {
 		return r, nil, err
 	}
 	switch mode {
 	case "pingpong":
-		r.set("latency_us", res.Latency.Microseconds())
+		r.Set("latency_us", res.Latency.Microseconds())
 	case "stream":
-		r.set("bandwidth_MBps", res.Bandwidth/1e6)
+		r.Set("bandwidth_MBps", res.Bandwidth/1e6)
 	case "fanin":
 		if err == nil {
-			r.set("bandwidth_MBps", res.Bandwidth/1e6)
-			r.set("fairness", res.Fairness)
+			r.Set("bandwidth_MBps", res.Bandwidth/1e6)
+			r.Set("fairness", res.Fairness)
 		}
 		s := res.Receiver
-		r.set("cam_peak", s.CAMPeak)
-		r.set("cam_stalls", s.CAMStalls)
-		r.set("cam_stall_us", s.CAMStallTime.Microseconds())
-		r.set("waiting_peak", s.WaitingPeak)
-		r.set("messages", s.Messages)
+		r.Set("cam_peak", s.CAMPeak)
+		r.Set("cam_stalls", s.CAMStalls)
+		r.Set("cam_stall_us", s.CAMStallTime.Microseconds())
+		r.Set("waiting_peak", s.WaitingPeak)
+		r.Set("messages", s.Messages)
 	}
 	return r, res, err
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -114,7 +115,7 @@ func TestInterruptedBenchKeepsRows(t *testing.T) {
 	var rows int
 	_, err = fmt.Sscanf(errw.String()[strings.Index(errw.String(), "run: interrupted: "):], "run: interrupted: %d rows", &rows)
 	require.NoError(t, err, errw.String())
-	csvb, err := os.ReadFile(filepath.Join(dir, resultsCSV))
+	csvb, err := os.ReadFile(filepath.Join(dir, results.ResultsCSV))
 	require.NoError(t, err)
 	recs, err := csv.NewReader(bytes.NewReader(csvb)).ReadAll()
 	require.NoError(t, err)

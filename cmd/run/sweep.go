@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,9 +39,6 @@ type sweepFlags struct {
 // maxPoints bounds the points of a sweep, so that a typo in a range is an error
 // rather than a week of simulations.
 const maxPoints = params.MaxListLen
-
-// seedKey is the --vary key that varies the root seed rather than a parameter.
-const seedKey = "seed"
 
 // afterPoint, if set (by tests), is called by a sweep worker when a point is
 // finished and its directory complete.
@@ -98,7 +96,7 @@ type sweepPoint struct {
 	cfg    *Config
 	yaml   []byte // the resolved configuration, config.yaml
 	rec    pointRecord
-	rows   []row // normalized, once finished
+	rows   []results.Row // normalized, once finished
 }
 
 // finished reports whether p has results.
@@ -203,7 +201,7 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 		return nil, usage(fmt.Errorf("--seeds must be >= 1 (got %d)", s.seeds))
 	case s.seeds > 0 && s.zip:
 		return nil, usage(errors.New("--seeds takes the product with the --vary lists; with --zip give the seeds as --vary seed=LIST"))
-	case s.seeds > 0 && slices.ContainsFunc(s.vary, func(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), seedKey+"=") }):
+	case s.seeds > 0 && slices.ContainsFunc(s.vary, func(v string) bool { return strings.HasPrefix(strings.TrimSpace(v), results.SeedKey+"=") }):
 		return nil, usage(errors.New("--seeds and --vary seed=...: give the seeds one way"))
 	case len(s.vary) == 0 && s.seeds == 0:
 		return nil, usage(errors.New("--vary KEY=LIST (or --seeds N) is required (run params lists the keys)"))
@@ -228,7 +226,7 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 	}
 	vary := s.vary
 	if s.seeds > 0 {
-		vary = append(slices.Clone(vary), fmt.Sprintf("%s=%d:%d:+1", seedKey, c.seed, c.seed+uint64(s.seeds)-1))
+		vary = append(slices.Clone(vary), fmt.Sprintf("%s=%d:%d:+1", results.SeedKey, c.seed, c.seed+uint64(s.seeds)-1))
 	}
 	if sw.lists, err = parseVary(sw.base, vary); err != nil {
 		return nil, err
@@ -240,7 +238,7 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 	for i, vals := range values {
 		p := &sweepPoint{index: i, values: vals, seed: c.seed}
 		for _, kv := range vals {
-			if kv.Key == seedKey {
+			if kv.Key == results.SeedKey {
 				p.seed, _ = strconv.ParseUint(kv.Value, 10, 64)
 			} else {
 				p.over = append(p.over, kv)
@@ -322,7 +320,7 @@ func parseVary(t *params.Tree, items []string) ([]varyList, error) {
 		}
 		var vals []string
 		var err error
-		if key == seedKey {
+		if key == results.SeedKey {
 			vals, err = parseSeeds(list)
 		} else {
 			vals, err = t.ParseList(key, list)
@@ -344,7 +342,7 @@ func parseSeeds(list string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.ParseList(seedKey, list)
+	return t.ParseList(results.SeedKey, list)
 }
 
 // combine makes the points' values: the cartesian product of the lists, the first
@@ -394,7 +392,7 @@ type pointFile struct {
 	Seed      uint64            `json:"seed"`
 	Values    map[string]string `json:"values"`
 	Digest    string            `json:"digest"`
-	Rows      []row             `json:"rows"`
+	Rows      []results.Row     `json:"rows"`
 }
 
 func (sw *sweep) pointDir(p *sweepPoint, elem ...string) string {
@@ -414,7 +412,7 @@ func (sw *sweep) prepareDir(resume bool) error {
 	if err != nil {
 		return failed(err)
 	}
-	if err := writeFileAtomic(sw.out.path(configFile), yml); err != nil {
+	if err := results.WriteFileAtomic(sw.out.path(configFile), yml); err != nil {
 		return failed(err)
 	}
 	if !resume {
@@ -537,7 +535,7 @@ func (sw *sweep) runPoint(ctx context.Context, p *sweepPoint) error {
 		if err := os.MkdirAll(sw.pointDir(p), dirPerm); err != nil {
 			return failed(err)
 		}
-		if err := writeFileAtomic(sw.pointDir(p, configFile), p.yaml); err != nil {
+		if err := results.WriteFileAtomic(sw.pointDir(p, configFile), p.yaml); err != nil {
 			return failed(err)
 		}
 	}
@@ -565,7 +563,7 @@ func (sw *sweep) runPoint(ctx context.Context, p *sweepPoint) error {
 		}
 		p.rec.Status, p.rec.Error = statusFailed, err.Error()
 		if sw.out.dir != "" {
-			return failed(writeJSONFile(sw.pointDir(p, pointReport), p.rec))
+			return failed(results.WriteJSONFile(sw.pointDir(p, pointReport), p.rec))
 		}
 		return nil
 	}
@@ -574,7 +572,7 @@ func (sw *sweep) runPoint(ctx context.Context, p *sweepPoint) error {
 
 // finishPoint records p's results and writes its directory, the done marker last.
 func (sw *sweep) finishPoint(p *sweepPoint, res *benchOutput) error {
-	rows, err := normalizeRows(res.rows)
+	rows, err := results.NormalizeRows(res.rows)
 	if err != nil {
 		return failed(err)
 	}
@@ -599,11 +597,11 @@ func (sw *sweep) finishPoint(p *sweepPoint, res *benchOutput) error {
 		name string
 		v    any
 	}{{pointRows, pf}, {pointReport, p.rec}} {
-		if err := writeJSONFile(sw.pointDir(p, w.name), w.v); err != nil {
+		if err := results.WriteJSONFile(sw.pointDir(p, w.name), w.v); err != nil {
 			return failed(err)
 		}
 	}
-	if err := writeFileAtomic(sw.pointDir(p, pointDone), []byte("finished\n")); err != nil {
+	if err := results.WriteFileAtomic(sw.pointDir(p, pointDone), []byte("finished\n")); err != nil {
 		return failed(err)
 	}
 	if afterPoint != nil {
@@ -645,26 +643,26 @@ func (sw *sweep) writeResults(rec *runRecord) error {
 	}
 	rs := sw.resultSet()
 	var err error
-	if rec.Plots, rec.Notes, err = sw.out.writeResultFiles(rs); err != nil {
+	if rec.Plots, rec.Notes, err = results.WriteFiles(sw.out.dir, rs); err != nil {
 		return err
 	}
-	return writeJSONFile(sw.out.path(runFile), rec)
+	return results.WriteJSONFile(sw.out.path(runFile), rec)
 }
 
 // resultSet is the finished points' results.
-func (sw *sweep) resultSet() *resultSet {
-	rs := &resultSet{title: "bench " + sw.b.name, isID: sw.b.identifies, kinds: map[string]string{}}
+func (sw *sweep) resultSet() *results.Set {
+	rs := &results.Set{Title: "bench " + sw.b.name, IsID: sw.b.identifies, Kinds: map[string]string{}}
 	kinds := map[string]string{"seed": params.KindUint}
 	for _, p := range sw.base.Params() {
 		kinds[p.Key] = p.Kind
 	}
 	for _, l := range sw.lists {
-		rs.keys = append(rs.keys, l.Key)
-		rs.kinds[l.Key] = kinds[l.Key]
+		rs.Keys = append(rs.Keys, l.Key)
+		rs.Kinds[l.Key] = kinds[l.Key]
 	}
 	for _, p := range sw.points {
 		if p.finished() {
-			rs.points = append(rs.points, &finishedPoint{index: p.index, values: p.values, rows: p.rows})
+			rs.Points = append(rs.Points, &results.Point{Index: p.index, Values: p.values, Rows: p.rows})
 		}
 	}
 	return rs
@@ -742,7 +740,7 @@ func (sw *sweep) resumeCommand() string {
 // result is what a finished sweep prints: docs/design.md section 8's object, with one row per
 // point and benchmark row (the point's index and values, then the row's fields).
 func (sw *sweep) result(rec *runRecord, start time.Time) *result {
-	r := &result{Command: "sweep", Seed: sw.c.seed, Digest: rec.Digest, Out: sw.out.dir, WallS: time.Since(start).Seconds(), tidy: sw.resultSet(),
+	r := &result{Command: "sweep", Seed: sw.c.seed, Digest: rec.Digest, Out: sw.out.dir, WallS: time.Since(start).Seconds(), Tidy: sw.resultSet(),
 		Params: map[string]string{"bench": sw.b.name, "points": strconv.Itoa(len(sw.points)), "jobs": strconv.Itoa(rec.Jobs),
 			"engine": string(sw.opts.Engine), "workers": strconv.Itoa(sw.opts.Workers), "partition": sw.c.partition,
 			"sync": sw.c.sync, "zip": strconv.FormatBool(sw.zip), "bench_args": strings.Join(sw.benchArgs, " ")},
@@ -758,13 +756,13 @@ func (sw *sweep) result(rec *runRecord, start time.Time) *result {
 			r.Run.PeakRSSBytes = max(r.Run.PeakRSSBytes, rep.PeakRSSBytes)
 		}
 		for _, pr := range p.rows {
-			var w row
-			w.set("point", p.index)
+			var w results.Row
+			w.Set("point", p.index)
 			for _, kv := range p.values {
-				w.set(kv.Key, kv.Value)
+				w.Set(kv.Key, kv.Value)
 			}
-			for _, k := range pr.keys {
-				w.set(k, pr.vals[k])
+			for _, k := range pr.Keys {
+				w.Set(k, pr.Vals[k])
 			}
 			r.Rows = append(r.Rows, w)
 		}

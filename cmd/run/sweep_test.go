@@ -19,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
@@ -199,7 +200,7 @@ func TestSweepJobsIdenticalResults(t *testing.T) {
 		code, _, errs := invoke(t, sweepArgs(dir+"/jobs"+jobs, "--jobs", jobs)...)
 		require.Equal(t, 0, code, errs)
 	}
-	for _, f := range []string{resultsCSV, resultsJSON, configFile, "points/3/rows.json", "points/3/config.yaml",
+	for _, f := range []string{results.ResultsCSV, results.ResultsJSON, configFile, "points/3/rows.json", "points/3/config.yaml",
 		"latency_vs_size.svg", "latency_vs_size.png"} {
 		assert.Equal(t, readFile(t, dir, "jobs1", f), readFile(t, dir, "jobs2", f), f)
 	}
@@ -234,7 +235,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	assert.Equal(t, 1, rec.Finished)
 	assert.Equal(t, statusRan, rec.Points[0].Status)
 	assert.Equal(t, statusPending, rec.Points[1].Status)
-	for _, r := range readCSV(t, filepath.Join(out, resultsCSV))[1:] {
+	for _, r := range readCSV(t, filepath.Join(out, results.ResultsCSV))[1:] {
 		assert.Equal(t, "0", r[0], "only the finished point is in the results")
 	}
 
@@ -247,7 +248,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	assert.Equal(t, 3, rec.Ran)
 	assert.Equal(t, statusReused, rec.Points[0].Status)
 	assert.NotEmpty(t, rec.Points[0].Reports, "a reused point keeps its reports")
-	for _, f := range []string{resultsCSV, resultsJSON, "latency_vs_size.svg"} {
+	for _, f := range []string{results.ResultsCSV, results.ResultsJSON, "latency_vs_size.svg"} {
 		assert.Equal(t, readFile(t, ref, f), readFile(t, out, f), f)
 	}
 	assert.Equal(t, readRunJSON(t, ref).Digest, rec.Digest)
@@ -260,7 +261,7 @@ func TestSweepInterruptAndResume(t *testing.T) {
 	assert.Equal(t, 3, rec.Reused)
 	assert.Equal(t, 1, rec.Ran)
 	assert.Equal(t, statusRan, rec.Points[2].Status)
-	assert.Equal(t, readFile(t, ref, resultsCSV), readFile(t, out, resultsCSV))
+	assert.Equal(t, readFile(t, ref, results.ResultsCSV), readFile(t, out, results.ResultsCSV))
 
 	// Resuming with another sweep's definition is refused.
 	code, _, errs = invoke(t, append([]string{"sweep", "--bench", "rawdma", "--vary", "ppc.clock=250MHz,500MHz",
@@ -382,10 +383,10 @@ func TestSweepTidyResults(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := invoke(t, sweepArgs(dir)...)
 	require.Equal(t, 0, code, errs)
-	recs := readCSV(t, filepath.Join(dir, resultsCSV))
+	recs := readCSV(t, filepath.Join(dir, results.ResultsCSV))
 	require.Len(t, recs, 1+4*3*1, "4 points x 3 sizes x 1 metric")
 	var js []map[string]any
-	dec := json.NewDecoder(strings.NewReader(readFile(t, dir, resultsJSON)))
+	dec := json.NewDecoder(strings.NewReader(readFile(t, dir, results.ResultsJSON)))
 	dec.UseNumber()
 	require.NoError(t, dec.Decode(&js))
 	require.Len(t, js, len(recs)-1)
@@ -400,9 +401,9 @@ func TestSweepTidyResults(t *testing.T) {
 	assert.Equal(t, []string{"3", "2", "500000000", "500MHz", "60", "pingpong", "1", "8192", "latency_us"}, recs[len(recs)-1][:9],
 		"a swept frequency in Hz, then as given")
 	assert.Equal(t, [][]string{{"column", "unit", "kind"}, {"ppc.clock", "Hz", "freq"}, {"rawdma.som_instr", "count", "int"},
-		{"latency_us", "us", "metric"}}, readCSV(t, filepath.Join(dir, unitsCSV)))
+		{"latency_us", "us", "metric"}}, readCSV(t, filepath.Join(dir, results.UnitsCSV)))
 	for _, k := range []string{"wall", "events_per_s"} {
-		assert.NotContains(t, readFile(t, dir, resultsCSV), k, "no wall-clock figures in the results")
+		assert.NotContains(t, readFile(t, dir, results.ResultsCSV), k, "no wall-clock figures in the results")
 	}
 }
 
@@ -428,7 +429,7 @@ func TestResultsHeaderGolden(t *testing.T) {
 		code, _, errs := invoke(t, r.args...)
 		require.Equal(t, 0, code, errs)
 		out := r.args[slices_Index(r.args, "--out")+1]
-		fmt.Fprintf(&got, "%s: %s\n", r.name, strings.Join(readCSV(t, filepath.Join(out, resultsCSV))[0], ","))
+		fmt.Fprintf(&got, "%s: %s\n", r.name, strings.Join(readCSV(t, filepath.Join(out, results.ResultsCSV))[0], ","))
 		_ = i
 	}
 	path := filepath.Join("testdata", "results_header.golden")
@@ -459,7 +460,7 @@ func TestBenchResultsDir(t *testing.T) {
 	var v map[string]any
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
 	assert.Equal(t, dir+"/a", v["out"])
-	for _, f := range []string{configFile, runFile, resultsCSV, resultsJSON, "latency_vs_size.png", "latency_vs_size.svg"} {
+	for _, f := range []string{configFile, runFile, results.ResultsCSV, results.ResultsJSON, "latency_vs_size.png", "latency_vs_size.svg"} {
 		assert.FileExists(t, filepath.Join(dir, "a", f))
 	}
 	rec := readRunJSON(t, dir+"/a")
@@ -496,7 +497,7 @@ func TestPholdResultsDir(t *testing.T) {
 	dir := t.TempDir()
 	code, _, errs := invoke(t, append(append([]string{}, smallPhold...), "--out", dir)...)
 	require.Equal(t, 0, code, errs)
-	recs := readCSV(t, filepath.Join(dir, resultsCSV))
+	recs := readCSV(t, filepath.Join(dir, results.ResultsCSV))
 	assert.Equal(t, []string{"point", "row", "metric", "value"}, recs[0])
 	assert.Equal(t, []string{"0", "0", "sim_time_s", "0.000001"}, recs[2])
 	rec := readRunJSON(t, dir)
@@ -597,10 +598,10 @@ func init() {
 			fmt.Fprint(h, clock, opts.Seed)
 			out := &benchOutput{reports: []*actors.Report{{Digest: fmt.Sprintf("%016x", h.Sum64()), Events: 1}}}
 			for _, size := range []int64{0, 64, 4096} {
-				var r row
-				r.set("size_bytes", size)
-				r.set("latency_us", float64(size)/float64(cfg.PPC.Clock)*1e6+1)
-				r.set("bandwidth_MBps", float64(size)*float64(cfg.PPC.Clock)/1e12)
+				var r results.Row
+				r.Set("size_bytes", size)
+				r.Set("latency_us", float64(size)/float64(cfg.PPC.Clock)*1e6+1)
+				r.Set("bandwidth_MBps", float64(size)*float64(cfg.PPC.Clock)/1e12)
 				out.rows = append(out.rows, r)
 			}
 			return out, nil
@@ -627,7 +628,7 @@ func TestSweepPointFailure(t *testing.T) {
 	assert.Equal(t, 3, rec.Finished)
 	assert.Equal(t, statusFailed, rec.Points[1].Status)
 	assert.NoFileExists(t, filepath.Join(dir, pointsDir, "1", pointDone))
-	assert.Len(t, readCSV(t, filepath.Join(dir, resultsCSV)), 1+3*3*2)
+	assert.Len(t, readCSV(t, filepath.Join(dir, results.ResultsCSV)), 1+3*3*2)
 
 	code, _, errs = invoke(t, append(append([]string{}, fakeSweep...), "--out", dir, "--resume", "--", "--fail-at", "200MHz")...)
 	assert.Equal(t, exitSimulation, code, errs)
@@ -676,17 +677,17 @@ func TestPlotsOfFakeSweep(t *testing.T) {
 
 // Rows round-trip through JSON with their order and exact number text.
 func TestRowJSONRoundTrip(t *testing.T) {
-	var r row
-	r.set("mode", "pingpong")
-	r.set("size_bytes", int64(1048576))
-	r.set("latency_us", 1.168437)
-	r.set("tiny", 1e-7)
-	r.set("bad", mathNaN())
-	rows, err := normalizeRows([]row{r})
+	var r results.Row
+	r.Set("mode", "pingpong")
+	r.Set("size_bytes", int64(1048576))
+	r.Set("latency_us", 1.168437)
+	r.Set("tiny", 1e-7)
+	r.Set("bad", mathNaN())
+	rows, err := results.NormalizeRows([]results.Row{r})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"mode", "size_bytes", "latency_us", "tiny", "bad"}, rows[0].keys)
+	assert.Equal(t, []string{"mode", "size_bytes", "latency_us", "tiny", "bad"}, rows[0].Keys)
 	b, err := json.Marshal(rows[0])
 	require.NoError(t, err)
 	assert.Equal(t, `{"mode":"pingpong","size_bytes":1048576,"latency_us":1.168437,"tiny":1e-7,"bad":"NaN"}`, string(b))
-	assert.Equal(t, "1048576", cellText(rows[0].vals["size_bytes"]))
+	assert.Equal(t, "1048576", results.CellText(rows[0].Vals["size_bytes"]))
 }

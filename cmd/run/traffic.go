@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/router/traffic"
 	"github.com/spf13/pflag"
@@ -226,20 +227,20 @@ func runTraffic(ctx context.Context, machine *Config, opts actors.Options, state
 	return out, nil
 }
 
-func trafficRow(res *traffic.Result) row {
-	var rw row
-	rw.set("pattern", string(res.Config.Pattern))
-	rw.set("load_offered", res.Offered)
-	rw.set("load_accepted", res.Accepted)
-	rw.set("accepted_GBps_per_node", res.AcceptedGBps)
-	rw.set("latency_mean_us", res.LatencyMean.Microseconds())
-	rw.set("latency_p50_us", res.LatencyP50.Microseconds())
-	rw.set("latency_p99_us", res.LatencyP99.Microseconds())
-	rw.set("link_util_mean", res.LinkUtilMean)
-	rw.set("link_util_max", res.LinkUtilMax)
-	rw.set("retries", res.Network.Retries)
-	rw.set("events", res.Events)
-	rw.set("digest", res.Digest)
+func trafficRow(res *traffic.Result) results.Row {
+	var rw results.Row
+	rw.Set("pattern", string(res.Config.Pattern))
+	rw.Set("load_offered", res.Offered)
+	rw.Set("load_accepted", res.Accepted)
+	rw.Set("accepted_GBps_per_node", res.AcceptedGBps)
+	rw.Set("latency_mean_us", res.LatencyMean.Microseconds())
+	rw.Set("latency_p50_us", res.LatencyP50.Microseconds())
+	rw.Set("latency_p99_us", res.LatencyP99.Microseconds())
+	rw.Set("link_util_mean", res.LinkUtilMean)
+	rw.Set("link_util_max", res.LinkUtilMax)
+	rw.Set("retries", res.Network.Retries)
+	rw.Set("events", res.Events)
+	rw.Set("digest", res.Digest)
 	return rw
 }
 

@@ -1,4 +1,4 @@
-package main
+package results
 
 import (
 	"encoding/json"
@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/spf13/cobra"
 	stdfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -25,38 +24,38 @@ import (
 // identifying field such as load_offered): `run plot` draws one from a results
 // directory, and a sweep draws one per metric against each numeric swept key.
 
-// xyPlot is what to draw: y = the values of metric, against column x, one curve per
+// XYPlot is what to draw: y = the values of metric, against column x, one curve per
 // combination of the series columns; replicates (several seeds) become means with
 // 95% confidence error bars.
-type xyPlot struct {
-	title      string
-	x, metric  string
-	series     []string // nil: every column that varies but x, seed, point, row and metric
-	logX, logY bool
-	xunit      string // for the axis label
+type XYPlot struct {
+	Title      string
+	X, Metric  string
+	Series     []string // nil: every column that varies but x, seed, point, row and metric
+	LogX, LogY bool
+	XUnit      string // for the axis label
 }
 
-// tidyTable is a tidy table in memory.
-type tidyTable struct {
+// Table is a tidy table in memory.
+type Table struct {
 	cols []string
 	recs [][]any
 }
 
-func (t *tidyTable) col(name string) int { return slices.Index(t.cols, name) }
+func (t *Table) col(name string) int { return slices.Index(t.cols, name) }
 
-// readTidy reads DIR/results.json.
-func readTidy(dir string) (*tidyTable, error) {
-	b, err := os.ReadFile(filepath.Join(dir, resultsJSON))
+// ReadTable reads DIR/results.json.
+func ReadTable(dir string) (*Table, error) {
+	b, err := os.ReadFile(filepath.Join(dir, ResultsJSON))
 	if err != nil {
 		return nil, fmt.Errorf("%s is not a results directory: %w", dir, err)
 	}
-	var rows []row
+	var rows []Row
 	if err := json.Unmarshal(b, &rows); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, resultsJSON), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, ResultsJSON), err)
 	}
-	t := &tidyTable{}
+	t := &Table{}
 	for _, r := range rows {
-		for _, k := range r.keys {
+		for _, k := range r.Keys {
 			if !slices.Contains(t.cols, k) {
 				t.cols = append(t.cols, k)
 			}
@@ -65,7 +64,7 @@ func readTidy(dir string) (*tidyTable, error) {
 	for _, r := range rows {
 		rec := make([]any, len(t.cols))
 		for i, c := range t.cols {
-			rec[i], _ = r.get(c)
+			rec[i], _ = r.Get(c)
 		}
 		t.recs = append(t.recs, rec)
 	}
@@ -75,22 +74,22 @@ func readTidy(dir string) (*tidyTable, error) {
 // seriesColumns are the columns that tell curves apart by default: those whose
 // value varies among the metric's records, except x, the seed, the indexes, the
 // metric and value, and the _text twins of numeric keys.
-func (t *tidyTable) seriesColumns(x, metric string) []string {
+func (t *Table) seriesColumns(x, metric string) []string {
 	mi := t.col("metric")
 	var out []string
 	for i, c := range t.cols {
 		switch {
-		case c == x, c == seedKey, c == "point", c == "row", c == "metric", c == "value", c == x+textSuffix,
-			strings.HasSuffix(c, textSuffix):
+		case c == x, c == SeedKey, c == "point", c == "row", c == "metric", c == "value", c == x+TextSuffix,
+			strings.HasSuffix(c, TextSuffix):
 			continue
 		}
 		var first string
 		varies := false
 		for j, r := range t.recs {
-			if cellText(r[mi]) != metric {
+			if CellText(r[mi]) != metric {
 				continue
 			}
-			if v := cellText(r[i]); j > 0 && first != "" && v != first {
+			if v := CellText(r[i]); j > 0 && first != "" && v != first {
 				varies = true
 				break
 			} else if first == "" {
@@ -104,17 +103,17 @@ func (t *tidyTable) seriesColumns(x, metric string) []string {
 	return out
 }
 
-// curves groups the metric's records into curves: label = the series columns (their
+// Curves groups the metric's records into curves: label = the series columns (their
 // _text twin when there is one, for display), x = column x as a number, y = value;
 // with replicates, the mean of the seeds per x, with error bars.
-func (t *tidyTable) curves(pl *xyPlot) ([]*curve, error) {
-	xi, mi, vi, si := t.col(pl.x), t.col("metric"), t.col("value"), t.col(seedKey)
+func (t *Table) Curves(pl *XYPlot) ([]*curve, error) {
+	xi, mi, vi, si := t.col(pl.X), t.col("metric"), t.col("value"), t.col(SeedKey)
 	if xi < 0 {
-		return nil, fmt.Errorf("--x %s: no such column (columns: %s)", pl.x, strings.Join(t.cols, ", "))
+		return nil, fmt.Errorf("--x %s: no such column (columns: %s)", pl.X, strings.Join(t.cols, ", "))
 	}
-	series := pl.series
+	series := pl.Series
 	if series == nil {
-		series = t.seriesColumns(pl.x, pl.metric)
+		series = t.seriesColumns(pl.X, pl.Metric)
 	}
 	for _, s := range series {
 		if t.col(s) < 0 {
@@ -126,25 +125,25 @@ func (t *tidyTable) curves(pl *xyPlot) ([]*curve, error) {
 	byLabel := map[string]*curve{}
 	found := false
 	for _, r := range t.recs {
-		if cellText(r[mi]) != pl.metric {
+		if CellText(r[mi]) != pl.Metric {
 			continue
 		}
 		found = true
-		x, okx := number(r[xi], true)
-		y, oky := number(r[vi], true)
+		x, okx := Number(r[xi], true)
+		y, oky := Number(r[vi], true)
 		if !okx || !oky {
 			continue
 		}
-		if si >= 0 && !slices.Contains(series, seedKey) && pl.x != seedKey {
-			seeds[cellText(r[si])] = true
+		if si >= 0 && !slices.Contains(series, SeedKey) && pl.X != SeedKey {
+			seeds[CellText(r[si])] = true
 		}
 		var label []params.KV
 		for _, s := range series {
 			c := t.col(s)
-			if tc := t.col(s + textSuffix); tc >= 0 {
+			if tc := t.col(s + TextSuffix); tc >= 0 {
 				c = tc
 			}
-			label = append(label, params.KV{Key: s, Value: cellText(r[c])})
+			label = append(label, params.KV{Key: s, Value: CellText(r[c])})
 		}
 		key := fmt.Sprint(label)
 		c := byLabel[key]
@@ -158,11 +157,11 @@ func (t *tidyTable) curves(pl *xyPlot) ([]*curve, error) {
 	if !found {
 		var ms []string
 		for _, r := range t.recs {
-			if m := cellText(r[mi]); !slices.Contains(ms, m) {
+			if m := CellText(r[mi]); !slices.Contains(ms, m) {
 				ms = append(ms, m)
 			}
 		}
-		return nil, fmt.Errorf("--y %s: no such metric (metrics: %s)", pl.metric, strings.Join(ms, ", "))
+		return nil, fmt.Errorf("--y %s: no such metric (metrics: %s)", pl.Metric, strings.Join(ms, ", "))
 	}
 	for _, c := range out {
 		slices.SortStableFunc(c.xy, func(a, b plotter.XY) int { return cmpFloat(a.X, b.X) })
@@ -177,18 +176,18 @@ func (t *tidyTable) curves(pl *xyPlot) ([]*curve, error) {
 // --series` draws any number.
 const maxCurves = 12
 
-// drawXY makes the figure of pl over cs; ok false (with a reason) when there is not
+// DrawXY makes the figure of pl over cs; ok false (with a reason) when there is not
 // enough to draw: no curve with two x values, or values a log axis cannot show.
-func drawXY(pl *xyPlot, cs []*curve) (p *plot.Plot, note string, err error) {
+func DrawXY(pl *XYPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 	xs := map[float64]bool{}
 	dropped := 0
 	for _, c := range cs {
-		if pl.logY {
+		if pl.LogY {
 			n := len(c.xy)
 			c.dropNonPositive()
 			dropped += n - len(c.xy)
 		}
-		if pl.logX {
+		if pl.LogX {
 			n := len(c.xy)
 			keep := c.xy[:0]
 			var half []float64
@@ -209,28 +208,28 @@ func drawXY(pl *xyPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 	}
 	cs = slices.DeleteFunc(cs, func(c *curve) bool { return len(c.xy) == 0 })
 	if len(xs) < 2 || len(cs) == 0 {
-		return nil, "", errors.New("fewer than two values of " + pl.x + " to draw")
+		return nil, "", errors.New("fewer than two values of " + pl.X + " to draw")
 	}
 	p = plot.New()
 	names, common, styles := legends(cs)
-	p.Title.Text = fmt.Sprintf("%s vs %s: %s", pl.metric, pl.x, pl.title)
+	p.Title.Text = fmt.Sprintf("%s vs %s: %s", pl.Metric, pl.X, pl.Title)
 	if len(common) > 0 {
 		p.Title.Text += "\n" + strings.Join(common, ", ")
 	}
 	p.Title.TextStyle.Font = sans(titleSize, stdfont.WeightBold)
 	p.Title.Padding = vg.Points(8)
-	p.X.Label.Text = pl.x
-	if pl.xunit != "" && pl.xunit != "count" {
-		p.X.Label.Text += " (" + pl.xunit + ")"
+	p.X.Label.Text = pl.X
+	if pl.XUnit != "" && pl.XUnit != "count" {
+		p.X.Label.Text += " (" + pl.XUnit + ")"
 	}
-	p.Y.Label.Text = pl.metric
-	if u := metricUnit(pl.metric); u != "" {
+	p.Y.Label.Text = pl.Metric
+	if u := MetricUnit(pl.Metric); u != "" {
 		p.Y.Label.Text += " (" + u + ")"
 	}
 	for _, a := range []struct {
 		axis *plot.Axis
 		log  bool
-	}{{&p.X, pl.logX}, {&p.Y, pl.logY}} {
+	}{{&p.X, pl.LogX}, {&p.Y, pl.LogY}} {
 		axis, log := a.axis, a.log
 		axis.Label.TextStyle.Font = sans(labelSize, stdfont.WeightNormal)
 		axis.Tick.Label.Font = sans(tickSize, stdfont.WeightNormal)
@@ -250,10 +249,10 @@ func drawXY(pl *xyPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 	for i, c := range cs {
 		xy := slices.Clone(c.xy)
 		for j := range xy {
-			if pl.logX {
+			if pl.LogX {
 				xy[j].X = math.Log10(xy[j].X)
 			}
-			if pl.logY {
+			if pl.LogY {
 				xy[j].Y = math.Log10(xy[j].Y)
 			}
 		}
@@ -269,7 +268,7 @@ func drawXY(pl *xyPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 		points.Shape, points.Color, points.Radius = plotutil.Shape(st.dash), col, vg.Points(3)
 		p.Add(line, points)
 		if c.half != nil {
-			bars, err := errorBars(xy, c, pl.logY)
+			bars, err := errorBars(xy, c, pl.LogY)
 			if err != nil {
 				return nil, "", err
 			}
@@ -280,7 +279,7 @@ func drawXY(pl *xyPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 			p.Legend.Add(names[i], line, points)
 		}
 	}
-	if pl.logY {
+	if pl.LogY {
 		lo, hi := snap125(math.Pow(10, p.Y.Min), math.Pow(10, p.Y.Max))
 		p.Y.Min, p.Y.Max = math.Log10(lo), math.Log10(hi)
 	} else if p.Y.Min >= 0 {
@@ -295,8 +294,8 @@ func drawXY(pl *xyPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 	return p, note, nil
 }
 
-// writeFigure renders p as base.png and base.svg in dir and returns the names.
-func writeFigure(p *plot.Plot, dir, base string) ([]string, error) {
+// WriteFigure renders p as base.png and base.svg in dir and returns the names.
+func WriteFigure(p *plot.Plot, dir, base string) ([]string, error) {
 	var files []string
 	for _, ext := range []string{"png", "svg"} {
 		b, err := render(p, ext)
@@ -304,7 +303,7 @@ func writeFigure(p *plot.Plot, dir, base string) ([]string, error) {
 			return nil, fmt.Errorf("%s.%s: %w", base, ext, err)
 		}
 		name := base + "." + ext
-		if err := writeFileAtomic(filepath.Join(dir, name), b); err != nil {
+		if err := WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
 			return nil, err
 		}
 		files = append(files, name)
@@ -312,140 +311,67 @@ func writeFigure(p *plot.Plot, dir, base string) ([]string, error) {
 	return files, nil
 }
 
-// sweepPlots draws, for every numeric swept key with several values (not the seed),
+// SweepPlots draws, for every numeric swept key with several values (not the seed),
 // each metric against it: plots/METRIC_vs_KEY.png and .svg. A figure that would hold
 // more than maxCurves curves is not drawn (a note says how to draw it).
-func (rs *resultSet) sweepPlots(dir string) (files, notes []string, err error) {
-	dir = filepath.Join(dir, sweepPlotsDir)
+func (rs *Set) SweepPlots(dir string) (files, notes []string, err error) {
+	dir = filepath.Join(dir, PlotsDir)
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return nil, nil, err
 	}
-	cols, recs := rs.tidy()
-	t := &tidyTable{cols: cols, recs: recs}
+	cols, recs := rs.Tidy()
+	t := &Table{cols: cols, recs: recs}
 	mi := t.col("metric")
 	var metrics []string
 	for _, r := range recs {
-		if m := cellText(r[mi]); !slices.Contains(metrics, m) {
+		if m := CellText(r[mi]); !slices.Contains(metrics, m) {
 			metrics = append(metrics, m)
 		}
 	}
-	for _, k := range rs.keys {
-		if k == seedKey || !rs.numericKind(k) {
+	for _, k := range rs.Keys {
+		if k == SeedKey || !rs.NumericKind(k) {
 			continue
 		}
-		_, unit, _ := params.SI(rs.kinds[k], zeroOf(rs.kinds[k]))
+		_, unit, _ := params.SI(rs.Kinds[k], zeroOf(rs.Kinds[k]))
 		for _, m := range metrics {
-			pl := &xyPlot{title: rs.title, x: k, metric: m, xunit: unit}
-			cs, err := t.curves(pl)
+			pl := &XYPlot{Title: rs.Title, X: k, Metric: m, XUnit: unit}
+			cs, err := t.Curves(pl)
 			if err != nil {
 				return nil, nil, err
 			}
-			base := plotFileName(m, k)
+			base := PlotFileName(m, k)
 			if len(cs) > maxCurves {
 				notes = append(notes, fmt.Sprintf("%s: not drawn: %d curves (run plot DIR --x %s --y %s --series KEY draws a selection)",
 					base, len(cs), k, m))
 				continue
 			}
-			p, note, err := drawXY(pl, cs)
+			p, note, err := DrawXY(pl, cs)
 			if err != nil {
 				continue // fewer than two values of k for this metric
 			}
 			if note != "" {
 				notes = append(notes, base+": "+note)
 			}
-			fs, err := writeFigure(p, dir, base)
+			fs, err := WriteFigure(p, dir, base)
 			if err != nil {
 				return nil, nil, err
 			}
 			for _, f := range fs {
-				files = append(files, filepath.Join(sweepPlotsDir, f))
+				files = append(files, filepath.Join(PlotsDir, f))
 			}
 		}
 	}
 	return files, notes, nil
 }
 
-// sweepPlotsDir holds a sweep's figures against its swept keys.
-const sweepPlotsDir = "plots"
-
-// plotFileName is METRIC_vs_KEY with the key's dots as underscores.
-func plotFileName(metric, key string) string {
+// PlotFileName is METRIC_vs_KEY with the key's dots as underscores.
+func PlotFileName(metric, key string) string {
 	return metric + "_vs_" + strings.NewReplacer(".", "_", "/", "_").Replace(key)
 }
 
-func newPlotCmd() *cobra.Command {
-	var pl xyPlot
-	var series, out string
-	cmd := &cobra.Command{
-		Use:   "plot RESULTS_DIR --x COLUMN --y METRIC",
-		Short: "Plot a metric of a results directory against any column: a swept key, load, size, ...",
-		Long: `plot draws METRIC (a value of the metric column of results.csv) against COLUMN (a
-swept key, in its base SI unit, or an identifying field such as size_bytes or
-load_offered), one curve per combination of the --series columns (default: every
-column that varies, but the seed). With replicates (run sweep --seeds N) the seeds of
-a configuration make one curve of means with 95% confidence error bars. The figure
-goes to RESULTS_DIR/METRIC_vs_COLUMN.png and .svg, or to --to BASE.png and .svg.`,
-		Example: `  run plot results/clock --x ppc.clock --y latency_us --series size_bytes
-  run plot results/traffic --x load_offered --y latency_mean_us --series router.vcs
-  run plot results/halo --x mpi.eager_max --y iter_time_us --logx`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if pl.x == "" || pl.metric == "" {
-				return usage(errors.New("--x COLUMN and --y METRIC are required"))
-			}
-			t, err := readTidy(args[0])
-			if err != nil {
-				return usage(err)
-			}
-			if series != "" {
-				pl.series = strings.Split(series, ",")
-			}
-			pl.title = args[0]
-			if rec, err := readRunRecord(args[0]); err == nil {
-				pl.title = rec.Command
-				if rec.Bench != "" {
-					pl.title += " " + rec.Bench
-				}
-			}
-			pl.xunit = unitOf(args[0], pl.x)
-			cs, err := t.curves(&pl)
-			if err != nil {
-				return usage(err)
-			}
-			p, note, err := drawXY(&pl, cs)
-			if err != nil {
-				return usage(err)
-			}
-			dir, base := args[0], plotFileName(pl.metric, pl.x)
-			if out != "" {
-				dir, base = filepath.Dir(out), strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
-			}
-			files, err := writeFigure(p, dir, base)
-			if err != nil {
-				return failed(err)
-			}
-			for _, f := range files {
-				fmt.Fprintln(cmd.OutOrStdout(), filepath.Join(dir, f))
-			}
-			if note != "" {
-				fmt.Fprintln(cmd.ErrOrStderr(), "run: note: "+note)
-			}
-			return nil
-		},
-	}
-	f := cmd.Flags()
-	f.StringVar(&pl.x, "x", "", "the x column: a swept key (plotted in its base SI unit) or an identifying field")
-	f.StringVar(&pl.metric, "y", "", "the metric on the y axis (latency_us, bandwidth_MBps, msg_per_s, ...)")
-	f.StringVar(&series, "series", "", "columns whose combinations are the curves, comma-separated (default: those that vary)")
-	f.BoolVar(&pl.logX, "logx", false, "logarithmic x axis")
-	f.BoolVar(&pl.logY, "logy", false, "logarithmic y axis")
-	f.StringVar(&out, "to", "", "write BASE.png and BASE.svg instead of RESULTS_DIR/METRIC_vs_COLUMN")
-	return cmd
-}
-
-// unitOf is column's unit from DIR/units.csv, or "".
-func unitOf(dir, column string) string {
-	b, err := os.ReadFile(filepath.Join(dir, unitsCSV))
+// UnitOf is column's unit from DIR/units.csv, or "".
+func UnitOf(dir, column string) string {
+	b, err := os.ReadFile(filepath.Join(dir, UnitsCSV))
 	if err != nil {
 		return ""
 	}

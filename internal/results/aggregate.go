@@ -1,4 +1,4 @@
-package main
+package results
 
 import (
 	"encoding/json"
@@ -16,24 +16,24 @@ import (
 
 // Files of the aggregated table.
 const (
-	aggregateCSV  = "aggregate.csv"
-	aggregateJSON = "aggregate.json"
+	AggregateCSV  = "aggregate.csv"
+	AggregateJSON = "aggregate.json"
 )
 
-// aggregate returns the aggregated table of rs, or ok false when rs has no
+// Aggregate returns the aggregated table of rs, or ok false when rs has no
 // replicates (no seed column, or a single seed). Columns: those of the tidy table
 // but point, seed and value, then n, mean, sd, ci95_low, ci95_high; records in order
 // of first appearance, for numeric metrics only. sd and the interval are null for a
 // single value.
-func (rs *resultSet) aggregate() (cols []string, recs [][]any, ok bool) {
-	tcols, trecs := rs.tidy()
-	si, vi, pi := slices.Index(tcols, seedKey), slices.Index(tcols, "value"), slices.Index(tcols, "point")
+func (rs *Set) Aggregate() (cols []string, recs [][]any, ok bool) {
+	tcols, trecs := rs.Tidy()
+	si, vi, pi := slices.Index(tcols, SeedKey), slices.Index(tcols, "value"), slices.Index(tcols, "point")
 	if si < 0 || vi < 0 {
 		return nil, nil, false
 	}
 	seeds := map[string]bool{}
 	for _, r := range trecs {
-		seeds[cellText(r[si])] = true
+		seeds[CellText(r[si])] = true
 	}
 	if len(seeds) < 2 {
 		return nil, nil, false
@@ -48,14 +48,14 @@ func (rs *resultSet) aggregate() (cols []string, recs [][]any, ok bool) {
 	cols = append(cols, "n", "mean", "sd", "ci95_low", "ci95_high")
 	type group struct {
 		head []any
-		vals []float64
+		Vals []float64
 	}
 	var order []*group
 	byKey := map[string]*group{}
 	for _, r := range trecs {
 		parts := make([]string, len(keep))
 		for j, i := range keep {
-			parts[j] = cellText(r[i])
+			parts[j] = CellText(r[i])
 		}
 		k := strings.Join(parts, "\x00")
 		g := byKey[k]
@@ -67,15 +67,15 @@ func (rs *resultSet) aggregate() (cols []string, recs [][]any, ok bool) {
 			byKey[k] = g
 			order = append(order, g)
 		}
-		if v, ok := number(r[vi], true); ok {
-			g.vals = append(g.vals, v)
+		if v, ok := Number(r[vi], true); ok {
+			g.Vals = append(g.Vals, v)
 		}
 	}
 	for _, g := range order {
-		if len(g.vals) == 0 {
+		if len(g.Vals) == 0 {
 			continue // a metric that is not a number (a digest): nothing to average
 		}
-		st := summarize(g.vals)
+		st := Summarize(g.Vals)
 		rec := append(slices.Clone(g.head), json.Number(strconv.Itoa(st.n)), num(st.mean), num(st.sd), num(st.lo), num(st.hi))
 		recs = append(recs, rec)
 	}
@@ -88,9 +88,9 @@ type stats struct {
 	mean, sd, lo, hi float64 // NaN where undefined
 }
 
-// summarize computes the mean, the sample standard deviation and the 95% confidence
+// Summarize computes the mean, the sample standard deviation and the 95% confidence
 // interval of the mean of vs.
-func summarize(vs []float64) stats {
+func Summarize(vs []float64) stats {
 	st := stats{n: len(vs), mean: math.NaN(), sd: math.NaN(), lo: math.NaN(), hi: math.NaN()}
 	if st.n == 0 {
 		return st

@@ -1,4 +1,4 @@
-package main
+package results
 
 import (
 	"bytes"
@@ -81,8 +81,8 @@ type curve struct {
 	half  []float64 // with replicates: the 95% confidence half-width of each mean in xy
 }
 
-// number reads a row value as a float64.
-func number(v any, ok bool) (float64, bool) {
+// Number reads a row value as a float64.
+func Number(v any, ok bool) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
@@ -100,28 +100,28 @@ func number(v any, ok bool) (float64, bool) {
 	return 0, false
 }
 
-// curves groups the rows that have size_bytes and metric into curves, in order of
+// Curves groups the rows that have size_bytes and metric into curves, in order of
 // first appearance, each sorted by size. With replicates (several seeds) the seeds of
 // a configuration make one curve of means, with their 95% confidence half-widths.
-func (rs *resultSet) curves(metric, xkey string) []*curve {
+func (rs *Set) Curves(metric, xkey string) []*curve {
 	var out []*curve
 	byLabel := map[string]*curve{}
-	reps := rs.replicated()
-	for _, p := range rs.points {
-		for _, r := range p.rows {
-			x, okx := number(r.get(xkey))
-			y, oky := number(r.get(metric))
+	reps := rs.Replicated()
+	for _, p := range rs.Points {
+		for _, r := range p.Rows {
+			x, okx := Number(r.Get(xkey))
+			y, oky := Number(r.Get(metric))
 			if !okx || !oky {
 				continue
 			}
-			label := slices.Clone(p.values)
+			label := slices.Clone(p.Values)
 			if reps {
-				label = slices.DeleteFunc(label, func(kv params.KV) bool { return kv.Key == seedKey })
+				label = slices.DeleteFunc(label, func(kv params.KV) bool { return kv.Key == SeedKey })
 			}
-			for _, k := range r.keys {
-				if k != xkey && rs.isID != nil && rs.isID(k) {
-					v, _ := r.get(k)
-					label = append(label, params.KV{Key: k, Value: cellText(v)})
+			for _, k := range r.Keys {
+				if k != xkey && rs.IsID != nil && rs.IsID(k) {
+					v, _ := r.Get(k)
+					label = append(label, params.KV{Key: k, Value: CellText(v)})
 				}
 			}
 			key := fmt.Sprint(label)
@@ -190,15 +190,15 @@ func (e errPoints) Len() int                        { return len(e) }
 func (e errPoints) XY(i int) (float64, float64)     { return e[i].X, e[i].Y }
 func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].high }
 
-// replicated reports whether rs has replicates: a seed key with several values.
-func (rs *resultSet) replicated() bool {
-	if !slices.Contains(rs.keys, seedKey) {
+// Replicated reports whether rs has replicates: a seed key with several values.
+func (rs *Set) Replicated() bool {
+	if !slices.Contains(rs.Keys, SeedKey) {
 		return false
 	}
 	var seen string
-	for _, p := range rs.points {
-		for _, kv := range p.values {
-			if kv.Key == seedKey {
+	for _, p := range rs.Points {
+		for _, kv := range p.Values {
+			if kv.Key == SeedKey {
 				if seen != "" && kv.Value != seen {
 					return true
 				}
@@ -220,7 +220,7 @@ func (c *curve) meanByX() {
 		for ; j < len(c.xy) && c.xy[j].X == c.xy[i].X; j++ {
 			ys = append(ys, c.xy[j].Y)
 		}
-		st := summarize(ys)
+		st := Summarize(ys)
 		half := 0.0
 		if !math.IsNaN(st.hi) {
 			half = st.hi - st.mean
@@ -307,11 +307,11 @@ func legends(cs []*curve) (names []string, common []string, styles []curveStyle)
 	return names, common, styles
 }
 
-// writePlots draws every figure that rs has data for into dir and returns the
+// WritePlots draws every figure that rs has data for into dir and returns the
 // files written and notes for run.json.
-func (rs *resultSet) writePlots(dir string) (files, notes []string, err error) {
+func (rs *Set) WritePlots(dir string) (files, notes []string, err error) {
 	for _, f := range figures {
-		cs := rs.curves(f.metric, f.xKey())
+		cs := rs.Curves(f.metric, f.xKey())
 		p, note, ok := rs.draw(f, cs)
 		if note != "" {
 			notes = append(notes, f.file+": "+note)
@@ -325,7 +325,7 @@ func (rs *resultSet) writePlots(dir string) (files, notes []string, err error) {
 				return nil, nil, fmt.Errorf("%s.%s: %w", f.file, ext, err)
 			}
 			name := f.file + "." + ext
-			if err := writeFileAtomic(filepath.Join(dir, name), b); err != nil {
+			if err := WriteFileAtomic(filepath.Join(dir, name), b); err != nil {
 				return nil, nil, err
 			}
 			files = append(files, name)
@@ -340,7 +340,7 @@ func (rs *resultSet) writePlots(dir string) (files, notes []string, err error) {
 // original units (gonum's log scale misplaces the axis labels). Sizes of 0 B, which
 // a log axis cannot show, are drawn one octave left of the smallest size, at a tick
 // labelled 0; non-positive values on a log axis are left out, with a note.
-func (rs *resultSet) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok bool) {
+func (rs *Set) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok bool) {
 	var sizes []float64
 	minPos := math.Inf(1)
 	dropped := 0
@@ -381,7 +381,7 @@ func (rs *resultSet) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok 
 
 	p = plot.New()
 	names, common, styles := legends(cs)
-	p.Title.Text = fmt.Sprintf("%s vs %s: %s", f.what, f.xName(), rs.title)
+	p.Title.Text = fmt.Sprintf("%s vs %s: %s", f.what, f.xName(), rs.Title)
 	if len(common) > 0 {
 		p.Title.Text += "\n" + strings.Join(common, ", ")
 	}
