@@ -10,8 +10,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/protocols/portals4"
 	"github.com/spf13/cobra"
 )
@@ -32,7 +34,9 @@ each; threads elements run on host threads; msleep and barrier pass simulated ti
 barrier through the NICs). PATH is a file or a directory, searched for *.xml.
 
 It prints one line per file, pass, fail with the first mismatch, or skip with the reason,
-then "N passed, N failed, N skipped", and exits 1 if any test failed. --format json
+then "N passed, N failed, N skipped", and exits 1 if any test failed. Like the other
+commands it writes a results directory (one row per test: result, reason, simulated
+time; --out DIR, --out none) and --format csv prints its table. --format json
 prints {"passed","failed","skipped","tests":[{"file","result","reason"}]}. --set and
 --config change the machine and the portals4.* costs, so the same files run against
 any configuration of the NIC. A test that blocks forever, or still runs at --time-limit
@@ -60,10 +64,15 @@ of simulated time, fails.`,
 			if err != nil {
 				return usage(err)
 			}
-			cfg, _, err := c.load(cmd)
+			cfg, tree, err := c.load(cmd)
 			if err != nil {
 				return err
 			}
+			out, err := c.newOutput("conform-portals4", false)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
 			if err := cfg.Portals4.Validate(); err != nil {
 				return usage(err)
 			}
@@ -100,6 +109,34 @@ of simulated time, fails.`,
 			wg.Wait()
 			if err := cmd.Context().Err(); err != nil {
 				return actors.ErrInterrupted
+			}
+			// The results directory and --format csv: one row per test (its file
+			// identifies it; result, reason and simulated time are its metrics).
+			res := &benchOutput{}
+			for _, o := range outs {
+				var r results.Row
+				r.Set("test", o.File)
+				r.Set("result", o.Result)
+				if o.Reason != "" {
+					r.Set("reason", o.Reason)
+				}
+				r.Set("sim_time_s", o.SimTime.Seconds())
+				res.rows = append(res.rows, r)
+			}
+			id := &benchmark{name: "conform-portals4", ids: []string{"test"}}
+			if err := out.writeSingle(c, "conform portals4", id, tree, localFlags(cmd), res, start, "complete"); err != nil {
+				return failed(err)
+			}
+			if c.format == "csv" {
+				rs, err := singleResultSet("conform portals4", id, res.rows)
+				if err != nil {
+					return failed(err)
+				}
+				cols, recs := rs.Tidy()
+				if err := results.WriteTidyCSV(cmd.OutOrStdout(), cols, recs); err != nil {
+					return failed(err)
+				}
+				return conformStatus(outs)
 			}
 			return printConform(cmd, c.format, outs)
 		},
@@ -174,8 +211,15 @@ func printConform(cmd *cobra.Command, format string, outs []portals4.Outcome) er
 		}
 		fmt.Fprintf(w, "%d passed, %d failed, %d skipped\n", n["pass"], n["fail"], n["skip"])
 	}
-	if n["fail"] > 0 {
-		return failed(errConformFailed)
+	return conformStatus(outs)
+}
+
+// conformStatus is the command's error: errConformFailed if a test failed.
+func conformStatus(outs []portals4.Outcome) error {
+	for _, o := range outs {
+		if o.Result == "fail" {
+			return failed(errConformFailed)
+		}
 	}
 	return nil
 }
