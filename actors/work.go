@@ -42,8 +42,8 @@ func (w *Work) Stage(i, n int) {
 	w.stages.Store(int64(n))
 }
 
-// Fraction is the share of the work done, in [0, 1], or -1 when nothing was
-// declared.
+// Fraction is the share of the work done, in [0, 1], or -1 when nothing tells: a
+// single simulation (or none numbered) whose drivers declared no work.
 func (w *Work) Fraction() float64 {
 	if w == nil {
 		return -1
@@ -54,8 +54,8 @@ func (w *Work) Fraction() float64 {
 	switch {
 	case total > 0:
 		cur = math.Min(float64(done)/float64(total), 1)
-	case stage == 0 && w.stages.Load() == 0:
-		return -1
+	case stages == 1:
+		return -1 // one simulation that declared nothing: unknown
 	}
 	return math.Min((float64(stage)+cur)/float64(stages), 1)
 }

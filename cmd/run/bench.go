@@ -247,6 +247,16 @@ func runPlans[P any](work *actors.Work, plans []P, sim func(P) ([]results.Row, *
 	return out, nil
 }
 
+// stages numbers the n simulations of a benchmark for progress reports
+// (Options.Work): call next before each.
+func stages(w *actors.Work, n int) (next func()) {
+	i := 0
+	return func() {
+		w.Stage(i, n)
+		i++
+	}
+}
+
 // parseSizeList parses the --sizes flag s into the sizes of a benchmark
 // configuration; its errors are usage errors.
 func parseSizeList(s string) ([]int64, error) {

@@ -180,7 +180,9 @@ func runCCI(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 		return nil, err
 	}
 	out := &benchOutput{params: map[string]string{"machine": cfg.Machine}}
+	next := stages(opts.Work, len(runs))
 	for _, run := range runs {
+		next()
 		var r results.Row
 		r.Set("op", run.op)
 		r.Set("conn", run.cfg.Attr.String())

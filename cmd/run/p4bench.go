@@ -140,9 +140,11 @@ func runP4Latency(ctx context.Context, cfg *Config, opts actors.Options, state a
 		return nil, err
 	}
 	out := &benchOutput{}
+	next := stages(opts.Work, len(p.ops)*len(p.nis)*len(p.sizes))
 	for _, op := range p.ops {
 		for _, ni := range p.nis {
 			for _, size := range p.sizes {
+				next()
 				c := portals4.LatencyConfig{Op: op, Matching: ni == "matching", Size: int64(size), Iters: s.iters, Warmup: s.warmup}
 				lat, rep, err := portals4.Latency(ctx, cfg.Params, cfg.Portals4, c, opts)
 				var r results.Row
@@ -213,11 +215,13 @@ func runP4MsgRate(ctx context.Context, cfg *Config, opts actors.Options, state a
 		return nil, err
 	}
 	out := &benchOutput{}
+	next := stages(opts.Work, len(p.recv)*len(p.sizes)*len(p.windows)*len(p.prio)*len(p.unexp))
 	for _, recv := range p.recv {
 		for _, size := range p.sizes {
 			for _, w := range p.windows {
 				for _, pr := range p.prio {
 					for _, u := range p.unexp {
+						next()
 						c := portals4.MsgRateConfig{Size: int64(size), Messages: s.messages, Window: w, Priority: pr,
 							Unexpected: u - 1, Persistent: recv == "persistent"}
 						rate, rep, err := portals4.MsgRate(ctx, cfg.Params, cfg.Portals4, c, opts)
@@ -286,9 +290,11 @@ func runP4Trig(ctx context.Context, cfg *Config, opts actors.Options, state any)
 		return nil, err
 	}
 	out := &benchOutput{}
+	next := stages(opts.Work, len(p.nodes)*len(p.variants))
 	for _, n := range p.nodes {
 		var host, trig actors.Duration
 		for _, v := range p.variants {
+			next()
 			lat, rep, err := portals4.TrigBarrier(ctx, cfg.Params, cfg.Portals4, portals4.TrigConfig{Nodes: n, Iters: s.iters, Triggered: v == "triggered"}, opts)
 			if err != nil {
 				return out, failed(err)

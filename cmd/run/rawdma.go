@@ -114,8 +114,10 @@ func runRawDMA(ctx context.Context, cfg *Config, opts actors.Options, state any)
 		return nil, err
 	}
 	out := &benchOutput{params: map[string]string{"mode": p.mode}}
+	next := stages(opts.Work, len(p.hops)*len(p.sizes))
 	for _, h := range p.hops {
 		for _, s := range p.sizes {
+			next()
 			bc := p.bc
 			bc.Hops, bc.Size = h, int64(s)
 			r, res, err := runRaw(ctx, p.mode, bc, opts)

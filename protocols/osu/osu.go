@@ -137,6 +137,12 @@ func (c Config) Validate() error {
 }
 
 // iters is the timed and the warm-up iterations for a size: the budget caps both.
+// reps is the iterations of size, timed and warm-up, for progress reports.
+func (c Config) reps(size int64) int {
+	n, w := c.iters(size)
+	return n + w
+}
+
 func (c Config) iters(size int64) (timed, warmup int) {
 	per := size
 	if c.Bench != Latency {
@@ -194,12 +200,14 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 	if cfg.Layer == LayerMPI {
 		jc := mpi.DefaultJobConfig()
 		jc.Params, jc.Bridge, jc.JID, jc.UID = cfg.MPI, cfg.Bridge, osuJID, osuUID
-		res.Job, err = mpi.Launch(stacks, []int{0, 1}, jc, func(c *mpi.Comm) error { return mpiRank(c, cfg, rows) })
+		res.Job, err = mpi.Launch(stacks, []int{0, 1}, jc, func(c *mpi.Comm) error {
+			return mpiRank(c, cfg, rows, portals3.SizeProgress(opts.Work, c.Rank(), cfg.Sizes, cfg.reps))
+		})
 	} else {
 		for rank := range 2 {
 			peer := ptl.ProcessID{NID: ptl.NID(1 - rank), PID: 0}
 			err = errors.Join(err, stacks[rank].Spawn(fmt.Sprintf("osu[%d]", rank), 0, 0, osuJID, osuUID, cfg.Bridge, func(pr *portals3.Process) {
-				if err := portalsRank(pr, cfg, rank, peer, rows); err != nil {
+				if err := portalsRank(pr, cfg, rank, peer, rows, portals3.SizeProgress(opts.Work, rank, cfg.Sizes, cfg.reps)); err != nil {
 					pr.Proc().Fatalf("osu: %v", err)
 				}
 			}))
@@ -247,7 +255,7 @@ func (c Config) row(size int64, n int, elapsed actors.Duration) Row {
 }
 
 // mpiRank is the program of a rank over MPI: osu_latency, osu_bw, osu_mbw_mr.
-func mpiRank(c *mpi.Comm, cfg Config, rows []Row) error {
+func mpiRank(c *mpi.Comm, cfg Config, rows []Row, sizeDone func(int64)) error {
 	rank, peer := c.Rank(), 1-c.Rank()
 	maxSize := int64(0)
 	for _, s := range cfg.Sizes {
@@ -302,6 +310,7 @@ func mpiRank(c *mpi.Comm, cfg Config, rows []Row) error {
 		if rank == 0 {
 			rows[i] = cfg.row(size, n, c.Wtime().Sub(start))
 		}
+		sizeDone(size)
 	}
 	return nil
 }
@@ -309,7 +318,7 @@ func mpiRank(c *mpi.Comm, cfg Config, rows []Row) error {
 // portalsRank is the program of a rank over raw Portals: persistent memory descriptors
 // created before the timed loop of each size; the target's match entry accepts every
 // put at offset 0 (the OSU tests reuse one buffer).
-func portalsRank(pr *portals3.Process, cfg Config, rank int, peer ptl.ProcessID, rows []Row) error {
+func portalsRank(pr *portals3.Process, cfg Config, rank int, peer ptl.ProcessID, rows []Row, sizeDone func(int64)) error {
 	maxSize := uint64(cfg.Ack)
 	for _, s := range cfg.Sizes {
 		maxSize = max(maxSize, uint64(s))
@@ -358,6 +367,7 @@ func portalsRank(pr *portals3.Process, cfg Config, rank int, peer ptl.ProcessID,
 		if rank == 0 {
 			rows[i] = cfg.row(size, n, elapsed)
 		}
+		sizeDone(size)
 	}
 	return w.sent(0)
 }

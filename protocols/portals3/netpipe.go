@@ -128,7 +128,9 @@ func NetPIPE(ctx context.Context, cfg NetPIPEConfig, opts actors.Options) (*NetP
 	}
 	rows := make([]NetPIPERow, len(cfg.Sizes))
 	rep, _, _, err := runPair(ctx, cfg.Machine, cfg.Portals, cfg.Bridge, "netpipe", opts,
-		func(pr *Process, rank int, peer ptl.ProcessID) error { return netpipeRank(pr, cfg, rank, peer, rows) })
+		func(pr *Process, rank int, peer ptl.ProcessID) error {
+			return netpipeRank(pr, cfg, rank, peer, rows, SizeProgress(opts.Work, rank, cfg.Sizes, cfg.repeats))
+		})
 	if err != nil {
 		return &NetPIPEResult{Rows: rows}, err
 	}
@@ -147,7 +149,7 @@ const (
 	syncPt      = perfPt + 1 // the ready messages' own portal: the data's match list stays one entry long
 )
 
-func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, rows []NetPIPERow) error {
+func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, rows []NetPIPERow, sizeDone func(int64)) error {
 	// Room for every event of a round: a slow receiver may fall behind a stream by
 	// more than the window, and a lost END event would stall the benchmark.
 	eq, err := pr.EQAlloc(2*cfg.Iters + 4*cfg.Window + 64)
@@ -252,6 +254,7 @@ func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, r
 		if rank == 0 {
 			rows[i] = netpipeRow(cfg.Mode, size, n, elapsed)
 		}
+		sizeDone(size)
 	}
 	return nil
 }

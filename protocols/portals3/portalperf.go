@@ -276,6 +276,19 @@ func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []
 // time across small and large sizes. Display only: results do not depend on it.
 func progressWeight(size int64) int64 { return size + 4096 }
 
+// SizeProgress declares to work (Options.Work, progress reports only) the work of a
+// benchmark rank that runs reps(size) iterations of each size, and returns what to
+// call when a size is done. Only rank 0 counts; other ranks get a no-op.
+func SizeProgress(work *actors.Work, rank int, sizes []int64, reps func(size int64) int) (sizeDone func(size int64)) {
+	if rank != 0 || work == nil {
+		return func(int64) {}
+	}
+	for _, s := range sizes {
+		work.Expect(int64(reps(s)) * progressWeight(s))
+	}
+	return func(s int64) { work.Done(int64(reps(s)) * progressWeight(s)) }
+}
+
 // perfIteration is one timed step of a rank.
 func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQHandle, peer ptl.ProcessID) error {
 	put := func() error { return pr.Put(md, ptl.NoAckReq, peer, perfPt, 1, 0, 0) }
