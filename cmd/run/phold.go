@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/actors/phold"
 	"github.com/seastar-sim/seastar/internal/results"
+	"github.com/seastar-sim/seastar/internal/sweep"
 	"github.com/spf13/cobra"
 )
 
@@ -120,7 +120,7 @@ func pholdResult(c *common, p phold.Params, rep *actors.Report) *result {
 // progressPrinter reports progress on w: a self-overwriting line on a terminal, plain
 // lines otherwise. Call done when the run ends, to clear a terminal line.
 func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), done func()) {
-	tty := isTerminal(w)
+	tty := sweep.IsTerminal(w)
 	printed := false
 	start := time.Now() // the command's, across its simulations
 	done = func() {
@@ -139,7 +139,7 @@ func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), 
 		if frac >= 0 {
 			line += fmt.Sprintf(" (%.0f%%", 100*frac)
 			if elapsed := time.Since(start); frac > 0.001 {
-				line += ", ETA " + roundDuration(time.Duration(float64(elapsed)*(1-frac)/frac)).String()
+				line += ", ETA " + sweep.RoundDuration(time.Duration(float64(elapsed)*(1-frac)/frac)).String()
 			}
 			line += ")"
 		}
@@ -150,13 +150,4 @@ func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), 
 			fmt.Fprintln(w, line)
 		}
 	}, done
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

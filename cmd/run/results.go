@@ -12,6 +12,7 @@ import (
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
+	"github.com/seastar-sim/seastar/internal/sweep"
 	"github.com/seastar-sim/seastar/params"
 )
 
@@ -126,7 +127,7 @@ type runRecord struct {
 	// BenchFlags are the values of every flag of the command itself (a benchmark's
 	// --sizes, --iters, ...), defaults included.
 	BenchFlags map[string]string `json:"bench_flags,omitempty"`
-	Vary       []varyList        `json:"vary,omitempty"`
+	Vary       []sweep.List      `json:"vary,omitempty"`
 	Zip        bool              `json:"zip,omitempty"`
 	Jobs       int               `json:"jobs,omitempty"`
 	Status     string            `json:"status"` // complete, interrupted or failed
@@ -138,12 +139,6 @@ type runRecord struct {
 	Points     []pointRecord     `json:"points"`
 	Plots      []string          `json:"plots,omitempty"`
 	Notes      []string          `json:"notes,omitempty"`
-}
-
-// varyList is one --vary: a key and its values in canonical text form.
-type varyList struct {
-	Key    string   `json:"key"`
-	Values []string `json:"values"`
 }
 
 // Point statuses.

@@ -15,12 +15,12 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
+	"github.com/seastar-sim/seastar/internal/sweep"
 	"github.com/seastar-sim/seastar/params"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,10 +35,6 @@ type sweepFlags struct {
 	resume bool
 	seeds  int
 }
-
-// maxPoints bounds the points of a sweep, so that a typo in a range is an error
-// rather than a week of simulations.
-const maxPoints = params.MaxListLen
 
 // afterPoint, if set (by tests), is called by a sweep worker when a point is
 // finished and its directory complete.
@@ -114,11 +110,11 @@ func (p *sweepPoint) label() string {
 }
 
 // sweep is a resolved `run sweep` command line.
-type sweep struct {
+type sweepRun struct {
 	c         *common
 	b         *benchmark
 	benchArgs []string
-	lists     []varyList
+	lists     []sweep.List
 	zip       bool
 	points    []*sweepPoint
 	base      *params.Tree
@@ -179,7 +175,7 @@ func (c *common) runSweep(cmd *cobra.Command, s *sweepFlags, args []string) erro
 
 // planSweep checks the command line and resolves every point's configuration, so
 // that every usage error is reported before anything runs.
-func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*sweep, error) {
+func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*sweepRun, error) {
 	opts, err := c.options()
 	if err != nil {
 		return nil, err
@@ -209,7 +205,7 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 		return nil, usage(fmt.Errorf("--jobs must be >= 1 (got %d)", s.jobs))
 	}
 	c.preset = b.preset
-	sw := &sweep{c: c, b: b, zip: s.zip, opts: opts}
+	sw := &sweepRun{c: c, b: b, zip: s.zip, opts: opts}
 	if sw.benchArgs, err = benchArgs(cmd, args); err != nil {
 		return nil, err
 	}
@@ -228,12 +224,12 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 	if s.seeds > 0 {
 		vary = append(slices.Clone(vary), fmt.Sprintf("%s=%d:%d:+1", results.SeedKey, c.seed, c.seed+uint64(s.seeds)-1))
 	}
-	if sw.lists, err = parseVary(sw.base, vary); err != nil {
-		return nil, err
+	if sw.lists, err = sweep.ParseVary(sw.base, vary); err != nil {
+		return nil, usage(err)
 	}
-	values, err := combine(sw.lists, s.zip)
+	values, err := sweep.Combine(sw.lists, s.zip)
 	if err != nil {
-		return nil, err
+		return nil, usage(err)
 	}
 	for i, vals := range values {
 		p := &sweepPoint{index: i, values: vals, seed: c.seed}
@@ -253,7 +249,7 @@ func (c *common) planSweep(cmd *cobra.Command, s *sweepFlags, args []string) (*s
 }
 
 // resolvePoint resolves p's configuration and checks the benchmark's flags on it.
-func (sw *sweep) resolvePoint(file []byte, p *sweepPoint) error {
+func (sw *sweepRun) resolvePoint(file []byte, p *sweepPoint) error {
 	wrap := func(err error) error { return usage(fmt.Errorf("point %d (%s): %w", p.index, p.label(), err)) }
 	fs, state, err := sw.benchFlags()
 	if err != nil {
@@ -293,7 +289,7 @@ func benchArgs(cmd *cobra.Command, args []string) ([]string, error) {
 }
 
 // benchFlags parses the benchmark's flags into a fresh state.
-func (sw *sweep) benchFlags() (*pflag.FlagSet, any, error) {
+func (sw *sweepRun) benchFlags() (*pflag.FlagSet, any, error) {
 	fs := pflag.NewFlagSet("bench "+sw.b.name, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	state := sw.b.flags(fs)
@@ -304,83 +300,6 @@ func (sw *sweep) benchFlags() (*pflag.FlagSet, any, error) {
 		return nil, nil, usage(fmt.Errorf("bench %s flags (after --): unexpected argument %q", sw.b.name, fs.Arg(0)))
 	}
 	return fs, state, nil
-}
-
-// parseVary parses the --vary items against the configuration tree t.
-func parseVary(t *params.Tree, items []string) ([]varyList, error) {
-	var lists []varyList
-	for _, item := range items {
-		key, list, ok := strings.Cut(item, "=")
-		key = strings.TrimSpace(key)
-		if !ok || key == "" {
-			return nil, usage(fmt.Errorf("--vary %q: want KEY=LIST, e.g. ppc.clock=250MHz,500MHz", item))
-		}
-		if slices.ContainsFunc(lists, func(l varyList) bool { return l.Key == key }) {
-			return nil, usage(fmt.Errorf("--vary %s: the key is given twice; give all its values in one list", key))
-		}
-		var vals []string
-		var err error
-		if key == results.SeedKey {
-			vals, err = parseSeeds(list)
-		} else {
-			vals, err = t.ParseList(key, list)
-		}
-		if err != nil {
-			return nil, usage(fmt.Errorf("--vary: %w", err))
-		}
-		lists = append(lists, varyList{Key: key, Values: vals})
-	}
-	return lists, nil
-}
-
-// parseSeeds parses a list of seeds, with the ranges of params.Tree.ParseList.
-func parseSeeds(list string) ([]string, error) {
-	seed := struct {
-		Seed uint64 `param:"seed"`
-	}{}
-	t, err := params.New(&seed)
-	if err != nil {
-		return nil, err
-	}
-	return t.ParseList(results.SeedKey, list)
-}
-
-// combine makes the points' values: the cartesian product of the lists, the first
-// varying slowest, or with zip the lists element by element.
-func combine(lists []varyList, zip bool) ([][]params.KV, error) {
-	if zip {
-		n := len(lists[0].Values)
-		for _, l := range lists[1:] {
-			if len(l.Values) != n {
-				return nil, usage(fmt.Errorf("--zip: --vary %s has %d values and --vary %s has %d; zipped lists must be of one length",
-					lists[0].Key, n, l.Key, len(l.Values)))
-			}
-		}
-		out := make([][]params.KV, n)
-		for i := range n {
-			for _, l := range lists {
-				out[i] = append(out[i], params.KV{Key: l.Key, Value: l.Values[i]})
-			}
-		}
-		return out, nil
-	}
-	total := 1
-	for _, l := range lists {
-		if total *= len(l.Values); total > maxPoints {
-			return nil, usage(fmt.Errorf("--vary: the sweep has more than %d points", maxPoints))
-		}
-	}
-	out := [][]params.KV{nil}
-	for _, l := range lists {
-		var next [][]params.KV
-		for _, prefix := range out {
-			for _, v := range l.Values {
-				next = append(next, append(slices.Clone(prefix), params.KV{Key: l.Key, Value: v}))
-			}
-		}
-		out = next
-	}
-	return out, nil
 }
 
 // pointFile is points/N/rows.json: the point's identity and rows. It holds nothing
@@ -395,13 +314,13 @@ type pointFile struct {
 	Rows      []results.Row     `json:"rows"`
 }
 
-func (sw *sweep) pointDir(p *sweepPoint, elem ...string) string {
+func (sw *sweepRun) pointDir(p *sweepPoint, elem ...string) string {
 	return sw.out.path(append([]string{pointsDir, strconv.Itoa(p.index)}, elem...)...)
 }
 
 // prepareDir creates the results directory and, with resume, takes over the
 // finished points of an earlier run of the same sweep.
-func (sw *sweep) prepareDir(resume bool) error {
+func (sw *sweepRun) prepareDir(resume bool) error {
 	if sw.out.dir == "" {
 		return nil
 	}
@@ -429,7 +348,7 @@ func (sw *sweep) prepareDir(resume bool) error {
 // reuse takes over point p from an earlier run if it finished (points/N/done
 // exists) with the same identity and configuration; an unfinished point's directory
 // is cleared.
-func (sw *sweep) reuse(p *sweepPoint) error {
+func (sw *sweepRun) reuse(p *sweepPoint) error {
 	if _, err := os.Stat(sw.pointDir(p, pointDone)); err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			return failed(err)
@@ -469,7 +388,7 @@ func (sw *sweep) reuse(p *sweepPoint) error {
 }
 
 // pending returns the points still to run, in order.
-func (sw *sweep) pending() []*sweepPoint {
+func (sw *sweepRun) pending() []*sweepPoint {
 	var out []*sweepPoint
 	for _, p := range sw.points {
 		if !p.finished() {
@@ -483,51 +402,23 @@ func (sw *sweep) pending() []*sweepPoint {
 // ends the sweep early: a usage error from the benchmark or a results file that
 // cannot be written. Cancelling ctx stops launching points and interrupts those
 // running; a simulation error fails its point only.
-func (sw *sweep) run(ctx context.Context, stderr io.Writer, jobs int) error {
+func (sw *sweepRun) run(ctx context.Context, stderr io.Writer, jobs int) error {
 	pending := sw.pending()
-	prog := newSweepProgress(stderr, sw.c.quiet, len(sw.points), len(sw.points)-len(pending), jobs)
-	defer prog.finish()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var mu sync.Mutex
-	var fatal error
-	next := make(chan *sweepPoint)
-	var wg sync.WaitGroup
-	for range jobs {
-		wg.Go(func() {
-			for p := range next {
-				err := sw.runPoint(ctx, p)
-				if err != nil {
-					mu.Lock()
-					if fatal == nil {
-						fatal = err
-					}
-					mu.Unlock()
-					cancel()
-				}
-				if p.rec.Status != statusInterrupted && p.rec.Status != statusPending {
-					prog.pointDone(p.finished())
-				}
-			}
-		})
-	}
-	for _, p := range pending {
-		if ctx.Err() != nil {
-			break
+	prog := sweep.NewProgress(stderr, sw.c.quiet, len(sw.points), len(sw.points)-len(pending), jobs)
+	defer prog.Finish()
+	return sweep.Run(ctx, len(pending), jobs, func(ctx context.Context, i int) error {
+		p := pending[i]
+		err := sw.runPoint(ctx, p)
+		if p.rec.Status != statusInterrupted && p.rec.Status != statusPending {
+			prog.PointDone(p.finished())
 		}
-		select {
-		case next <- p:
-		case <-ctx.Done():
-		}
-	}
-	close(next)
-	wg.Wait()
-	return fatal
+		return err
+	})
 }
 
 // runPoint simulates p and writes its directory. It returns an error only for what
 // ends the whole sweep; a simulation error is recorded in p.rec.
-func (sw *sweep) runPoint(ctx context.Context, p *sweepPoint) error {
+func (sw *sweepRun) runPoint(ctx context.Context, p *sweepPoint) error {
 	if ctx.Err() != nil {
 		return nil // not started: stays pending
 	}
@@ -571,7 +462,7 @@ func (sw *sweep) runPoint(ctx context.Context, p *sweepPoint) error {
 }
 
 // finishPoint records p's results and writes its directory, the done marker last.
-func (sw *sweep) finishPoint(p *sweepPoint, res *benchOutput) error {
+func (sw *sweepRun) finishPoint(p *sweepPoint, res *benchOutput) error {
 	rows, err := results.NormalizeRows(res.rows)
 	if err != nil {
 		return failed(err)
@@ -611,7 +502,7 @@ func (sw *sweep) finishPoint(p *sweepPoint, res *benchOutput) error {
 }
 
 // record makes run.json from the points' states.
-func (sw *sweep) record(start time.Time, jobs int) *runRecord {
+func (sw *sweepRun) record(start time.Time, jobs int) *runRecord {
 	rec := sw.c.newRunRecord("sweep", start)
 	rec.Bench, rec.BenchArgs, rec.Vary, rec.Zip, rec.Jobs = sw.b.name, sw.benchArgs, sw.lists, sw.zip, jobs
 	rec.Status = "complete"
@@ -637,7 +528,7 @@ func (sw *sweep) record(start time.Time, jobs int) *runRecord {
 }
 
 // writeResults writes the aggregate files from the finished points, and run.json.
-func (sw *sweep) writeResults(rec *runRecord) error {
+func (sw *sweepRun) writeResults(rec *runRecord) error {
 	if sw.out.dir == "" {
 		return nil
 	}
@@ -650,7 +541,7 @@ func (sw *sweep) writeResults(rec *runRecord) error {
 }
 
 // resultSet is the finished points' results.
-func (sw *sweep) resultSet() *results.Set {
+func (sw *sweepRun) resultSet() *results.Set {
 	rs := &results.Set{Title: "bench " + sw.b.name, IsID: sw.b.identifies, Kinds: map[string]string{}}
 	kinds := map[string]string{"seed": params.KindUint}
 	for _, p := range sw.base.Params() {
@@ -676,7 +567,7 @@ func (e sweepInterrupted) Unwrap() error { return actors.ErrInterrupted }
 
 // interrupted is the error of a sweep stopped by Ctrl-C: how far it got and how to
 // finish it.
-func (sw *sweep) interrupted(rec *runRecord) error {
+func (sw *sweepRun) interrupted(rec *runRecord) error {
 	msg := fmt.Sprintf("sweep interrupted: %d of %d points finished", rec.Finished, len(sw.points))
 	if sw.out.dir == "" {
 		return sweepInterrupted{msg + " (--out none: nothing was kept)"}
@@ -690,7 +581,7 @@ func (sw *sweep) interrupted(rec *runRecord) error {
 
 // failures is the error of a sweep whose points failed: exit status 1, with the
 // first failure's error (which names the actor and the simulated time).
-func (sw *sweep) failures(rec *runRecord) error {
+func (sw *sweepRun) failures(rec *runRecord) error {
 	var first *sweepPoint
 	n := 0
 	for _, p := range sw.points {
@@ -714,7 +605,7 @@ var safeArg = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
 
 // resumeCommand is the command line that finishes the sweep: this one with
 // --resume and --out DIR, before any --.
-func (sw *sweep) resumeCommand() string {
+func (sw *sweepRun) resumeCommand() string {
 	args := slices.Clone(sw.c.args)
 	dash := slices.Index(args, "--")
 	if dash < 0 {
@@ -739,7 +630,7 @@ func (sw *sweep) resumeCommand() string {
 
 // result is what a finished sweep prints: docs/design.md section 8's object, with one row per
 // point and benchmark row (the point's index and values, then the row's fields).
-func (sw *sweep) result(rec *runRecord, start time.Time) *result {
+func (sw *sweepRun) result(rec *runRecord, start time.Time) *result {
 	r := &result{Command: "sweep", Seed: sw.c.seed, Digest: rec.Digest, Out: sw.out.dir, WallS: time.Since(start).Seconds(), Tidy: sw.resultSet(),
 		Params: map[string]string{"bench": sw.b.name, "points": strconv.Itoa(len(sw.points)), "jobs": strconv.Itoa(rec.Jobs),
 			"engine": string(sw.opts.Engine), "workers": strconv.Itoa(sw.opts.Workers), "partition": sw.c.partition,
@@ -775,7 +666,7 @@ func (sw *sweep) result(rec *runRecord, start time.Time) *result {
 }
 
 // writeTable prints a finished sweep as a table: a header, then every row.
-func (sw *sweep) writeTable(w io.Writer, r *result) error {
+func (sw *sweepRun) writeTable(w io.Writer, r *result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	workers := "1 engine worker"
 	if sw.opts.Workers != 1 {

@@ -15,12 +15,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
-	"github.com/seastar-sim/seastar/params"
 	"github.com/spf13/pflag"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -111,32 +109,6 @@ func TestSweepCartesianAndZip(t *testing.T) {
 	assert.Equal(t, []string{"ppc.clock=250MHz,rawdma.som_instr=60", "ppc.clock=500MHz,rawdma.som_instr=30"},
 		pointValues(rec, "ppc.clock", "rawdma.som_instr"))
 	assert.True(t, rec.Zip)
-}
-
-func TestCombine(t *testing.T) {
-	lists := []varyList{{Key: "a", Values: []string{"1", "2"}}, {Key: "b", Values: []string{"x", "y", "z"}}}
-	str := func(pts [][]params.KV) string {
-		var s []string
-		for _, p := range pts {
-			var kv []string
-			for _, v := range p {
-				kv = append(kv, v.Key+v.Value)
-			}
-			s = append(s, strings.Join(kv, ""))
-		}
-		return strings.Join(s, " ")
-	}
-	pts, err := combine(lists, false)
-	require.NoError(t, err)
-	assert.Equal(t, "a1bx a1by a1bz a2bx a2by a2bz", str(pts))
-	_, err = combine(lists, true)
-	assert.ErrorContains(t, err, "--vary a has 2 values and --vary b has 3")
-	pts, err = combine([]varyList{lists[1], {Key: "c", Values: []string{"p", "q", "r"}}}, true)
-	require.NoError(t, err)
-	assert.Equal(t, "bxcp bycq bzcr", str(pts))
-	big := varyList{Key: "k", Values: make([]string, 101)}
-	_, err = combine([]varyList{big, big, big}, false)
-	assert.ErrorContains(t, err, "more than 10000 points")
 }
 
 // Bad sweeps: exit status 2, a message naming the flag or key, nothing on stdout and
@@ -521,16 +493,6 @@ func TestSweepProgress(t *testing.T) {
 	require.Equal(t, 0, code)
 	assert.Empty(t, errs)
 
-	var buf bytes.Buffer
-	p := newSweepProgress(&buf, false, 10, 4, 3)
-	var wg sync.WaitGroup
-	for range 6 {
-		wg.Go(func() { p.pointDone(true) })
-	}
-	wg.Wait()
-	p.finish()
-	assert.Contains(t, buf.String(), "sweep: 10 points, 4 finished before (--resume), 6 to run, 3 at a time\n")
-	assert.Contains(t, buf.String(), "sweep: 10/10 points, ETA 0s\n")
 }
 
 func slicesDelete(args []string, s string) []string {

@@ -1,19 +1,20 @@
-package main
+package sweep
 
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
 )
 
-// sweepProgress reports a sweep's progress on stderr: a bar with the points done and
+// Progress reports a sweep's progress on stderr: a bar with the points done and
 // the estimated time left, redrawn in place on a terminal (and every second, so that
 // the clock moves while long points run), or a plain line per finished point
 // otherwise ("sweep: 3/8 points, ETA 12s"), or nothing when quiet. Its methods are
 // safe for concurrent use by the sweep's workers.
-type sweepProgress struct {
+type Progress struct {
 	mu      sync.Mutex
 	w       io.Writer // nil: quiet
 	tty     bool
@@ -32,14 +33,14 @@ const barWidth = 30
 // redrawEvery is how often a terminal bar is redrawn while no point finishes.
 const redrawEvery = time.Second
 
-// newSweepProgress starts the report of a sweep of total points of which skipped
+// NewProgress starts the report of a sweep of total points of which skipped
 // are finished already and the rest run jobs at a time.
-func newSweepProgress(w io.Writer, quiet bool, total, skipped, jobs int) *sweepProgress {
-	p := &sweepProgress{total: total, done: skipped, skipped: skipped, start: time.Now()}
+func NewProgress(w io.Writer, quiet bool, total, skipped, jobs int) *Progress {
+	p := &Progress{total: total, done: skipped, skipped: skipped, start: time.Now()}
 	if quiet {
 		return p
 	}
-	p.w, p.tty = w, isTerminal(w)
+	p.w, p.tty = w, IsTerminal(w)
 	head := fmt.Sprintf("sweep: %d points", total)
 	if skipped > 0 {
 		head += fmt.Sprintf(", %d finished before (--resume)", skipped)
@@ -57,7 +58,7 @@ func newSweepProgress(w io.Writer, quiet bool, total, skipped, jobs int) *sweepP
 	return p
 }
 
-func (p *sweepProgress) tick() {
+func (p *Progress) tick() {
 	defer p.stopped.Done()
 	t := time.NewTicker(redrawEvery)
 	defer t.Stop()
@@ -73,8 +74,8 @@ func (p *sweepProgress) tick() {
 	}
 }
 
-// pointDone records a finished (ok) or failed point.
-func (p *sweepProgress) pointDone(ok bool) {
+// PointDone records a finished (ok) or failed point.
+func (p *Progress) PointDone(ok bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
@@ -91,8 +92,8 @@ func (p *sweepProgress) pointDone(ok bool) {
 	fmt.Fprintln(p.w, p.line())
 }
 
-// finish ends the report: a terminal bar is completed with a newline.
-func (p *sweepProgress) finish() {
+// Finish ends the report: a terminal bar is completed with a newline.
+func (p *Progress) Finish() {
 	if p.stop != nil {
 		close(p.stop)
 		p.stopped.Wait()
@@ -103,7 +104,7 @@ func (p *sweepProgress) finish() {
 		return
 	}
 	elapsed := time.Since(p.start)
-	msg := fmt.Sprintf("sweep: %d/%d points in %s", p.done, p.total, roundDuration(elapsed))
+	msg := fmt.Sprintf("sweep: %d/%d points in %s", p.done, p.total, RoundDuration(elapsed))
 	if p.failed > 0 {
 		msg += fmt.Sprintf(", %d failed", p.failed)
 	}
@@ -115,7 +116,7 @@ func (p *sweepProgress) finish() {
 }
 
 // line is the plain progress line.
-func (p *sweepProgress) line() string {
+func (p *Progress) line() string {
 	s := fmt.Sprintf("sweep: %d/%d points", p.done, p.total)
 	if p.failed > 0 {
 		s += fmt.Sprintf(" (%d failed)", p.failed)
@@ -124,7 +125,7 @@ func (p *sweepProgress) line() string {
 }
 
 // eta estimates the time left from the mean time per point finished by this run.
-func (p *sweepProgress) eta() string {
+func (p *Progress) eta() string {
 	ran := p.done - p.skipped
 	left := p.total - p.done
 	elapsed := time.Since(p.start)
@@ -132,25 +133,35 @@ func (p *sweepProgress) eta() string {
 	case left == 0:
 		return "ETA 0s"
 	case ran == 0:
-		return "ETA unknown, " + roundDuration(elapsed).String() + " elapsed"
+		return "ETA unknown, " + RoundDuration(elapsed).String() + " elapsed"
 	}
-	return "ETA " + roundDuration(time.Duration(float64(elapsed)/float64(ran)*float64(left))).String()
+	return "ETA " + RoundDuration(time.Duration(float64(elapsed)/float64(ran)*float64(left))).String()
 }
 
-func (p *sweepProgress) bar() string {
+func (p *Progress) bar() string {
 	n := barWidth * p.done / max(p.total, 1)
 	return "[" + strings.Repeat("#", n) + strings.Repeat("-", barWidth-n) + "]"
 }
 
 // draw redraws the terminal bar; the caller holds p.mu.
-func (p *sweepProgress) draw() {
+func (p *Progress) draw() {
 	fmt.Fprintf(p.w, "\r\033[K%s %d/%d points, %s", p.bar(), p.done, p.total, p.eta())
 }
 
-// roundDuration rounds d for display: to 0.1 s below 10 s, else to the second.
-func roundDuration(d time.Duration) time.Duration {
+// RoundDuration rounds d for display: to 0.1 s below 10 s, else to the second.
+func RoundDuration(d time.Duration) time.Duration {
 	if d < 10*time.Second {
 		return d.Round(100 * time.Millisecond)
 	}
 	return d.Round(time.Second)
+}
+
+// IsTerminal reports whether w is a terminal (progress is then redrawn in place).
+func IsTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
