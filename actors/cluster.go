@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/binary"
@@ -39,7 +40,12 @@ import (
 // a single-process run.
 //
 // Safety: endpoints bind loopback addresses unless ClusterConfig.AllowNonLoopback is
-// set (the protocol has no authentication); the handshake refuses a peer built from
+// set. With a ClusterConfig.Token (the command line always sets one) a worker accepts
+// only a hello authenticated with the shared token: an HMAC-SHA256 over the hello, its
+// random session id and the time it was sent, so the token never travels; a hello
+// older than helloMaxAge or seen before is refused (no replay), and a peer that is not
+// authenticated learns nothing from the refusal but that it was refused. The
+// handshake then refuses an authenticated peer built from
 // another binary (ClusterConfig.Version, codec registry) and, through Session.Confirm,
 // one that resolved another configuration; every Run compares a fingerprint of the
 // model, seed and partitioning across processes. Peers exchange heartbeats: a peer
@@ -64,6 +70,29 @@ type ClusterConfig struct {
 	// Version identifies the simulator binary; peers must have the same. Default
 	// BinaryVersion().
 	Version string
+	// Token is the secret a coordinator and its workers share. A worker with a token
+	// accepts only hellos authenticated with it (see the package's "Safety"); without
+	// one (tests, library use) peers are not authenticated.
+	Token []byte
+}
+
+// helloMaxAge bounds how old (or how far in the future, for clocks that differ
+// between machines) an authenticated hello may be.
+const helloMaxAge = 5 * time.Minute
+
+// helloMAC authenticates a hello: HMAC-SHA256 with the token over a domain tag, the
+// session id and the encoded hello (which ends with the time it was sent).
+func helloMAC(token []byte, session uint64, body []byte) []byte {
+	if len(token) == 0 {
+		return nil
+	}
+	m := hmac.New(sha256.New, token)
+	m.Write([]byte("seastar-sim hello v1\x00"))
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], session)
+	m.Write(b[:])
+	m.Write(body)
+	return m.Sum(nil)
 }
 
 // DefaultPeerTimeout is the default ClusterConfig.Timeout.
@@ -713,7 +742,7 @@ func Connect(ctx context.Context, cfg ClusterConfig, peers []string, hello Hello
 	c.hello = hello
 	ep.register(c)
 	for i := 1; i < len(addrs); i++ {
-		c.sendTo(i, fHello, 0, 0, encodeHello(cfg, i, addrs, hello))
+		c.sendTo(i, fHello, 0, 0, encodeHello(cfg, c.id, i, addrs, hello))
 	}
 	go c.heartbeat()
 	select {
@@ -736,7 +765,7 @@ func randomID() uint64 {
 	return binary.LittleEndian.Uint64(b[:]) | 1
 }
 
-func encodeHello(cfg ClusterConfig, index int, addrs []string, h Hello) []byte {
+func encodeHello(cfg ClusterConfig, session uint64, index int, addrs []string, h Hello) []byte {
 	var e Encoder
 	e.String(cfg.Version)
 	e.Fixed64(registry().hash)
@@ -761,6 +790,8 @@ func encodeHello(cfg ClusterConfig, index int, addrs []string, h Hello) []byte {
 		e.Blob(h.Files[n])
 	}
 	e.String(h.ConfigHash)
+	e.Int(time.Now().UnixNano())
+	e.Blob(helloMAC(cfg.Token, session, e.Bytes()))
 	return e.Bytes()
 }
 
@@ -771,6 +802,9 @@ type helloMsg struct {
 	index    int
 	addrs    []string
 	hello    Hello
+	sent     time.Time // when the coordinator sent it (its clock)
+	signed   int       // the bytes of the body the MAC covers
+	mac      []byte
 }
 
 func decodeHello(b []byte) (helloMsg, error) {
@@ -797,6 +831,9 @@ func decodeHello(b []byte) (helloMsg, error) {
 		h.hello.Files[name] = d.Blob()
 	}
 	h.hello.ConfigHash = d.String()
+	h.sent = time.Unix(0, d.Int())
+	h.signed = len(b) - d.Remaining()
+	h.mac = d.Blob()
 	if d.Err() == nil && (h.index < 1 || h.index >= len(h.addrs)) {
 		d.Fail(fmt.Errorf("process index %d out of range", h.index))
 	}
@@ -808,6 +845,8 @@ func decodeHello(b []byte) (helloMsg, error) {
 type Listener struct {
 	ep      *endpoint
 	version string
+	token   []byte
+	seen    map[uint64]time.Time // session ids of authenticated hellos, for helloMaxAge
 	cur     *Cluster
 }
 
@@ -820,7 +859,7 @@ func Listen(cfg ClusterConfig) (*Listener, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Listener{ep: ep, version: cfg.Version}
+	l := &Listener{ep: ep, version: cfg.Version, token: slices.Clone(cfg.Token), seen: map[uint64]time.Time{}}
 	ep.mu.Lock()
 	ep.listeners = append(ep.listeners, l)
 	ep.mu.Unlock()
@@ -864,6 +903,10 @@ func (l *Listener) Accept(ctx context.Context) (*Cluster, error) {
 			e.String(reason)
 			ep.send(h.addrs[0], encodeFrame(fAccept, f.session, h.index, 0, 0, 0, e.Bytes()))
 		}
+		if err := l.authenticate(f, &h); err != nil {
+			refuse("refused") // nothing more for a peer that did not prove it holds the token
+			return nil, configErrorf("cluster: refused coordinator %s: %v", h.addrs[0], err)
+		}
 		switch {
 		case h.version != l.version:
 			reason := fmt.Sprintf("version mismatch: the worker at %s runs %q, the coordinator %q", ep.addr, l.version, h.version)
@@ -885,6 +928,31 @@ func (l *Listener) Accept(ctx context.Context) (*Cluster, error) {
 		go c.heartbeat()
 		return c, nil
 	}
+}
+
+// authenticate checks an authenticated hello: its MAC with the listener's token, its
+// age, and that its session was not seen before. Without a token it accepts anything.
+func (l *Listener) authenticate(f *frame, h *helloMsg) error {
+	if len(l.token) == 0 {
+		return nil
+	}
+	if !hmac.Equal(h.mac, helloMAC(l.token, f.session, f.body[:h.signed])) {
+		return errors.New("not authenticated (no token, or not this worker's token)")
+	}
+	now := time.Now()
+	if age := now.Sub(h.sent); age > helloMaxAge || age < -helloMaxAge {
+		return fmt.Errorf("an authenticated hello sent %s ago: a replay, or clocks that differ by more than %s", age.Round(time.Second), helloMaxAge)
+	}
+	for id, t := range l.seen { //lint:ordered pruning, order irrelevant
+		if now.Sub(t) > 2*helloMaxAge {
+			delete(l.seen, id)
+		}
+	}
+	if _, dup := l.seen[f.session]; dup {
+		return errors.New("a hello seen before (a replay)")
+	}
+	l.seen[f.session] = now
+	return nil
 }
 
 // Confirm completes a worker's handshake: configHash is the hash of the configuration
