@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -9,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,22 +30,63 @@ import (
 
 // clusterFlags are the flags of a coordinating run.
 type clusterFlags struct {
-	peers   []string
-	timeout time.Duration
-	listen  string
-	remote  bool // allow non-loopback addresses
+	peers     []string
+	timeout   time.Duration
+	listen    string
+	remote    bool   // allow non-loopback addresses
+	tokenFile string // --token-file
+}
+
+// tokenEnv is the environment variable that holds the token a coordinator and its
+// workers share (or --token-file).
+const tokenEnv = "SEASTAR_CLUSTER_TOKEN"
+
+// token returns the session token from --token-file, else from $SEASTAR_CLUSTER_TOKEN,
+// else nil.
+func (cf *clusterFlags) token() ([]byte, error) {
+	if cf.tokenFile != "" {
+		b, err := os.ReadFile(cf.tokenFile)
+		if err != nil {
+			return nil, usage(fmt.Errorf("--token-file: %w", err))
+		}
+		t := bytes.TrimSpace(b)
+		if len(t) < minTokenLen {
+			return nil, usage(fmt.Errorf("--token-file %s: a token of at least %d characters is needed", cf.tokenFile, minTokenLen))
+		}
+		return t, nil
+	}
+	if t := strings.TrimSpace(os.Getenv(tokenEnv)); t != "" {
+		if len(t) < minTokenLen {
+			return nil, usage(fmt.Errorf("$%s: a token of at least %d characters is needed", tokenEnv, minTokenLen))
+		}
+		return []byte(t), nil
+	}
+	return nil, nil
+}
+
+// minTokenLen is the shortest token accepted (a generated one has 64 hex digits).
+const minTokenLen = 16
+
+// newToken makes a random token: 32 bytes as 64 hex digits.
+func newToken() ([]byte, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return nil, err
+	}
+	return []byte(hex.EncodeToString(b[:])), nil
 }
 
 func (cf *clusterFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&cf.peers, "peers", nil, "split the run across this process and the run worker processes at these addresses (host:port,...); phold, motif and bench only")
 	f.DurationVar(&cf.timeout, "peer-timeout", actors.DefaultPeerTimeout, "a peer that stays silent this long (dead, hung, unreachable) ends the run with an error")
 	f.StringVar(&cf.listen, "peer-listen", "127.0.0.1:0", "the address this process binds for a run split across processes")
-	f.BoolVar(&cf.remote, "allow-non-loopback", false, "allow binding a non-loopback address for runs across processes (peers are not authenticated: trusted networks only)")
+	f.BoolVar(&cf.remote, "allow-non-loopback", false, "allow binding a non-loopback address for runs across processes (the traffic is authenticated, not encrypted: trusted networks only)")
+	f.StringVar(&cf.tokenFile, "token-file", "", "file holding the token a coordinator and its workers share (default $"+tokenEnv+"; run worker generates and prints one if neither is set)")
 }
 
 // clusterOnly are the flags a worker does not get from the coordinator's command line:
 // the cluster's, and those that write files or output.
-var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true,
+var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true, "token-file": true,
 	"out": true, "quiet": true, "cpuprofile": true, "trace-otlp": true, "trace-file": true, "trace-ring": true,
 	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true}
 
@@ -85,7 +129,14 @@ func (c *common) joinCluster(cmd *cobra.Command, tree *params.Tree, opts *actors
 		}
 		hello.Files = map[string][]byte{c.config: file}
 	}
-	cfg := actors.ClusterConfig{Listen: c.cluster.listen, AllowNonLoopback: c.cluster.remote, Timeout: c.cluster.timeout}
+	token, err := c.cluster.token()
+	if err != nil {
+		return nil, err
+	}
+	if token == nil {
+		return nil, usage(fmt.Errorf("--peers: the workers need their token: set $%s or --token-file (run worker prints the one it generated)", tokenEnv))
+	}
+	cfg := actors.ClusterConfig{Listen: c.cluster.listen, AllowNonLoopback: c.cluster.remote, Timeout: c.cluster.timeout, Token: token}
 	cl, err := actors.Connect(cmd.Context(), cfg, c.cluster.peers, hello)
 	if err != nil {
 		return nil, fmt.Errorf("--peers: %w", err)
@@ -134,16 +185,36 @@ process builds the same model and runs its share of the partitions, exchanging e
 in window batches over protoactor-go remote (gRPC), and every process ends with the
 same digest and results (the coordinator writes them). The worker writes no files.
 
-A coordinator from another build, or one whose configuration resolves differently
-here, is refused at connect. A peer that dies or stays silent for the coordinator's
---peer-timeout ends the run with an error in every process. Peers are not
-authenticated: addresses are loopback-only unless --allow-non-loopback.`,
-		Example: `  run worker &                                   # prints: listening on 127.0.0.1:PORT
+Trust: the worker serves only coordinators that hold its token ($SEASTAR_CLUSTER_TOKEN
+or --token-file; without either it generates one and prints it on stderr). The
+coordinator proves it with an HMAC of its hello (the token never travels), a replayed
+hello is refused, and a peer without the token learns nothing but "refused". An
+authenticated coordinator can only ask for a simulation (phold, motif NAME, bench
+NAME) with model flags (--seed, --set, --workers, --partition, --engine, --sync and the
+benchmark's own flags) and a configuration sent as content; the worker opens no path
+it is given and writes no file. A coordinator from another build, or one whose
+configuration resolves differently here, is refused at connect. A peer that dies or
+stays silent for the coordinator's --peer-timeout ends the run with an error in every
+process. Addresses are loopback-only unless --allow-non-loopback; the traffic is
+authenticated at connect but not encrypted.`,
+		Example: `  export SEASTAR_CLUSTER_TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+  run worker &                                   # prints: listening on 127.0.0.1:PORT
   run motif halo3d --torus 8x8x8 --peers 127.0.0.1:PORT
   run worker --listen 127.0.0.1:7001 --once`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			l, err := actors.Listen(actors.ClusterConfig{Listen: listen, AllowNonLoopback: c.cluster.remote, Timeout: c.cluster.timeout})
+			token, err := c.cluster.token()
+			if err != nil {
+				return err
+			}
+			generated := token == nil
+			if generated {
+				if token, err = newToken(); err != nil {
+					return failed(err)
+				}
+			}
+			l, err := actors.Listen(actors.ClusterConfig{Listen: listen, AllowNonLoopback: c.cluster.remote, Timeout: c.cluster.timeout,
+				Token: token})
 			if err != nil {
 				return usage(fmt.Errorf("--listen: %w", err))
 			}
@@ -151,6 +222,10 @@ authenticated: addresses are loopback-only unless --allow-non-loopback.`,
 			fmt.Fprintf(cmd.OutOrStdout(), "listening on %s\n", l.Addr())
 			if f, ok := cmd.OutOrStdout().(*os.File); ok {
 				_ = f.Sync()
+			}
+			if generated {
+				fmt.Fprintf(cmd.ErrOrStderr(), "run worker %s: token %s (coordinators: %s=%s run ... --peers %s)\n",
+					l.Addr(), token, tokenEnv, token, l.Addr())
 			}
 			logf := func(format string, args ...any) {
 				fmt.Fprintf(cmd.ErrOrStderr(), "run worker %s: "+format+"\n", append([]any{l.Addr()}, args...)...)
@@ -194,33 +269,108 @@ authenticated: addresses are loopback-only unless --allow-non-loopback.`,
 // serveSession runs the coordinator's command in this process, with session s.
 func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer) error {
 	h := s.Hello()
-	args := append([]string(nil), h.Args...)
-	if len(args) > 0 && args[0] == "worker" {
-		return usage(fmt.Errorf("the coordinator asked for %q, not a simulation", strings.Join(args, " ")))
+	dir, err := os.MkdirTemp("", "seastar-worker-")
+	if err != nil {
+		return err
 	}
-	if len(h.Files) > 0 {
-		dir, err := os.MkdirTemp("", "seastar-worker-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		for name, body := range h.Files { //lint:ordered independent files
-			path := filepath.Join(dir, fmt.Sprintf("config-%x.yaml", sha256.Sum256([]byte(name))))
-			if err := os.WriteFile(path, body, 0o600); err != nil {
-				return err
-			}
-			for i, a := range args {
-				switch {
-				case a == "--config" && i+1 < len(args) && args[i+1] == name:
-					args[i+1] = path
-				case a == "--config="+name:
-					args[i] = "--config=" + path
-				}
-			}
-		}
+	defer os.RemoveAll(dir)
+	args, err := workerCommand(h, dir)
+	if err != nil {
+		return usage(fmt.Errorf("the worker refuses the coordinator's command: %w", err))
 	}
 	args = append(args, "--out", "none", "--quiet")
 	root := newRoot(io.Discard, stderr, args)
 	root.SetArgs(args)
 	return root.ExecuteContext(context.WithValue(ctx, sessionKey{}, s))
+}
+
+// workerGlobals are the global flags a coordinator may give a worker: they set the
+// model and how it runs, and name no path. --config is taken too, naming one of the
+// files the coordinator sent as content.
+var workerGlobals = map[string]bool{"seed": true, "set": true, "workers": true, "partition": true, "engine": true,
+	"sync": true, "format": true}
+
+// workerCommand checks the command a coordinator asked for and returns the command
+// line the worker runs: a simulation (phold, motif NAME, bench NAME) with the
+// workerGlobals, the command's own flags (a benchmark's --sizes, ...) and --config
+// naming a file sent with the hello, which is written into dir; nothing else. The
+// errors name the offending argument, never a file's contents.
+func workerCommand(h actors.Hello, dir string) ([]string, error) {
+	args := slices.Clone(h.Args)
+	if len(args) == 0 {
+		return nil, errors.New("no command")
+	}
+	positional := 1
+	switch args[0] {
+	case "phold":
+	case "motif", "bench":
+		positional = 2
+	default:
+		return nil, fmt.Errorf("%q is not a simulation a worker runs (phold, motif NAME, bench NAME)", args[0])
+	}
+	if len(args) < positional || strings.HasPrefix(args[positional-1], "-") {
+		return nil, fmt.Errorf("%s without a name", args[0])
+	}
+	root := newRoot(io.Discard, io.Discard, nil)
+	target, rest, err := root.Find(args[:positional])
+	known := err == nil && target != root
+	switch {
+	case !known:
+	case args[0] == "motif": // run motif NAME: the name is an argument
+		known = len(rest) == 1 && slices.Contains(target.ValidArgs, rest[0])
+	default:
+		known = len(rest) == 0 && target.Name() == args[positional-1]
+	}
+	if !known {
+		return nil, fmt.Errorf("unknown command %q", strings.Join(args[:positional], " "))
+	}
+	local := target.LocalNonPersistentFlags()
+	files := map[string]string{} // name the coordinator used -> the worker's copy
+	for i := positional; i < len(args); i++ {
+		a := args[i]
+		if a == "--" || !strings.HasPrefix(a, "--") || len(a) < 3 {
+			return nil, fmt.Errorf("argument %q is not a flag a worker takes", a)
+		}
+		name, value, hasValue := strings.Cut(a[2:], "=")
+		var f *pflag.Flag
+		switch {
+		case name == "config":
+		case workerGlobals[name]:
+			f = root.PersistentFlags().Lookup(name)
+		case name != "help" && local.Lookup(name) != nil:
+			f = local.Lookup(name)
+		default:
+			return nil, fmt.Errorf("flag --%s is not taken by a worker (it takes --config as content, %s and the command's own flags)",
+				name, "--seed, --set, --workers, --partition, --engine, --sync, --format")
+		}
+		takesValue := name == "config" || (f != nil && f.NoOptDefVal == "")
+		if takesValue && !hasValue {
+			if i+1 >= len(args) {
+				return nil, fmt.Errorf("flag --%s without its value", name)
+			}
+			i++
+			value = args[i]
+		}
+		if name != "config" {
+			continue
+		}
+		body, ok := h.Files[value]
+		if !ok {
+			return nil, fmt.Errorf("--config %q was not sent with the hello: a worker reads no file it is named", value)
+		}
+		path, ok := files[value]
+		if !ok {
+			path = filepath.Join(dir, fmt.Sprintf("config-%d.yaml", len(files)))
+			if err := os.WriteFile(path, body, 0o600); err != nil {
+				return nil, err
+			}
+			files[value] = path
+		}
+		if hasValue {
+			args[i] = "--config=" + path
+		} else {
+			args[i] = path
+		}
+	}
+	return args, nil
 }

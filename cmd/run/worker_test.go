@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -36,6 +37,7 @@ func TestWorkerArgs(t *testing.T) {
 // A sweep is not split across processes, and a coordinator whose worker does not
 // exist fails with an error naming it, within the peer timeout.
 func TestPeersErrors(t *testing.T) {
+	t.Setenv(tokenEnv, "0123456789abcdef-peers-errors")
 	code, _, errs := invoke(t, "sweep", "--bench", "motif", "--vary", "mpi.eager_max=4K,8K", "--peers", "127.0.0.1:1", "--out", "none")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "--peers: a sweep is not split across processes")
@@ -140,10 +142,17 @@ func (p *proc) wait(t *testing.T) int {
 // stdout and stderr.
 func runBin(t *testing.T, bin string, args ...string) (int, string, string) {
 	t.Helper()
+	return runBinEnv(t, bin, nil, args...)
+}
+
+// runBinEnv is runBin with env added to the environment.
+func runBinEnv(t *testing.T, bin string, env []string, args ...string) (int, string, string) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out, errb bytes.Buffer
 	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
 	require.NoError(t, ctx.Err(), "the command hung: %s", errb.String())
@@ -174,6 +183,7 @@ func TestWorkerProcesses(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := buildRun(t, dir)
+	t.Setenv(tokenEnv, "0123456789abcdef-worker-test-token") // the workers and coordinators below share it
 
 	t.Run("halo3d", func(t *testing.T) {
 		halo := []string{"motif", "halo3d", "--torus", "8x8x8", "--face", "1K", "--iters", "1", "--warmup", "0",
@@ -217,6 +227,25 @@ func TestWorkerProcesses(t *testing.T) {
 		assert.Contains(t, w.stderr.String(), "version mismatch")
 	})
 
+	t.Run("untrusted-coordinators", func(t *testing.T) {
+		w, addr := startWorker(t, bin)
+		for _, tok := range []string{"", "the-wrong-token-for-this-worker"} {
+			code, _, errs := runBinEnv(t, bin, []string{tokenEnv + "=" + tok}, append(append([]string{}, smallPhold...), "--peers", addr, "--out", "none")...)
+			assert.Equal(t, exitUsage, code, errs)
+			if tok == "" {
+				assert.Contains(t, errs, "the workers need their token")
+				continue
+			}
+			assert.True(t, strings.Contains(errs, "refused the session: refused\n"), errs)
+			assert.NotContains(t, errs, "exe:", "no build id to an untrusted peer")
+		}
+		require.Eventually(t, func() bool { return strings.Contains(w.stderr.String(), "not authenticated") }, 10*time.Second, 20*time.Millisecond)
+		// The worker still serves a coordinator with the token.
+		code, _, errs := runBin(t, bin, append(append([]string{}, smallPhold...), "--peers", addr, "--out", "none")...)
+		assert.Equal(t, 0, code, errs)
+		_ = w.cmd.Process.Kill()
+	})
+
 	for _, sig := range []os.Signal{os.Kill, syscall.SIGSTOP} {
 		t.Run("worker-"+sig.String(), func(t *testing.T) { stopWorkerMidRun(t, bin, sig) })
 	}
@@ -256,4 +285,59 @@ func stopWorkerMidRun(t *testing.T, bin string, sig os.Signal) {
 		assert.Less(t, time.Since(killed), 30*time.Second, "ended within the peer timeout, not by the test's")
 		t.Logf("coordinator: %s", cerr.String())
 	}
+}
+
+// What an authenticated coordinator may ask a worker: a simulation with model flags and
+// a configuration sent as content; every attack of the review fails with an error
+// naming the argument, and nothing is read or written but the sent configuration.
+func TestWorkerCommand(t *testing.T) {
+	dir := t.TempDir()
+	hello := func(files map[string][]byte, args ...string) actors.Hello {
+		return actors.Hello{Args: args, Files: files}
+	}
+	args, err := workerCommand(hello(nil, "motif", "halo3d", "--torus", "4x4x4", "--seed", "3", "--set", "ppc.clock=1GHz", "--workers=2"), dir)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"motif", "halo3d", "--torus", "4x4x4", "--seed", "3", "--set", "ppc.clock=1GHz", "--workers=2"}, args)
+
+	args, err = workerCommand(hello(map[string][]byte{"my.yaml": []byte("ppc:\n  clock: 1GHz\n")}, "bench", "portalperf", "--config", "my.yaml"), dir)
+	require.NoError(t, err)
+	require.Len(t, args, 4)
+	assert.Equal(t, dir, filepath.Dir(args[3]), "the configuration is the worker's own copy of the content sent")
+	b, err := os.ReadFile(args[3])
+	require.NoError(t, err)
+	assert.Equal(t, "ppc:\n  clock: 1GHz\n", string(b))
+
+	secret := filepath.Join(dir, "secret")
+	require.NoError(t, os.WriteFile(secret, []byte("TOP SECRET CONTENT"), 0o600))
+	profile := filepath.Join(dir, "profile.out")
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"tracedump":          {[]string{"tracedump", secret}, `"tracedump" is not a simulation`},
+		"sweep":              {[]string{"sweep", "--bench", "rawdma"}, `"sweep" is not a simulation`},
+		"params":             {[]string{"params"}, `"params" is not a simulation`},
+		"worker":             {[]string{"worker", "--listen", "0.0.0.0:1"}, `"worker" is not a simulation`},
+		"config by path":     {[]string{"phold", "--config", secret}, "was not sent with the hello"},
+		"config= by path":    {[]string{"phold", "--config=" + secret}, "was not sent with the hello"},
+		"cpuprofile":         {[]string{"phold", "--cpuprofile", profile}, "flag --cpuprofile is not taken"},
+		"trace file":         {[]string{"bench", "portalperf", "--trace-file", profile}, "flag --trace-file is not taken"},
+		"out":                {[]string{"phold", "--out", dir}, "flag --out is not taken"},
+		"peers":              {[]string{"phold", "--peers", "127.0.0.1:1"}, "flag --peers is not taken"},
+		"stray argument":     {[]string{"phold", secret}, "is not a flag a worker takes"},
+		"shorthand":          {[]string{"phold", "-h"}, "is not a flag a worker takes"},
+		"unknown bench":      {[]string{"bench", "nonesuch"}, `unknown command "bench nonesuch"`},
+		"unknown motif":      {[]string{"motif", "nonesuch"}, `unknown command "motif nonesuch"`},
+		"nothing":            {nil, "no command"},
+		"value missing":      {[]string{"phold", "--seed"}, "without its value"},
+		"help":               {[]string{"phold", "--help"}, "flag --help is not taken"},
+		"bench without name": {[]string{"bench", "--sizes", "8"}, "bench without a name"},
+	} { //lint:ordered independent cases
+		_, err := workerCommand(hello(nil, c.args...), dir)
+		require.Error(t, err, name)
+		assert.Contains(t, err.Error(), c.want, name)
+		assert.NotContains(t, err.Error(), "TOP SECRET", name)
+	}
+	_, err = os.Stat(profile)
+	assert.True(t, os.IsNotExist(err), "no file created")
 }

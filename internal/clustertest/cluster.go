@@ -21,7 +21,7 @@ import (
 func InProcesses(t testing.TB, procs int, opts actors.Options, body func(proc int, opts actors.Options) error) []error {
 	t.Helper()
 	ctx := context.Background()
-	cfg := actors.ClusterConfig{Timeout: 10 * time.Second}
+	cfg := actors.ClusterConfig{Timeout: 10 * time.Second, Token: []byte("clustertest session token")}
 	errs := make([]error, procs)
 	var listeners []*actors.Listener
 	var addrs []string
