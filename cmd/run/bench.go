@@ -267,6 +267,9 @@ func parseSizeList(s string) ([]int64, error) {
 	out := make([]int64, len(sizes))
 	for i, sz := range sizes {
 		out[i] = int64(sz)
+		if err := checkSize("--sizes", out[i]); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

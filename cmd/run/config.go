@@ -70,7 +70,21 @@ func (c *common) configFile() ([]byte, error) {
 	if err != nil {
 		return nil, usage(fmt.Errorf("--config: %w", err))
 	}
+	if !setsAnything(b) {
+		return nil, usage(fmt.Errorf("--config %s: the file sets no parameter (it is empty or only comments); "+
+			"give a YAML file of parameters, such as a results directory's config.yaml", c.config))
+	}
 	return b, nil
+}
+
+// setsAnything reports whether a YAML file has a line that is not blank or a comment.
+func setsAnything(b []byte) bool {
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if t := strings.TrimSpace(line); t != "" && !strings.HasPrefix(t, "#") && t != "---" {
+			return true
+		}
+	}
+	return false
 }
 
 // resolve builds a configuration. Precedence: the overrides over (a sweep point's

@@ -93,6 +93,7 @@ func newMotifCmd(c *common) *cobra.Command {
 type motifState struct {
 	motif, placement, grid string
 	cfg                    motifs.Config
+	flags                  *pflag.FlagSet // to tell --ranks 0 from no --ranks
 }
 
 func motifFlags(f *pflag.FlagSet, withName bool) *motifState {
@@ -104,7 +105,8 @@ func motifFlags(f *pflag.FlagSet, withName bool) *motifState {
 	}
 	f.String("torus", "", "torus dimensions XxYxZ (the key torus; default the preset's)")
 	bindKey(f, "torus", "torus")
-	f.IntVar(&c.Ranks, "ranks", 0, "ranks of the job, one per node (0: every node)")
+	f.IntVar(&c.Ranks, "ranks", 0, "ranks of the job, one per node (default: every node)")
+	s.flags = f
 	f.StringVar(&s.placement, "placement", s.placement, "linear (contiguous) or random (seeded by --seed)")
 	f.IntVar(&c.Iters, "iters", c.Iters, "timed iterations")
 	f.IntVar(&c.Warmup, "warmup", c.Warmup, "untimed iterations before them")
@@ -135,8 +137,19 @@ func (s *motifState) plan(cfg *Config, seed uint64) (motifs.Config, error) {
 			return mc, usage(fmt.Errorf("--grid %q: want PxQxR, e.g. 4x4x2", s.grid))
 		}
 	}
+	if s.flags != nil && s.flags.Changed("ranks") && mc.Ranks < 1 {
+		return mc, usage(fmt.Errorf("--ranks must be >= 1 (got %d); leave it out to run a rank on every node", mc.Ranks))
+	}
+	if err := checkSize("--size", int64(mc.Size)); err != nil {
+		return mc, err
+	}
 	if err := mc.Validate(); err != nil {
 		return mc, usage(fmt.Errorf("motif %s: %w (flags --ranks, --iters, --warmup, --size, --grid, --hot-rank, ...)", mc.Motif, err))
+	}
+	if topo, err := mc.Machine.Topology(); err == nil {
+		if err := checkMemory("motif "+string(mc.Motif), topo.Nodes(), motifNodeBytes); err != nil {
+			return mc, err
+		}
 	}
 	return mc, nil
 }

@@ -90,6 +90,9 @@ func (s *trafficState) plan(machine *Config) (traffic.Config, []actors.Prob, err
 	if err != nil {
 		return cfg, nil, usage(err)
 	}
+	if err := checkMemory("traffic", cfg.Topo.Nodes(), trafficNodeBytes); err != nil {
+		return cfg, nil, err
+	}
 	return cfg, loads, nil
 }
 

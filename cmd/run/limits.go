@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/seastar-sim/seastar/actors"
+)
+
+// Limits that keep a run from being one that cannot finish or cannot fit: refused up
+// front with the reason, rather than an hour of simulation or the Go runtime's
+// out-of-memory crash.
+
+// maxMessage is the largest message a benchmark simulates: a message moves packet by
+// packet (64 bytes), so 1 GiB is already 16 M packets and tens of minutes of wall time.
+const maxMessage = actors.GiB
+
+// checkSize refuses a message size above maxMessage, naming the flag.
+func checkSize(flag string, size int64) error {
+	if size > int64(maxMessage) {
+		return usage(fmt.Errorf("%s: %s is above the largest simulated message, %s (a message is simulated packet by packet: "+
+			"%s is %d packets of 64 B)", flag, actors.Bytes(size), maxMessage, actors.Bytes(size), size/64))
+	}
+	return nil
+}
+
+// Memory a model needs per simulated node, measured as peak resident memory over nodes.
+const (
+	// motifNodeBytes: halo3d with 8 KiB faces on Red Storm took 5.06 GB for 10,368 nodes,
+	// on 16x16x16 with 1 KiB faces 1.0 GiB for 4,096.
+	motifNodeBytes = 512 << 10
+	// trafficNodeBytes: the router network alone, 16x16x16: 136 MiB for 4,096 nodes.
+	trafficNodeBytes = 48 << 10
+)
+
+// checkMemory refuses a model of nodes nodes that needs more memory than the machine
+// has available (Linux: MemAvailable; elsewhere it does not check), naming both.
+func checkMemory(what string, nodes int, perNode int64) error {
+	need := int64(nodes) * perNode
+	avail, ok := availableMemory()
+	if !ok || need <= avail {
+		return nil
+	}
+	return usage(fmt.Errorf("%s on %d nodes needs about %s of memory (%s per node, measured), and this machine has %s available: "+
+		"use a smaller --torus (or free memory)", what, nodes, gib(need), actors.Bytes(perNode), gib(avail)))
+}
+
+// availableMemory reads MemAvailable from /proc/meminfo.
+func availableMemory() (int64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		k, v, ok := strings.Cut(sc.Text(), ":")
+		if !ok || k != "MemAvailable" {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		return kb << 10, err == nil
+	}
+	return 0, false
+}
+
+// gib prints a memory size in GiB with one decimal.
+func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }

@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// Runs that cannot fit or finish, and inputs that set nothing, are refused up front
+// with the reason (exit 2), before anything is built.
+func TestLimits(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty.yaml")
+	comments := filepath.Join(dir, "comments.yaml")
+	assert.NoError(t, os.WriteFile(empty, nil, 0o644))
+	assert.NoError(t, os.WriteFile(comments, []byte("# nothing\n---\n"), 0o644))
+	for name, c := range map[string]struct {
+		args []string
+		want string
+	}{
+		"huge torus, motif":   {[]string{"motif", "halo3d", "--torus", "256x256x256"}, "needs about"},
+		"huge torus, traffic": {[]string{"bench", "traffic", "--torus", "256x256x256"}, "needs about"},
+		"huge message":        {[]string{"motif", "pingpong", "--torus", "2x1x1", "--size", "1T"}, "--size: 1TiB is above the largest simulated message"},
+		"huge sizes":          {[]string{"bench", "portalperf", "--sizes", "8,2G"}, "--sizes: 2GiB is above"},
+		"ranks 0":             {[]string{"motif", "halo3d", "--torus", "2x2x2", "--ranks", "0"}, "--ranks must be >= 1"},
+		"empty config":        {[]string{"phold", "--config", empty}, "the file sets no parameter"},
+		"comments only":       {[]string{"phold", "--config", comments}, "the file sets no parameter"},
+	} { //lint:ordered independent cases
+		code, out, errs := invoke(t, append(c.args, "--out", "none", "--quiet")...)
+		assert.Equal(t, exitUsage, code, name)
+		assert.Contains(t, errs, c.want, name)
+		assert.Empty(t, out, name)
+	}
+}
