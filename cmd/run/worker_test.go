@@ -249,6 +249,25 @@ func TestWorkerProcesses(t *testing.T) {
 	for _, sig := range []os.Signal{os.Kill, syscall.SIGSTOP} {
 		t.Run("worker-"+sig.String(), func(t *testing.T) { stopWorkerMidRun(t, bin, sig) })
 	}
+
+	// A coordinator killed mid-run frees its worker: within the peer timeout the worker
+	// ends the session and serves the next coordinator.
+	t.Run("coordinator-killed", func(t *testing.T) {
+		w, addr := startWorker(t, bin)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		coord := exec.CommandContext(ctx, bin, "phold", "--lps", "4096", "--end", "1s", "--workers", "1", "--quiet",
+			"--out", "none", "--peers", addr, "--peer-timeout", "2s")
+		require.NoError(t, coord.Start())
+		require.Eventually(t, func() bool { return strings.Contains(w.stderr.String(), "session with") }, time.Minute, 20*time.Millisecond)
+		time.Sleep(300 * time.Millisecond)
+		require.NoError(t, coord.Process.Kill())
+		_ = coord.Wait()
+		require.Eventually(t, func() bool { return strings.Contains(w.stderr.String(), "failed") }, 30*time.Second, 50*time.Millisecond,
+			"the worker never noticed its coordinator died: %s", w.stderr.String())
+		code, _, errs := runBin(t, bin, append(append([]string{}, smallPhold...), "--peers", addr, "--out", "none")...)
+		assert.Equal(t, 0, code, errs)
+	})
 }
 
 // stopWorkerMidRun starts a long run across two processes and sends sig to the worker
