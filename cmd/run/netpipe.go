@@ -25,6 +25,10 @@ The receive memory descriptor is created once per size, before the timed part.
   stream    rank 0 puts back to back with --window puts in flight (a put is done at
             its SEND_END, or at its ACK with --ack); rank 1 answers the last one with a
             zero-byte put; latency = time per message, msg_per_s its inverse
+  bidir     NetPIPE's bidirectional test: both ranks put at once and each waits for its
+            send to end and the other's put to arrive; latency = time per exchange;
+            bandwidth_MBps and msg_per_s count both directions, and total_bytes is the
+            data of one exchange (2 x size_bytes: NetPIPE's x axis in this mode)
 
 --op takes a list (pingpong,stream): one simulation each. The repetitions of a size
 are --iters, capped to --budget/size (at least --min-iters): the simulation is
@@ -33,6 +37,7 @@ is amortized over them. Portals runs in the mode of portals.mode (generic or
 accelerated).`,
 		example: `  run bench netpipe
   run bench netpipe --op pingpong,stream --end 4M
+  run bench netpipe --op pingpong,bidir --end 1M         # Brightwell et al. 2005 Figures 6 and 7
   run bench netpipe --op stream --sizes 8,1K,64K --iters 500 --ack
   run bench netpipe --op stream --set portals.mode=accelerated
   run sweep --bench netpipe --vary portals.mode=generic,accelerated -- --op stream --end 64K`,
@@ -56,7 +61,7 @@ type netpipeState struct {
 func netpipeFlags(f *pflag.FlagSet) any {
 	d := portals3.DefaultNetPIPEConfig()
 	s := &netpipeState{ops: "pingpong", start: 1, end: actors.MiB, perturbation: 3, bridge: string(d.Bridge), nc: d}
-	f.StringVar(&s.ops, "op", s.ops, "NetPIPE tests: pingpong, stream or a list such as pingpong,stream")
+	f.StringVar(&s.ops, "op", s.ops, "NetPIPE tests: pingpong, stream, bidir or a list such as pingpong,bidir")
 	f.Var(newTextValue(&s.start, "bytes"), "start", "first size of the schedule")
 	f.Var(newTextValue(&s.end, "bytes"), "end", "last size of the schedule")
 	f.Int64Var(&s.perturbation, "perturbation", s.perturbation, "bytes below and above each size also tested (NetPIPE -p)")
@@ -119,6 +124,9 @@ func runNetPIPE(ctx context.Context, cfg *Config, opts actors.Options, state any
 			r.Set("mode", cfg.Portals.Mode)
 			r.Set("ack", nc.Ack)
 			r.Set("size_bytes", nr.Size)
+			if nc.Mode == portals3.NetPIPEBidir {
+				r.Set("total_bytes", 2*nr.Size)
+			}
 			r.Set("latency_us", nr.Latency.Microseconds())
 			r.Set("bandwidth_MBps", nr.Bandwidth/1e6)
 			r.Set("msg_per_s", nr.MsgRate)

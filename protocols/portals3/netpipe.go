@@ -21,15 +21,20 @@ type NetPIPEMode string
 const (
 	NetPIPEPingPong NetPIPEMode = "pingpong" // one-way latency = round trip / 2
 	NetPIPEStream   NetPIPEMode = "stream"   // back-to-back puts, Window in flight, one reply at the end
+	// NetPIPEBidir is NetPIPE's bidirectional test (-2): both ranks put at once and each
+	// waits for its own send to end and the other's put to arrive; latency = time per
+	// exchange, bandwidth = the bytes of both directions over it (NetPIPE counts the
+	// total data transferred: Brightwell et al. 2005 s.5.2, the 24-byte cross-over).
+	NetPIPEBidir NetPIPEMode = "bidir"
 )
 
-// ParseNetPIPEMode parses pingpong or stream.
+// ParseNetPIPEMode parses pingpong, stream or bidir.
 func ParseNetPIPEMode(s string) (NetPIPEMode, error) {
 	switch NetPIPEMode(s) {
-	case NetPIPEPingPong, NetPIPEStream:
+	case NetPIPEPingPong, NetPIPEStream, NetPIPEBidir:
 		return NetPIPEMode(s), nil
 	}
-	return "", fmt.Errorf("unknown NetPIPE mode %q (want pingpong or stream)", s)
+	return "", fmt.Errorf("unknown NetPIPE mode %q (want pingpong, stream or bidir)", s)
 }
 
 // NetPIPESizes is NetPIPE's schedule from start to end: the increment doubles every
@@ -195,6 +200,9 @@ func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, r
 		}
 		put := func() error { return pr.Put(md, ack, peer, perfPt, netpipeBits, 0, 0) }
 		pingpong := func() error { return pingPong(pr, eq, rank, put) }
+		if cfg.Mode == NetPIPEBidir {
+			pingpong = func() error { return exchange(pr, eq, put, cfg.Ack) } // warm-up and timing alike
+		}
 		if rank == 0 {
 			if err := syncSend(); err != nil {
 				return err
@@ -218,7 +226,7 @@ func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, r
 		}
 		start := pr.Now()
 		switch {
-		case cfg.Mode == NetPIPEPingPong:
+		case cfg.Mode == NetPIPEPingPong || cfg.Mode == NetPIPEBidir:
 			for range n {
 				if err := pingpong(); err != nil {
 					return err
@@ -305,12 +313,39 @@ func drain(pr *Process, eq ptl.EQHandle, md ptl.MDHandle) error {
 
 func netpipeRow(mode NetPIPEMode, size int64, n int, elapsed actors.Duration) NetPIPERow {
 	per := elapsed / actors.Duration(n)
-	if mode == NetPIPEPingPong {
+	bytes, msgs := float64(size), 1.0
+	switch mode {
+	case NetPIPEPingPong:
 		per /= 2
+	case NetPIPEBidir:
+		bytes, msgs = 2*bytes, 2 // both directions
 	}
 	r := NetPIPERow{Size: size, Iters: n, Latency: per}
 	if s := per.Seconds(); s > 0 {
-		r.Bandwidth, r.MsgRate = float64(size)/s, 1/s
+		r.Bandwidth, r.MsgRate = bytes/s, msgs/s
 	}
 	return r
+}
+
+// exchange is one step of a bidirectional test: put, then wait for the put's own end
+// (SEND_END, or its ACK with acks) and for the peer's put to arrive (PUT_END), in
+// whichever order they come.
+func exchange(pr *Process, eq ptl.EQHandle, put func() error, ack bool) error {
+	if err := put(); err != nil {
+		return err
+	}
+	done := ptl.EventSendEnd
+	if ack {
+		done = ptl.EventAck
+	}
+	sent, got := false, false
+	for !sent || !got {
+		ev, err := pr.EQWait(eq)
+		if err != nil {
+			return err
+		}
+		sent = sent || ev.Type == done
+		got = got || ev.Type == ptl.EventPutEnd
+	}
+	return nil
 }

@@ -65,3 +65,21 @@ func TestNetPIPEDeterministic(t *testing.T) {
 		return r.Report
 	}, serial, actors.Options{Workers: 1}, actors.Options{Workers: 2})
 }
+
+// The bidirectional test: both ranks put at once; its bandwidth counts both
+// directions, so it is about twice the one-way bandwidth for large messages (the link
+// is faster than one node's DMA), and a small message's exchange costs less than a
+// round trip. (It is not PortalPerf's bidirectional put to the picosecond: NetPIPE's
+// per-round handshake leaves the ranks a half round trip apart, PortalPerf starts them
+// together.)
+func TestNetPIPEBidir(t *testing.T) {
+	bi := netpipe(t, func(c *NetPIPEConfig) { c.Mode = NetPIPEBidir })
+	uni := netpipe(t, nil)
+	for i := range bi {
+		assert.InDelta(t, 2*float64(bi[i].Size)/bi[i].Latency.Seconds(), bi[i].Bandwidth, 1e-6*bi[i].Bandwidth)
+	}
+	assert.Greater(t, bi[2].Bandwidth, 1.8*uni[2].Bandwidth)
+	assert.Less(t, bi[0].Latency, 2*uni[0].Latency)
+	_, err := ParseNetPIPEMode("bidir")
+	assert.NoError(t, err)
+}
