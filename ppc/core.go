@@ -138,6 +138,9 @@ func (c *Core) dispatch(ctx actors.Context) {
 	c.Stats.QueueWait += ctx.Now().Sub(qe.at)
 	x := &c.x
 	*x = Exec{c: c, ctx: ctx, cycles: int64(c.p.DispatchCycles), queued: qe.at}
+	if !c.p.WriteThrough {
+		x.LoadUncached(1) // the NIC control block's counters, without their cached copy
+	}
 	c.fw.Handle(x, qe.ev)
 	x.ctx = nil // the handler is over: its view must not be used again
 	d := x.Elapsed()

@@ -88,6 +88,7 @@ func (x *Exec) Trace(fn string, offset uint32, value uint8) {
 
 // TX writes a command into the TX DMA command FIFO (CommandStores register stores).
 func (x *Exec) TX(c *txdma.Command) {
+	x.fifoPointers()
 	x.StoreUncached(x.c.p.CommandStores)
 	x.ctx.Send(PortTXDMA, c, x.Elapsed())
 }
@@ -95,6 +96,7 @@ func (x *Exec) TX(c *txdma.Command) {
 // PIO writes a short message into the PIO buffer and its command into the PIO FIFO: a
 // store per 8 bytes of payload and CommandStores for the command.
 func (x *Exec) PIO(p *txdma.PIO) {
+	x.fifoPointers()
 	x.StoreUncached(x.c.p.CommandStores + int((p.Bytes+7)/8))
 	x.ctx.Send(PortTXDMA, p, x.Elapsed())
 }
@@ -102,6 +104,7 @@ func (x *Exec) PIO(p *txdma.PIO) {
 // CAM programs the CAM (cam.SetEntry, cam.ClearEntry or cam.PushCommand):
 // CommandStores register stores.
 func (x *Exec) CAM(m actors.Msg) {
+	x.fifoPointers()
 	x.StoreUncached(x.c.p.CommandStores)
 	x.ctx.Send(PortCAM, m, x.Elapsed())
 }
@@ -109,6 +112,7 @@ func (x *Exec) CAM(m actors.Msg) {
 // Copro hands a request to the coprocessor (CoprocessorFirmware): CommandStores
 // register stores; its answer comes back as an event.
 func (x *Exec) Copro(m actors.Msg) {
+	x.fifoPointers()
 	x.StoreUncached(x.c.p.CommandStores)
 	x.ctx.Send(PortCopro, m, x.Elapsed())
 }
@@ -137,4 +141,21 @@ func (x *Exec) Interrupt(vector int) {
 // handler: a firmware timer (for example to retry when a FIFO is full).
 func (x *Exec) After(d actors.Duration, ev actors.Msg) {
 	x.ctx.SendSelf(wake{Event: ev}, x.Elapsed()+d)
+}
+
+// fifoPointers charges reading a command FIFO's head and tail pointers before writing
+// a command: nothing with the write-through technique (cached copies; Params
+// .WriteThrough), else two uncached loads.
+func (x *Exec) fifoPointers() {
+	if !x.c.p.WriteThrough {
+		x.LoadUncached(2)
+	}
+}
+
+// MailboxHead charges reading a mailbox's head index before taking a command from it:
+// nothing with the write-through technique (a cached copy), else one uncached load.
+func (x *Exec) MailboxHead() {
+	if !x.c.p.WriteThrough {
+		x.LoadUncached(1)
+	}
 }

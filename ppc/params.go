@@ -23,6 +23,14 @@ type Params struct {
 	CommandStores       int `param:"command_stores" help:"uncached stores that write one command into the TX DMA, PIO or CAM command FIFO" source:"assumed: two register writes"`
 	PollCycles          int `param:"poll_cycles" help:"cycles for the idle main loop to notice an event" source:"assumed: half a pass of the polling loop"`
 	DispatchCycles      int `param:"dispatch_cycles" help:"cycles to dispatch a handler from the main loop" source:"assumed"`
+	// WriteThrough is the write-through technique of the C firmware (Pedretti & Hudson
+	// 2005 s.5.3): cached shadow copies of the command FIFOs' head and tail pointers,
+	// the NIC control block and the mailboxes, read and updated in cache and written
+	// through to uncached SRAM. Off, every such read is an uncached access: two per
+	// command written to a FIFO (head and tail), one per handler (the control block's
+	// counters), one per mailbox command (its head), and the host reads a mailbox's
+	// head over HyperTransport before each command it posts.
+	WriteThrough bool `param:"write_through" help:"cached shadow copies of FIFO pointers, NIC control block and mailboxes, written through (off: uncached reads instead)" source:"Pedretti & Hudson 2005 s.5.3: on in the measured firmware"`
 
 	TraceEnabled bool            `param:"trace_enabled" help:"firmware trace points compiled in" source:"Pedretti & Hudson 2005 s.3.3"`
 	TraceCost    actors.Duration `param:"trace_cost" help:"cost of one trace point when compiled in" source:"Pedretti & Hudson 2005 s.3.3: about 10 ns"`
@@ -39,7 +47,7 @@ func DefaultParams() Params {
 	return Params{
 		Clock: 500 * actors.Megahertz, ICache: true, DCache: true,
 		InstrCycles: 1, InstrUncachedCycles: 6, CachedCycles: 1, SRAMReadCycles: 12, SRAMWriteCycles: 2,
-		HostReadCycles: 120, HostWriteCycles: 4, CommandStores: 2, PollCycles: 20, DispatchCycles: 10,
+		HostReadCycles: 120, HostWriteCycles: 4, CommandStores: 2, PollCycles: 20, DispatchCycles: 10, WriteThrough: true,
 		TraceEnabled: false, TraceCost: 10 * actors.Nanosecond, TraceRecords: 4096,
 		SRAM: 384 * actors.KiB, Image: 22 * actors.KiB, Stack: 8 * actors.KiB,
 	}

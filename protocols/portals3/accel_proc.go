@@ -18,7 +18,7 @@ func (pr *Process) register() {
 	pr.p.Trap(pr.s.p.KernEQ)
 	addr := accelResult(pr.slot, pr.calls)
 	pr.calls++
-	pr.p.MMIOWrite(ht.PPC, pr.s.p.CmdBytes*2, &AccelInit{Slot: pr.slot, PID: pr.ni.ID().PID, NI: pr.ni, Result: addr})
+	pr.post(pr.s.p.CmdBytes*2, &AccelInit{Slot: pr.slot, PID: pr.ni.ID().PID, NI: pr.ni, Result: addr})
 	pr.p.WaitFor(addr)
 	pr.p.Forget(addr)
 }
@@ -31,7 +31,7 @@ func (pr *Process) offload(call func()) {
 	pr.p.Compute(pr.s.p.AccelLibCall)
 	addr := accelResult(pr.slot, pr.calls)
 	pr.calls++
-	pr.p.MMIOWrite(ht.PPC, pr.s.p.CmdBytes*2, &AccelTable{Slot: pr.slot, Call: call, Result: addr})
+	pr.post(pr.s.p.CmdBytes*2, &AccelTable{Slot: pr.slot, Call: call, Result: addr})
 	pr.p.WaitFor(addr)
 	pr.p.Forget(addr)
 }
@@ -67,7 +67,7 @@ func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []
 		w.Len = region.Len
 	}
 	pr.p.Memcpy(s.p.HeaderBytes)
-	pr.p.MMIOWrite(ht.PPC, s.p.CmdBytes*2, &AccelTx{Slot: pr.slot, Pending: id, Wire: w, Region: region, Kind: kind})
+	pr.post(s.p.CmdBytes*2, &AccelTx{Slot: pr.slot, Pending: id, Wire: w, Region: region, Kind: kind})
 	if t != nil {
 		s.traceSend(procCtx{pr.p}, t, start, w, id, 0)
 	}
@@ -136,12 +136,12 @@ func (pr *Process) consume(addr uint64, m any) {
 		if _, err := pr.ni.Complete(r.D, false); err != nil {
 			pr.p.Fatalf("portals: completing %s: %v", r.Wire, err)
 		}
-		pr.p.MMIOWrite(ht.PPC, s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
+		pr.post(s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
 	case RecGetDone:
 		if _, err := pr.ni.Complete(r.D, false); err != nil {
 			pr.p.Fatalf("portals: get done %s: %v", r.Wire, err)
 		}
-		pr.p.MMIOWrite(ht.PPC, s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
+		pr.post(s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
 	case RecTxDone:
 		pr.txFree = append(pr.txFree, r.Pending)
 		if r.Wire.Kind == Put {
@@ -168,4 +168,14 @@ func (pr *Process) accelWait(eq ptl.EQHandle) (ptl.Event, error) {
 		addr := accelRecord(pr.slot, pr.recNext, pr.s.p.AccelEQSlots)
 		pr.consume(addr, pr.p.WaitFor(addr))
 	}
+}
+
+// post writes a command into the process's own firmware mailbox; without the
+// write-through technique (ppc.write_through off) the library first reads the
+// mailbox's head pointer: an uncached read across HyperTransport.
+func (pr *Process) post(bytes actors.Bytes, cmd actors.Msg) {
+	if pr.s.mailboxRead > 0 {
+		pr.p.MMIORead(8)
+	}
+	pr.p.MMIOWrite(ht.PPC, bytes, cmd)
 }

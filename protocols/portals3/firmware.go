@@ -153,6 +153,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 
 // mailbox charges reading a command of n regions out of the uncached mailbox.
 func (f *Firmware) mailbox(x *ppc.Exec, regions int) {
+	x.MailboxHead()
 	x.LoadUncached(4 + 2*regions)
 	x.StoreUncached(1) // advance the head index
 }

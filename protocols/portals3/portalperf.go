@@ -29,6 +29,9 @@ func Build(g *actors.Graph, mp machine.Params, p Params) (*machine.Machine, []*S
 	stacks := make([]*Stack, len(m.Nodes))
 	for i, n := range m.Nodes {
 		stacks[i] = NewStack(p, n.ID, n.Host)
+		if !mp.PPC.WriteThrough {
+			stacks[i].mailboxRead = 2*mp.HT.Latency + mp.HT.SRAMLatency
+		}
 	}
 	return m, stacks, nil
 }
