@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/results"
+	"github.com/seastar-sim/seastar/protocols/cci"
+	"github.com/seastar-sim/seastar/protocols/portals3"
+)
+
+// run validate: the model against the papers in one table. Each item is a figure a
+// paper reports, computed by running its benchmark at the paper's settings on the
+// preset of the machine measured (redstorm for Red Storm in 2005, xt5 for the Cray XT5
+// in 2010). The visible calibration targets (docs/design.md section 6) carry their
+// value and the ratio; the others are withheld from the papers to judge the model,
+// and the table gives the model's prediction only.
+
+// validationItem is one row of the table.
+type validationItem struct {
+	item, source, unit string
+	target             float64 // 0: withheld (validation), no ratio
+	value              float64
+}
+
+// validator computes items on the resolved configurations of both presets.
+type validator struct {
+	ctx        context.Context
+	opts       actors.Options
+	red, xt5   *Config
+	reports    []*actors.Report
+	progress   func(string)
+	simulation int
+}
+
+func newValidateCmd(c *common) *cobra.Command {
+	return &cobra.Command{
+		Use:   "validate",
+		Short: "The model against the papers: every published figure it can compute, with the visible targets and ratios",
+		Long: `validate runs the benchmarks of the published figures at the papers' settings and
+prints one table: the figure (item), the paper and section, the model's value and
+unit, and for the visible calibration targets (docs/design.md section 6) the target and
+the ratio model/target. The other figures are withheld from the papers to judge the
+model: the table gives the model's prediction. Red Storm figures run on the redstorm
+preset, XT5 figures (Dillow & Atchley 2011) on xt5; --set and --config apply to both,
+so that a changed mechanism or cost can be seen against every figure at once. The
+results directory holds the table in the common schema (docs/results.md).`,
+		Example: `  run validate
+  run validate --set ppc.clock=400MHz
+  run validate --format csv`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return c.runValidate(cmd) },
+	}
+}
+
+func (c *common) runValidate(cmd *cobra.Command) error {
+	opts, err := c.options()
+	if err != nil {
+		return err
+	}
+	if err := c.refuseTracing("trace one benchmark with run bench"); err != nil {
+		return err
+	}
+	if len(c.cluster.peers) > 0 {
+		return usage(errors.New("--peers: run validate runs in one process"))
+	}
+	file, err := c.configFile()
+	if err != nil {
+		return err
+	}
+	red, tree, err := c.apply("redstorm", file, c.sets, nil, nil)
+	if err != nil {
+		return err
+	}
+	xt5, _, err := c.apply("xt5", file, c.sets, nil, nil)
+	if err != nil {
+		return err
+	}
+	out, err := c.newOutput("validate", false)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	v := &validator{ctx: cmd.Context(), opts: opts, red: red, xt5: xt5}
+	if !c.quiet {
+		stderr := cmd.ErrOrStderr()
+		v.progress = func(item string) {
+			v.simulation++
+			fmt.Fprintf(stderr, "validate: %d/%d %s\n", v.simulation, len(validationSteps), item)
+		}
+	}
+	items, err := v.run()
+	if err != nil {
+		return failed(err)
+	}
+	res := &benchOutput{reports: v.reports}
+	for _, it := range items {
+		var r results.Row
+		r.Set("item", it.item)
+		r.Set("source", it.source)
+		r.Set("unit", it.unit)
+		r.Set("model", round6(it.value))
+		if it.target != 0 {
+			r.Set("target", it.target)
+			r.Set("ratio", round6(it.value/it.target))
+		}
+		res.rows = append(res.rows, r)
+	}
+	id := &benchmark{name: "validate", ids: []string{"item", "source", "unit"}}
+	if err := out.writeSingle(c, "validate", id, tree, nil, res, start, "complete"); err != nil {
+		return failed(err)
+	}
+	r := newResult("validate", c, res.summaryReport())
+	r.Rows, r.Out = res.rows, out.dir
+	if r.Tidy, err = singleResultSet("validate", id, res.rows); err != nil {
+		return failed(err)
+	}
+	return failed(writeResult(cmd.OutOrStdout(), c.format, r))
+}
+
+func round6(f float64) float64 {
+	if f == 0 || math.IsNaN(f) || math.IsInf(f, 0) {
+		return f
+	}
+	p := math.Pow(10, 5-math.Floor(math.Log10(math.Abs(f))))
+	return math.Round(f*p) / p
+}
+
+// validationSteps names the simulations run, for the progress lines.
+var validationSteps = []string{"PortalPerf put, sizes", "PortalPerf get", "PortalPerf bidirectional put",
+	"PortalPerf put, caches off", "PortalPerf put, D-cache off", "PortalPerf put, no write-through", "NetPIPE bidirectional, sizes",
+	"CCI ping-pong UU 0 B", "CCI ping-pong RO 0 B", "CCI ping-pong UU 4 KB", "xt5 Portals ping-pong, sizes",
+	"xt5 Portals ping-pong with acks"}
+
+// perf runs PortalPerf op over sizes on cfg.
+func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak func(*portals3.PerfConfig)) ([]portals3.PerfRow, error) {
+	pc := portals3.DefaultPerfConfig()
+	pc.Machine, pc.Portals, pc.Op, pc.Sizes, pc.Iters = cfg.Params, cfg.Portals, op, sizes, 20
+	if cfg.Host.OS == "linux" {
+		pc.Bridge = portals3.UKBridge
+	}
+	if tweak != nil {
+		tweak(&pc)
+	}
+	res, err := portals3.PortalPerf(v.ctx, pc, v.opts)
+	if err != nil {
+		return nil, err
+	}
+	v.reports = append(v.reports, res.Report)
+	return res.Rows, nil
+}
+
+// netpipe runs NetPIPE mode over sizes on cfg.
+func (v *validator) netpipe(cfg *Config, mode portals3.NetPIPEMode, sizes []int64, ack bool) ([]portals3.NetPIPERow, error) {
+	nc := portals3.DefaultNetPIPEConfig()
+	nc.Machine, nc.Portals, nc.Mode, nc.Sizes, nc.Iters, nc.Ack = cfg.Params, cfg.Portals, mode, sizes, 20, ack
+	if cfg.Host.OS == "linux" {
+		nc.Bridge = portals3.UKBridge
+	}
+	res, err := portals3.NetPIPE(v.ctx, nc, v.opts)
+	if err != nil {
+		return nil, err
+	}
+	v.reports = append(v.reports, res.Report)
+	return res.Rows, nil
+}
+
+// cciLatency is CCI's ping-pong one-way latency on xt5.
+func (v *validator) cciLatency(attr cci.Attr, size int64) (float64, error) {
+	bc := cci.DefaultBenchConfig()
+	bc.Machine, bc.CCI, bc.Attr, bc.Size = v.xt5.Params, v.xt5.CCI, attr, size
+	res, err := cci.PingPong(v.ctx, bc, v.opts)
+	if err != nil {
+		return 0, err
+	}
+	v.reports = append(v.reports, res.Report)
+	return res.Latency.Microseconds(), nil
+}
+
+// halfBandwidth is the smallest size whose bandwidth reaches half the largest one's.
+func halfBandwidth(sizes []int64, bw []float64) float64 {
+	peak := bw[len(bw)-1]
+	for i, b := range bw {
+		if b >= peak/2 {
+			return float64(sizes[i])
+		}
+	}
+	return math.NaN()
+}
+
+// jumpSize is the first size whose latency exceeds the previous size's by more than
+// jump, or NaN.
+func jumpSize(sizes []int64, lat []actors.Duration, jump actors.Duration) float64 {
+	for i := 1; i < len(sizes); i++ {
+		if lat[i]-lat[i-1] > jump {
+			return float64(sizes[i])
+		}
+	}
+	return math.NaN()
+}
+
+func (v *validator) step(i int) {
+	if v.progress != nil {
+		v.progress(validationSteps[i])
+	}
+}
+
+// run computes every item, in the order of the papers.
+func (v *validator) run() ([]validationItem, error) {
+	const b05, p05, d11 = "Brightwell et al. 2005", "Pedretti & Hudson 2005", "Dillow & Atchley 2011"
+	var items []validationItem
+	add := func(item, source, unit string, target, value float64) {
+		items = append(items, validationItem{item: item, source: source, unit: unit, target: target, value: value})
+	}
+	// PortalPerf put over sizes: the calibration targets, the half-bandwidth point, the
+	// very small message step.
+	var sizes []int64
+	for s := int64(0); s <= 16; s++ {
+		sizes = append(sizes, s)
+	}
+	for s := int64(32); s <= 2<<20; s *= 2 {
+		sizes = append(sizes, s)
+	}
+	sizes = append(sizes, 100<<10)
+	sizes = sortedUnique(sizes)
+	v.step(0)
+	put, err := v.perf(v.red, portals3.PerfPut, sizes, nil)
+	if err != nil {
+		return nil, err
+	}
+	at := func(rows []portals3.PerfRow, size int64) portals3.PerfRow {
+		for _, r := range rows {
+			if r.Size == size {
+				return r
+			}
+		}
+		return portals3.PerfRow{}
+	}
+	add("PortalPerf put latency, 0 B, one way", b05+" s.6", "us", 4.89, at(put, 0).Latency.Microseconds())
+	add("PortalPerf put bandwidth, 100 KB", b05+" s.6", "MB/s", 1051.43, at(put, 100<<10).Bandwidth/1e6)
+	add("PortalPerf put bandwidth, 2 MB (asymptotic)", b05+" s.6", "MB/s", 1108, at(put, 2<<20).Bandwidth/1e6)
+	var geo []int64
+	var geoBW []float64
+	for _, r := range put {
+		if r.Size > 0 && r.Size&(r.Size-1) == 0 {
+			geo, geoBW = append(geo, r.Size), append(geoBW, r.Bandwidth)
+		}
+	}
+	add("PortalPerf put half-bandwidth message size", b05+" s.6", "B", 0, halfBandwidth(geo, geoBW))
+	add("very small message saving: latency 13 B - 12 B", p05+" s.5.2 (Figure 6)", "us", 0,
+		(at(put, 13).Latency - at(put, 12).Latency).Microseconds())
+	v.step(1)
+	get, err := v.perf(v.red, portals3.PerfGet, []int64{0}, nil)
+	if err != nil {
+		return nil, err
+	}
+	add("PortalPerf get latency, 0 B", b05+" s.6", "us", 0, get[0].Latency.Microseconds())
+	v.step(2)
+	bidir, err := v.perf(v.red, portals3.PerfBidir, []int64{0}, nil)
+	if err != nil {
+		return nil, err
+	}
+	add("PortalPerf bidirectional put latency, 0 B", b05+" s.6", "us", 0, bidir[0].Latency.Microseconds())
+	v.step(3)
+	off, err := v.perf(v.red, portals3.PerfPut, []int64{0}, func(pc *portals3.PerfConfig) {
+		pc.Machine.PPC.ICache, pc.Machine.PPC.DCache = false, false
+	})
+	if err != nil {
+		return nil, err
+	}
+	add("PPC caches off: latency increase, put 0 B", p05+" s.5.1 (Figure 5)", "us", 0, (off[0].Latency - at(put, 0).Latency).Microseconds())
+	v.step(4)
+	ionly, err := v.perf(v.red, portals3.PerfPut, []int64{0}, func(pc *portals3.PerfConfig) { pc.Machine.PPC.DCache = false })
+	if err != nil {
+		return nil, err
+	}
+	add("PPC D-cache off (I-cache on): latency increase, put 0 B", p05+" s.5.1 (Figure 5)", "us", 0,
+		(ionly[0].Latency - at(put, 0).Latency).Microseconds())
+	v.step(5)
+	nowt, err := v.perf(v.red, portals3.PerfPut, []int64{0}, func(pc *portals3.PerfConfig) { pc.Machine.PPC.WriteThrough = false })
+	if err != nil {
+		return nil, err
+	}
+	add("write-through saving per message, put 0 B", p05+" s.5.3", "us", 0, (nowt[0].Latency - at(put, 0).Latency).Microseconds())
+	// NetPIPE bidirectional: bandwidth and half-bandwidth point (sizes are per direction;
+	// NetPIPE plots the total).
+	v.step(6)
+	var npSizes []int64
+	for s := int64(1); s <= 1<<20; s *= 2 {
+		npSizes = append(npSizes, s)
+	}
+	np, err := v.netpipe(v.red, portals3.NetPIPEBidir, npSizes, false)
+	if err != nil {
+		return nil, err
+	}
+	var npBW []float64
+	var npTotal []int64
+	for _, r := range np {
+		npBW, npTotal = append(npBW, r.Bandwidth), append(npTotal, 2*r.Size)
+	}
+	add("NetPIPE bidirectional bandwidth, 2 x 1 MB", b05+" s.6 (Figure 7)", "MB/s", 0, npBW[len(npBW)-1]/1e6)
+	add("NetPIPE bidirectional half-bandwidth point (total bytes)", b05+" s.6 (Figure 7)", "B", 0, halfBandwidth(npTotal, npBW))
+	// CCI on the XT5.
+	for i, c := range []struct {
+		attr cci.Attr
+		size int64
+	}{{cci.UU, 0}, {cci.RO, 0}, {cci.UU, 4096}} {
+		v.step(7 + i)
+		lat, err := v.cciLatency(c.attr, c.size)
+		if err != nil {
+			return nil, err
+		}
+		add(fmt.Sprintf("CCI ping-pong latency, %s, %d B", c.attr, c.size), d11+" s.V.A", "us", 0, lat)
+	}
+	// Portals on the XT5 under Linux: the jump where the body leaves the header, and
+	// the cost of an ack.
+	v.step(10)
+	var xs []int64
+	for s := int64(0); s <= 32; s++ {
+		xs = append(xs, s)
+	}
+	xs = append(xs, 48, 64)
+	xp, err := v.netpipe(v.xt5, portals3.NetPIPEPingPong, xs, false)
+	if err != nil {
+		return nil, err
+	}
+	var xl []actors.Duration
+	for _, r := range xp {
+		xl = append(xl, r.Latency)
+	}
+	add("xt5 Portals: size where the body leaves the header (latency jump)", d11+" s.V", "B", 0, jumpSize(xs, xl, actors.Microsecond/2))
+	v.step(11)
+	xa, err := v.netpipe(v.xt5, portals3.NetPIPEPingPong, []int64{0}, true)
+	if err != nil {
+		return nil, err
+	}
+	add("xt5 Portals: latency added by requesting an ack, 0 B", d11+" s.V", "us", 0, (xa[0].Latency - xl[0]).Microseconds())
+	return items, nil
+}
+
+// sortedUnique sorts sizes and drops repeats.
+func sortedUnique(s []int64) []int64 {
+	out := append([]int64(nil), s...)
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	k := 0
+	for i, x := range out {
+		if i == 0 || x != out[k-1] {
+			out[k] = x
+			k++
+		}
+	}
+	return out[:k]
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// run validate computes every item; the visible calibration targets hold within 5%
+// (docs/design.md section 6); --format csv is the common results schema.
+func TestValidate(t *testing.T) {
+	code, out, errs := invoke(t, "validate", "--format", "json", "--out", "none", "--quiet")
+	require.Equal(t, 0, code, errs)
+	var v struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	require.GreaterOrEqual(t, len(v.Rows), 15)
+	targets := 0
+	for _, r := range v.Rows {
+		m, ok := r["model"].(float64)
+		require.True(t, ok, "%v", r)
+		assert.False(t, math.IsNaN(m) || math.IsInf(m, 0), "%v", r)
+		assert.NotEmpty(t, r["source"])
+		if ratio, ok := r["ratio"].(float64); ok {
+			targets++
+			assert.InDelta(t, 1, ratio, 0.05, "%s: model %v, target %v", r["item"], r["model"], r["target"])
+		}
+	}
+	assert.Equal(t, 3, targets, "the three visible Portals 3.3 targets")
+
+	code, out, errs = invoke(t, "validate", "--format", "csv", "--out", "none", "--quiet")
+	require.Equal(t, 0, code, errs)
+	recs, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	require.NoError(t, err)
+	assert.Equal(t, []string{"point", "row", "item", "source", "unit", "metric", "value"}, recs[0])
+}
