@@ -231,7 +231,7 @@ func installHandler(t *testing.T, d *datadriven.TestData, c *CPU, log *logger) {
 	}
 	store := actorstest.StrArg(t, d, "store")
 	write := actorstest.StrArg(t, d, "write")
-	c.HandleInterrupts(func(k *Kernel, vector int) {
+	c.HandleInterrupts(once(func(k *Kernel, vector int) {
 		log.printf("%s irq %d: handler starts", k.Now(), vector)
 		k.Charge(charge)
 		if store != "" {
@@ -242,5 +242,5 @@ func installHandler(t *testing.T, d *datadriven.TestData, c *CPU, log *logger) {
 			k.MMIOWrite(ht.PPC, actors.Bytes(mustInt(t, write)), label(fmt.Sprintf("irq%d", vector)))
 		}
 		log.printf("%s irq %d: handler ends", k.Now(), vector)
-	})
+	}))
 }

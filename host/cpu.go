@@ -19,8 +19,15 @@ type Addressed interface {
 	Address() uint64
 }
 
-// IRQHandler is the operating system's interrupt handler, run on core 0.
-type IRQHandler func(k *Kernel, vector int)
+// IRQHandler is the operating system's interrupt handler, run on core 0. Each call
+// handles one pending item (an event the NIC wrote into host memory) and reports
+// whether there was one: the CPU calls it again, at the handler's clock, until there is
+// none, so that an item that lands while the handler runs is taken by the same pass,
+// as a handler that loops until its queue is empty does (Pedretti & Hudson 2005 s.5.2:
+// the handler processes all new events each time). An interrupt raised while the
+// handler runs stays pending and runs the handler once more when it returns (one
+// pending interrupt per vector), finding what is left.
+type IRQHandler func(k *Kernel, vector int) (handled bool)
 
 // CPU is the host actor of one node: its cores, processes, memory as the NIC wrote it,
 // and the interrupt path.
@@ -32,7 +39,13 @@ type CPU struct {
 	reads   map[uint64]*Proc
 	readTag uint64
 	irq     IRQHandler
-	irqFree actors.Time // core 0 is free of interrupt work from this time on
+	irqFree actors.Time // core 0 is free of interrupt work from this time on (when not inIRQ)
+
+	inIRQ      bool        // the handler is running (its end is not known yet)
+	irqVector  int         // the vector it runs for
+	irqStart   actors.Time // when it took the interrupt
+	irqPending []int       // vectors raised while it runs, in order, once each
+	deferred   []deferral  // core-0 processes due while it runs
 
 	Stats Stats
 }
@@ -56,6 +69,17 @@ type resume struct {
 }
 
 func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc) }
+
+// irqStep runs the interrupt handler's next item.
+type irqStep struct{}
+
+func (irqStep) String() string { return "host.irqStep" }
+
+// deferral is a core-0 process due at at while the interrupt handler runs.
+type deferral struct {
+	p  *Proc
+	at actors.Time
+}
 
 // New returns a CPU. p must be valid.
 func New(p Params) *CPU {
@@ -122,6 +146,8 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 		c.onReadDone(ctx, m)
 	case ht.Interrupt:
 		c.onInterrupt(ctx, m)
+	case irqStep:
+		c.stepIRQ(ctx)
 	case kernelStore:
 		c.store(ctx, m.addr, m.m)
 	case Addressed:
@@ -139,7 +165,7 @@ func (c *CPU) activate(ctx actors.Context, p *Proc) {
 	if p.done {
 		return
 	}
-	if p.Core == 0 && c.irqFree > ctx.Now() {
+	if p.Core == 0 && (c.inIRQ || c.irqFree > ctx.Now()) {
 		c.wake(ctx, p, ctx.Now())
 		return
 	}
@@ -154,6 +180,10 @@ func (c *CPU) activate(ctx actors.Context, p *Proc) {
 
 // wake schedules p to run at time at, after any interrupt work on its core.
 func (c *CPU) wake(ctx actors.Context, p *Proc, at actors.Time) {
+	if p.Core == 0 && c.inIRQ {
+		c.deferred = append(c.deferred, deferral{p: p, at: at}) // woken when the handler returns
+		return
+	}
 	if p.Core == 0 {
 		at = max(at, c.irqFree)
 	}
@@ -202,24 +232,66 @@ func (c *CPU) onReadDone(ctx actors.Context, r ht.ReadDone) {
 	c.wake(ctx, p, ctx.Now())
 }
 
-// onInterrupt runs the interrupt handler on core 0 and charges a process running there
-// for the time it lost.
+// onInterrupt takes an interrupt on core 0: the handler starts after the interrupt's
+// cost (host.interrupt_cost) unless it is running, in which case the interrupt stays
+// pending until it returns.
 func (c *CPU) onInterrupt(ctx actors.Context, i ht.Interrupt) {
 	if c.irq == nil {
 		ctx.Fatalf("host: interrupt %d with no handler installed", i.Vector)
 	}
-	start := max(ctx.Now(), c.irqFree)
-	k := &Kernel{cpu: c, ctx: ctx, now: start.Add(c.p.InterruptCost)}
-	c.irq(k, i.Vector)
-	c.irqFree = k.now
-	c.Stats.Interrupts++
-	c.Stats.InterruptTime += k.now.Sub(start)
-	for _, p := range c.procs {
-		// A process whose clock is ahead of simulated time is computing (waiting in
-		// sync for time to catch up): the interrupt delays it.
-		if p.Core == 0 && !p.done && p.now > ctx.Now() {
-			p.now = p.now.Add(k.now.Sub(start))
+	if c.inIRQ {
+		if !slices.Contains(c.irqPending, i.Vector) {
+			c.irqPending = append(c.irqPending, i.Vector)
 		}
+		return
+	}
+	c.beginIRQ(ctx, i.Vector)
+}
+
+// beginIRQ enters the handler for vector: its first item runs once the interrupt's
+// cost is paid.
+func (c *CPU) beginIRQ(ctx actors.Context, vector int) {
+	c.inIRQ, c.irqVector, c.irqStart = true, vector, ctx.Now()
+	ctx.SendSelf(irqStep{}, c.p.InterruptCost)
+}
+
+// stepIRQ runs the handler's items from now on: while they take no time, at once; else
+// the next one when the handler's clock gets there (so that what lands meanwhile is
+// seen). With nothing left the handler returns.
+func (c *CPU) stepIRQ(ctx actors.Context) {
+	k := &Kernel{cpu: c, ctx: ctx, now: ctx.Now()}
+	for c.irq(k, c.irqVector) {
+		if k.now > ctx.Now() {
+			ctx.SendSelf(irqStep{}, k.now.Sub(ctx.Now()))
+			return
+		}
+	}
+	c.endIRQ(ctx)
+}
+
+// endIRQ returns from the handler: a process computing on core 0 lost the handler's
+// time, the processes due meanwhile run, and a pending interrupt enters it again.
+func (c *CPU) endIRQ(ctx actors.Context) {
+	end := ctx.Now()
+	c.inIRQ, c.irqFree = false, end
+	c.Stats.Interrupts++
+	c.Stats.InterruptTime += end.Sub(c.irqStart)
+	for _, p := range c.procs {
+		// A process whose clock was ahead of simulated time when the interrupt came was
+		// computing (waiting in sync for time to catch up): the handler delays it.
+		if p.Core == 0 && !p.done && p.now > c.irqStart {
+			p.now = p.now.Add(end.Sub(c.irqStart))
+		}
+	}
+	ds := c.deferred
+	c.deferred = nil
+	for _, d := range ds {
+		c.wake(ctx, d.p, max(d.at, end))
+	}
+	if len(c.irqPending) > 0 {
+		v := c.irqPending[0]
+		c.irqPending = c.irqPending[1:]
+		c.beginIRQ(ctx, v)
 	}
 }
 

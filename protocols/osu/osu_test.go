@@ -59,13 +59,15 @@ func TestBandwidthBothLayers(t *testing.T) {
 	}
 }
 
-// Small messages are limited by the host: every message costs the receiver an
-// interrupt (at least 2 us), so the rate stays below 500,000 messages per second, and
-// the MPI library's calls lower it further.
+// Small messages are limited by the host: every message raises an interrupt (at least
+// 2 us), but the handler takes every event that has landed, those that land while it
+// runs included, and interrupts raised meanwhile merge into one more pass: the rate
+// stays well below a million messages per second, above one per interrupt cost, and
+// the MPI library's calls lower it.
 func TestMessageRate(t *testing.T) {
 	pt := runOSU(t, MR, LayerPortals, []int64{8}, nil).Rows[0]
 	mp := runOSU(t, MR, LayerMPI, []int64{8}, nil).Rows[0]
-	assert.Less(t, pt.MsgRate, 500e3)
+	assert.Less(t, pt.MsgRate, 1e6)
 	assert.Greater(t, pt.MsgRate, 200e3)
 	assert.Less(t, mp.MsgRate, pt.MsgRate)
 	assert.Greater(t, mp.MsgRate, pt.MsgRate/2)

@@ -181,38 +181,38 @@ func (s *Stack) deliver(c ctx, pr *Process, posted []ptl.Posted) {
 	}
 }
 
-// interrupt is the SeaStar NAL's interrupt handler: it processes every new entry of
-// the generic event queue (Pedretti & Hudson 2005 s.4.1: one interrupt may cover
-// several events).
-func (s *Stack) interrupt(k *host.Kernel, vector int) {
+// interrupt is the SeaStar NAL's interrupt handler: each call processes the next entry
+// of the generic event queue and reports whether there was one; the host calls it
+// until the queue is empty, entries that land meanwhile included (Pedretti & Hudson
+// 2005 s.4.1: one interrupt may cover several events).
+func (s *Stack) interrupt(k *host.Kernel, vector int) bool {
 	c := k
 	if vector != IRQVector {
 		c.Fatalf("portals: unexpected interrupt vector %d", vector)
 	}
-	for {
-		slot := genericSlot(s.eqNext, s.p.EQSlots)
-		m, ok := k.Memory(slot)
-		if !ok {
-			return
-		}
-		k.Forget(slot)
-		s.eqNext++
-		s.Stats.Messages++
-		t0 := k.Now()
-		k.Charge(s.p.KernIRQ)
-		ev := m.(*GenericEvent)
-		switch ev.Kind {
-		case NewHeader:
-			s.onHeader(c, ev)
-		case RxDone:
-			s.onRxDone(c, ev)
-		case TxDone:
-			s.onTxDone(c, ev)
-		}
-		if t := k.Tracer(); t != nil {
-			s.traceEvent(k, t, ev, t0)
-		}
+	slot := genericSlot(s.eqNext, s.p.EQSlots)
+	m, ok := k.Memory(slot)
+	if !ok {
+		return false
 	}
+	k.Forget(slot)
+	s.eqNext++
+	s.Stats.Messages++
+	t0 := k.Now()
+	k.Charge(s.p.KernIRQ)
+	ev := m.(*GenericEvent)
+	switch ev.Kind {
+	case NewHeader:
+		s.onHeader(c, ev)
+	case RxDone:
+		s.onRxDone(c, ev)
+	case TxDone:
+		s.onTxDone(c, ev)
+	}
+	if t := k.Tracer(); t != nil {
+		s.traceEvent(k, t, ev, t0)
+	}
+	return true
 }
 
 // release returns an RX pending to the firmware.

@@ -144,22 +144,20 @@ func (o *onloadProc) finish(h hostSide, p Params, w0 ptl4.Work) {
 // onloadIRQ is the onload interrupt handler of a node (onload_progress = interrupt):
 // it runs every record that has landed in the rings of the node's processes.
 func onloadIRQ(p Params, procs []*onloadProc) host.IRQHandler {
-	return func(k *host.Kernel, vector int) {
+	return func(k *host.Kernel, vector int) bool {
 		if vector != onloadVector {
 			k.Fatalf("portals4: onload handler got interrupt %d", vector)
-			return
+			return false
 		}
-		for _, o := range procs {
-			for {
-				addr := ringAddr(o.pid, o.next+1)
-				m, ok := k.Memory(addr)
-				if !ok {
-					break
-				}
+		for _, o := range procs { // one record per call: the host calls again while there are some
+			addr := ringAddr(o.pid, o.next+1)
+			if m, ok := k.Memory(addr); ok {
 				k.Forget(addr)
 				o.run(kernelSide{k}, p, m.(*RxRecord))
+				return true
 			}
 		}
+		return false
 	}
 }
 
