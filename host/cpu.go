@@ -44,6 +44,7 @@ type CPU struct {
 	inIRQ      bool        // the handler is running (its end is not known yet)
 	irqVector  int         // the vector it runs for
 	irqStart   actors.Time // when it took the interrupt
+	irqItems   int         // items the pass has handled so far
 	irqPending []int       // vectors raised while it runs, in order, once each
 	deferred   []deferral  // core-0 processes due while it runs
 
@@ -251,7 +252,7 @@ func (c *CPU) onInterrupt(ctx actors.Context, i ht.Interrupt) {
 // beginIRQ enters the handler for vector: its first item runs once the interrupt's
 // cost is paid.
 func (c *CPU) beginIRQ(ctx actors.Context, vector int) {
-	c.inIRQ, c.irqVector, c.irqStart = true, vector, ctx.Now()
+	c.inIRQ, c.irqVector, c.irqStart, c.irqItems = true, vector, ctx.Now(), 0
 	ctx.SendSelf(irqStep{}, c.p.InterruptCost)
 }
 
@@ -261,6 +262,7 @@ func (c *CPU) beginIRQ(ctx actors.Context, vector int) {
 func (c *CPU) stepIRQ(ctx actors.Context) {
 	k := &Kernel{cpu: c, ctx: ctx, now: ctx.Now()}
 	for c.irq(k, c.irqVector) {
+		c.irqItems++
 		if k.now > ctx.Now() {
 			ctx.SendSelf(irqStep{}, k.now.Sub(ctx.Now()))
 			return

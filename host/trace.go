@@ -15,6 +15,12 @@ func (k *Kernel) Tracer() actors.Tracer { return actors.TracerOf(k.ctx) }
 // Self is the host actor, for spans.
 func (k *Kernel) Self() actors.ActorID { return k.ctx.Self() }
 
-// Raised is when the interrupt being handled reached the host; the handler starts
-// after it once core 0 is free and the entry cost is paid.
-func (k *Kernel) Raised() actors.Time { return k.ctx.Now() }
+// Raised is when the handler's pass took its interrupt (the entry cost is paid from
+// then), for the pass's first item; for a later item, found in the queue by the same
+// pass, it is the item's own start.
+func (k *Kernel) Raised() actors.Time {
+	if k.cpu.irqItems == 0 {
+		return k.cpu.irqStart // the pass's first item: since the interrupt was taken
+	}
+	return k.ctx.Now() // a later item of the pass: the handler found it without an interrupt of its own
+}
