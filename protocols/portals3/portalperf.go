@@ -315,19 +315,7 @@ func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQH
 		_, err := pr.WaitFor(eq, ptl.EventReplyEnd)
 		return err
 	default: // bidir: send at once, wait for both event pairs
-		if err := put(); err != nil {
-			return err
-		}
-		sent, got := false, false
-		for !sent || !got {
-			ev, err := pr.EQWait(eq)
-			if err != nil {
-				return err
-			}
-			sent = sent || ev.Type == ptl.EventSendEnd
-			got = got || ev.Type == ptl.EventPutEnd
-		}
-		return nil
+		return exchange(pr, eq, put, false)
 	}
 }
 
