@@ -121,9 +121,11 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 	if opts.Engine == Serial {
 		run = runSerial
 	}
+	allocs0 := mallocs()
 	rep, err := run(ctx, m, &opts)
 	if rep != nil {
 		rep.Model = maps.Clone(m.describe)
+		rep.Allocs = mallocs() - allocs0
 	}
 	for _, a := range m.actors {
 		if f, ok := a.(Finisher); ok {
@@ -144,4 +146,11 @@ func (r *Report) String() string {
 	}
 	return fmt.Sprintf("%s: %d events, sim %s in %s wall (%.3g events/s), digest %s",
 		how, r.Events, r.SimTime, r.Wall.Round(time.Millisecond), r.EventsPerSec, r.Digest)
+}
+
+// mallocs is the process's count of heap allocations so far.
+func mallocs() uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return ms.Mallocs
 }

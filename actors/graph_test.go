@@ -151,3 +151,31 @@ func TestDescribeReachesTheReport(t *testing.T) {
 		assert.Equal(t, plain.Digest, rep.Digest)
 	}
 }
+
+// allocator allocates on every event it receives.
+type allocator struct{ sink []*[64]byte }
+
+func (a *allocator) Receive(ctx Context, m Msg) {
+	a.sink = append(a.sink[:0], new([64]byte))
+	if ctx.Now() < Time(1000*Nanosecond) {
+		ctx.SendSelf(m, Nanosecond)
+	}
+}
+
+// The report counts the heap allocations made during the run.
+func TestReportCountsAllocations(t *testing.T) {
+	g := NewGraph()
+	a := &allocator{}
+	g.Add("a", &starter{a})
+	m, err := g.Build()
+	require.NoError(t, err)
+	rep, err := Run(context.Background(), m, Options{Engine: Serial})
+	require.NoError(t, err)
+	require.Greater(t, rep.Events, uint64(900))
+	assert.GreaterOrEqual(t, rep.Allocs, rep.Events, "one allocation per event at least")
+}
+
+// starter sends its actor a first message at start.
+type starter struct{ *allocator }
+
+func (s *starter) Start(ctx Context) { ctx.SendSelf(note("go"), Nanosecond) }

@@ -30,6 +30,10 @@ type Report struct {
 	CutLinks   int      // links crossing partitions
 
 	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere); the largest over processes
+	// Allocs is the number of heap allocations the process made during the run (Go's
+	// runtime counter, whole process: tracing's exporter included; this process only in
+	// a run across processes). Allocs/Events is the allocation rate per event.
+	Allocs uint64
 
 	Parts []PartitionStats
 

@@ -295,7 +295,7 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		return &all
 	}
 	digests := make([]string, len(reps))
-	all.Events, all.Wall, all.SimTime, all.Windows = 0, 0, 0, 0
+	all.Events, all.Wall, all.SimTime, all.Windows, all.Allocs = 0, 0, 0, 0, 0
 	for i, rep := range reps {
 		digests[i] = rep.Digest
 		all.Events += rep.Events
@@ -303,6 +303,7 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		all.SimTime += rep.SimTime
 		all.Windows += rep.Windows
 		all.PeakRSS = max(all.PeakRSS, rep.PeakRSS)
+		all.Allocs += rep.Allocs
 	}
 	all.Digest = combineDigests(digests)
 	all.EventsPerSec, all.SimPerWall = 0, 0

@@ -48,6 +48,7 @@ type runInfo struct {
 	CutLinks     int     `json:"cut_links"`
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Allocs       uint64  `json:"allocs"` // heap allocations during the run (whole process)
 }
 
 func newResult(command string, c *common, rep *actors.Report) *result {
@@ -58,7 +59,7 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
 			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows,
-			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS}}
+			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
 		r.Run.MeanWindowS = rep.MeanWindow.Seconds()
@@ -146,6 +147,9 @@ func writeTable(w io.Writer, r *result) error {
 			actors.Duration(r.Run.LookaheadS*float64(actors.Second)+0.5), actors.Duration(r.Run.MeanWindowS*float64(actors.Second)+0.5))
 	}
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
+	if r.Events > 0 {
+		fmt.Fprintf(tw, "heap allocations\t%d (%.3g per event)\n", r.Run.Allocs, float64(r.Run.Allocs)/float64(r.Events))
+	}
 	fmt.Fprintf(tw, "digest\t%s\n", r.Digest)
 	if r.Out != "" {
 		fmt.Fprintf(tw, "results\t%s\n", r.Out)
