@@ -83,6 +83,8 @@ func runOp(p *Proc, log *logger, op string) {
 		p.Trap(dur(f[1]))
 	case "memcpy":
 		p.Memcpy(actors.Bytes(num(f[1])))
+	case "memcpy-nic":
+		p.MemcpyFromNIC(actors.Bytes(num(f[1])))
 	case "write":
 		var payload actors.Msg
 		if len(f) > 3 {

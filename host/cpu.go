@@ -388,8 +388,12 @@ func (p *Proc) Compute(d actors.Duration) {
 // Trap enters the kernel and returns: TrapCost plus work d done inside.
 func (p *Proc) Trap(work actors.Duration) { p.Compute(p.cpu.p.TrapCost + work) }
 
-// Memcpy copies n bytes of memory.
-func (p *Proc) Memcpy(n actors.Bytes) { p.Compute(p.cpu.p.MemcpyBandwidth.TransferTime(n)) }
+// Memcpy copies n bytes the host wrote itself: from the cache when source and
+// destination fit in it (Params.CopyTime).
+func (p *Proc) Memcpy(n actors.Bytes) { p.Compute(p.cpu.p.CopyTime(n)) }
+
+// MemcpyFromNIC copies n bytes the NIC wrote into host memory (not in the cache).
+func (p *Proc) MemcpyFromNIC(n actors.Bytes) { p.Compute(p.cpu.p.CopyFromNICTime(n)) }
 
 // MMIOWrite stores bytes into the SeaStar unit to (posted): payload, if not nil, is
 // delivered to it when the store lands. The core is busy for MMIOWriteCost.
@@ -511,8 +515,11 @@ func (k *Kernel) Forget(addr uint64) {
 	k.cpu.gaugeMem(k.ctx, k.now)
 }
 
-// Memcpy copies n bytes.
-func (k *Kernel) Memcpy(n actors.Bytes) { k.Charge(k.cpu.p.MemcpyBandwidth.TransferTime(n)) }
+// Memcpy copies n bytes the host wrote itself (Params.CopyTime), like Proc.Memcpy.
+func (k *Kernel) Memcpy(n actors.Bytes) { k.Charge(k.cpu.p.CopyTime(n)) }
+
+// MemcpyFromNIC copies n bytes the NIC wrote into host memory (not in the cache).
+func (k *Kernel) MemcpyFromNIC(n actors.Bytes) { k.Charge(k.cpu.p.CopyFromNICTime(n)) }
 
 // CPU returns the host.
 func (k *Kernel) CPU() *CPU { return k.cpu }

@@ -69,6 +69,7 @@ func Preset(name string) (Params, error) {
 		p.Host.Clock = 2600 * actors.Megahertz
 		p.Host.Cores = 12
 		p.Host.OS = "linux"
+		p.Host.CacheBytes = 512 * actors.KiB // L2 per core of the six-core Opteron
 	case "ib":
 		// An InfiniBand cluster of the Portals-over-InfiniBand era (papers/002 s.6):
 		// QDR HCAs on PCIe Gen2, a fat tree of 36-port switches; assumed node: two

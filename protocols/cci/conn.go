@@ -546,7 +546,7 @@ func (ep *Endpoint) onRecv(e *CQEntry) {
 			// reorder buffer and its area space released at once, so that messages
 			// held for an earlier one can never take all the RX areas that the
 			// earlier one (answered "not ready", or lost) needs to come in.
-			ep.p.Memcpy(actors.Bytes(w.Len))
+			ep.p.MemcpyFromNIC(actors.Bytes(w.Len))
 			ep.areaDone(e.Area)
 			ev.area = -1
 			if c.held == nil {

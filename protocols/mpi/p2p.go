@@ -271,7 +271,7 @@ func (c *Comm) takeUx(r *Request, e *uxEntry) error {
 // of its messages is received.
 func (c *Comm) copyOut(r *Request, e *uxEntry) {
 	n := r.status.Count
-	c.pr.Proc().Memcpy(actors.Bytes(n))
+	c.pr.Proc().MemcpyFromNIC(actors.Bytes(n)) // the unexpected buffer: written by the NIC
 	if r.buf.Data != nil && e.buf.data != nil {
 		copy(r.buf.Data[:n], e.buf.data[e.offset:e.offset+uint64(n)])
 	}

@@ -99,7 +99,8 @@ func NewStack(p Params, node router.NodeID, cpu *host.CPU) *Stack {
 // ctx is where kernel code runs: a process's system call or the interrupt handler.
 type ctx interface {
 	Charge(d actors.Duration)
-	Memcpy(n actors.Bytes)
+	Memcpy(n actors.Bytes)        // data the host wrote (from the cache when it fits)
+	MemcpyFromNIC(n actors.Bytes) // data the NIC wrote by DMA (from memory)
 	MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg)
 	Store(addr uint64, m actors.Msg) // write host memory that a process may be waiting on
 	Fatalf(format string, args ...any)
@@ -273,7 +274,7 @@ func (s *Stack) drop(c ctx, ev *GenericEvent) {
 // (when modelled) lands in the MD, the END event is posted and an owed ack is sent.
 func (s *Stack) complete(c ctx, pr *Process, d ptl.Delivery, w *Wire) {
 	if w.Len == 0 {
-		c.Memcpy(actors.Bytes(d.MLength)) // inline payload: copied from the upper pending
+		c.MemcpyFromNIC(actors.Bytes(d.MLength)) // inline payload: copied from the upper pending, which the NIC wrote
 	}
 	if w.Data != nil {
 		if err := pr.ni.WriteData(d, w.Data); err != nil {

@@ -131,7 +131,7 @@ func (t *ibProc) completion(hp *host.Proc, p Params, c *ib.CQE) {
 		case m.Op.Response():
 			o.lib.Complete(m)
 			if !x.rdma {
-				hp.Memcpy(actors.Bytes(len(m.Data))) // inline reply data, out of the receive buffer
+				hp.MemcpyFromNIC(actors.Bytes(len(m.Data))) // inline reply data, out of the receive buffer
 			}
 		case x.indirect: // read the payload from the initiator first
 			t.post(hp, &ib.PostSend{Op: ib.Read, Dst: c.Src, DstPID: m.Src.PID, Bytes: int64(len(m.Data) + len(m.Operand)), Signaled: true})
@@ -172,7 +172,7 @@ func (t *ibProc) deliver(hp *host.Proc, p Params, m *ptl4.Msg, copy bool) {
 		t.o.lib.Outbox = append(t.o.lib.Outbox, r)
 	}
 	if copy {
-		hp.Memcpy(actors.Bytes(len(m.Data)))
+		hp.MemcpyFromNIC(actors.Bytes(len(m.Data))) // out of the receive buffer the HCA wrote
 	}
 }
 

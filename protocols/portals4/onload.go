@@ -107,7 +107,8 @@ type hostSide interface {
 	Compute(d actors.Duration)
 	MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg)
 	Store(addr uint64, m actors.Msg)
-	Memcpy(n actors.Bytes)
+	Memcpy(n actors.Bytes)        // data the host wrote
+	MemcpyFromNIC(n actors.Bytes) // data the NIC wrote by DMA (not in the cache)
 }
 
 // kernelSide adapts the interrupt handler.
@@ -117,6 +118,7 @@ func (s kernelSide) Compute(d actors.Duration)                          { s.k.Ch
 func (s kernelSide) MMIOWrite(to ht.Unit, b actors.Bytes, m actors.Msg) { s.k.MMIOWrite(to, b, m) }
 func (s kernelSide) Store(addr uint64, m actors.Msg)                    { s.k.Store(addr, m) }
 func (s kernelSide) Memcpy(n actors.Bytes)                              { s.k.Memcpy(n) }
+func (s kernelSide) MemcpyFromNIC(n actors.Bytes)                       { s.k.MemcpyFromNIC(n) }
 
 // finish charges the work since w0, hands the messages built to the NIC and wakes
 // waiting threads if queues or counters moved.
@@ -185,13 +187,13 @@ func (o *onloadProc) run(h hostSide, p Params, rec *RxRecord) {
 		o.lib.Sent(rec.Msg)
 	case rec.Msg.Op.Response():
 		o.lib.Complete(rec.Msg)
-		h.Memcpy(actors.Bytes(len(rec.Msg.Data))) // reply data out of the landing buffer
+		h.MemcpyFromNIC(actors.Bytes(len(rec.Msg.Data))) // reply data out of the landing buffer
 	default:
 		h.Compute(p.OnloadMatch)
 		if r := o.lib.Deliver(rec.Msg); r != nil {
 			o.lib.Outbox = append(o.lib.Outbox, r)
 		}
-		h.Memcpy(actors.Bytes(len(rec.Msg.Data))) // payload out of the landing buffer
+		h.MemcpyFromNIC(actors.Bytes(len(rec.Msg.Data))) // payload out of the landing buffer
 	}
 	o.finish(h, p, w0)
 }
