@@ -41,7 +41,7 @@ goes to RESULTS_DIR/METRIC_vs_COLUMN.png and .svg, or to --to BASE.png and .svg.
 			pl.Title = args[0]
 			if rec, err := readRunRecord(args[0]); err == nil {
 				pl.Title = rec.Command
-				if rec.Bench != "" {
+				if rec.Bench != "" && !strings.HasSuffix(rec.Command, " "+rec.Bench) {
 					pl.Title += " " + rec.Bench
 				}
 			}
