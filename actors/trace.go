@@ -38,6 +38,10 @@ type Span struct {
 	// Cause, on a root span, is the message this one answers (a get's reply, a put's
 	// ack): exporters link the two traces.
 	Cause uint64
+	// Completion marks a stage that completes the message at its initiator once it has
+	// left (the firmware's TX-done handler, the host's handling of the TX-done event and
+	// the interrupt that took it): exporters group such stages in a completion phase.
+	Completion bool
 }
 
 // Attr is a span attribute: an integer or a string value.

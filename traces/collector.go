@@ -118,6 +118,7 @@ type record struct {
 	gauge      bool   // a gauge value, not a span
 	cause      uint64 // a root: the message this one answers (Span.Cause)
 	phase      string // the phase a stage belongs to (phaseKey); a phase record's own key
+	completion bool   // a completion stage (Span.Completion)
 	isPhase    bool   // a phase span (parent: the root), not a stage (parent: its phase)
 }
 
@@ -281,7 +282,7 @@ func (t *partTracer) Span(s actors.Span) {
 		actor = t.m.Name(s.Actor)
 	}
 	t.push(record{trace: s.Trace, run: t.run, name: s.Name, actor: actor,
-		start: s.Start, end: max(s.End, s.Start), attrs: s.Attrs, root: s.Root, cause: s.Cause})
+		start: s.Start, end: max(s.End, s.Start), attrs: s.Attrs, root: s.Root, cause: s.Cause, completion: s.Completion})
 }
 
 // work is the exporting goroutine.
@@ -322,6 +323,9 @@ func (c *Collector) consume(r *record) {
 // the endpoint.
 func (c *Collector) child(m *message, r *record) {
 	r.phase = phaseKey(r.actor)
+	if r.completion {
+		r.phase = completionPhase
+	}
 	m.add(r)
 	if c.cfg.Timeline != "" {
 		c.tl.add(r)

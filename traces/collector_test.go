@@ -122,7 +122,22 @@ func TestPutTraceStructure(t *testing.T) {
 		assert.Equal(t, id[16:], fmtHex16(root.Attrs["message.id"]), "the message id ends the trace id")
 		first := map[string]span{}
 		count := map[string]int{}
-		_, stages := nest(t, root, spans[1:])
+		phases, stages := nest(t, root, spans[1:])
+		var names []string
+		for _, p := range phases {
+			names = append(names, p.Name)
+		}
+		assert.ElementsMatch(t, []string{"phase/initiator host", "phase/initiator NIC", "phase/network", "phase/target NIC",
+			"phase/target host", "phase/completion"}, names, "trace %s", id)
+		byID := map[string]string{}
+		for _, p := range phases {
+			byID[p.SpanID] = p.Name
+		}
+		for _, s := range stages {
+			if s.Name == "ppc/tx_done" || s.Name == "host/tx_done" {
+				assert.Equal(t, "phase/completion", byID[s.Parent], "%s completes the send", s.Name)
+			}
+		}
 		for _, s := range stages {
 			assert.GreaterOrEqual(t, s.StartPS, root.StartPS, s.Name)
 			assert.LessOrEqual(t, s.EndPS, root.EndPS, s.Name)

@@ -12,9 +12,15 @@ import (
 // the stages ran in: the host and the NIC of each node, and the network (the routers
 // and switches). The collector groups stages by the node and kind of their block as
 // they arrive (phaseKey), and names the groups by their role once the message is
-// whole: the initiator is the node of the root span (else of the first stage); a
-// stage of the initiator after the message has been elsewhere (a completion event, an
-// ack's handling) stays in the initiator's phases.
+// whole: the initiator is the node of the root span (else of the first stage). The
+// stages a protocol marks as completing the message at its initiator (Span.Completion:
+// a send's TX-done handling) form a completion phase; other stages of the initiator
+// after the message has been elsewhere (an ack's handling) stay in its host or NIC
+// phase.
+
+// completionPhase is the key of the completion phase: the stages the protocol marked
+// Span.Completion (a send's completion at its initiator), wherever they ran.
+const completionPhase = "completion"
 
 // phaseKey groups a stage run on actor: "network", or "node[...] host" or
 // "node[...] nic".
@@ -42,7 +48,7 @@ type phase struct {
 
 // add extends the message's phase of r.
 func (m *message) add(r *record) {
-	key := phaseKey(r.actor)
+	key := r.phase
 	for _, p := range m.phases {
 		if p.key == key {
 			p.start, p.end = min(p.start, r.start), max(p.end, r.end)
@@ -71,7 +77,11 @@ func phaseRecords(m *message, root *record) []record {
 	out := make([]record, 0, len(ps))
 	for _, p := range ps {
 		name, node, kind := "network", "", ""
-		if p.key != "network" {
+		switch p.key {
+		case "network":
+		case completionPhase:
+			name, node = "completion", initiator
+		default:
 			node, kind, _ = strings.Cut(p.key, " ")
 			role := "target"
 			if node == initiator {

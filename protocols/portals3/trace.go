@@ -123,7 +123,8 @@ func (s *Stack) traceEvent(k *host.Kernel, t actors.Tracer, ev *GenericEvent, st
 	attrs := func() []actors.Attr {
 		return []actors.Attr{actors.StrAttr("portals.event", ev.Kind.String()), actors.IntAttr("pending", int64(ev.Pending))}
 	}
-	t.Span(actors.Span{Trace: w.ID, Name: "host/interrupt", Actor: k.Self(), Start: k.Raised(), End: start, Attrs: attrs()})
+	done := ev.Kind == TxDone // the send's completion at its initiator
+	t.Span(actors.Span{Trace: w.ID, Name: "host/interrupt", Actor: k.Self(), Start: k.Raised(), End: start, Attrs: attrs(), Completion: done})
 	name := [...]string{NewHeader: "host/match", RxDone: "host/rx_done", TxDone: "host/tx_done"}[ev.Kind]
 	a := attrs()
 	if ev.Kind == NewHeader {
@@ -131,7 +132,7 @@ func (s *Stack) traceEvent(k *host.Kernel, t actors.Tracer, ev *GenericEvent, st
 		a = append(a, actors.IntAttr("dst.pid", int64(hdr.Dst.PID)),
 			actors.StrAttr("portals.match_bits", "0x"+strconv.FormatUint(uint64(hdr.MatchBits), 16)))
 	}
-	t.Span(actors.Span{Trace: w.ID, Name: name, Actor: k.Self(), Start: start, End: k.Now(), Attrs: a})
+	t.Span(actors.Span{Trace: w.ID, Name: name, Actor: k.Self(), Start: start, End: k.Now(), Attrs: a, Completion: done})
 }
 
 // Firmware tracing: spans for the handlers that work on a sampled message, and the
@@ -256,7 +257,8 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 	if code == 4 {
 		attrs = append(attrs, actors.IntAttr("src", int64(w.Src)), actors.IntAttr("inline_bytes", w.Inline))
 	}
-	t.Span(actors.Span{Trace: w.ID, Name: "ppc/" + handlerNames[code], Actor: x.Self(), Start: x.Started(), End: x.Now(), Attrs: attrs})
+	t.Span(actors.Span{Trace: w.ID, Name: "ppc/" + handlerNames[code], Actor: x.Self(), Start: x.Started(), End: x.Now(), Attrs: attrs,
+		Completion: handlerNames[code] == "tx_done"})
 }
 
 // traceFirmwareRoot reports the root span of a message the accelerated firmware

@@ -70,8 +70,9 @@ func (f *Firmware) traceBegin(t actors.Tracer, ev actors.Msg) *Wire {
 func (f *Firmware) traceEnd(x *ppc.Exec, t actors.Tracer, ev actors.Msg, w *Wire) {
 	name := "ppc/" + handlerName(ev)
 	if w != nil {
+		_, done := ev.(txdma.Done) // the send's completion at its initiator
 		t.Span(actors.Span{Trace: w.ID, Name: name, Actor: x.Self(), Start: x.Started(), End: x.Now(),
-			Attrs: []actors.Attr{actors.IntAttr("src", int64(w.Src))}})
+			Attrs: []actors.Attr{actors.IntAttr("src", int64(w.Src))}, Completion: done})
 	}
 	for _, s := range f.sent {
 		if !t.Sampled(s.ID) {
