@@ -10,6 +10,7 @@ import (
 	"github.com/seastar-sim/seastar/machine"
 	"github.com/seastar-sim/seastar/protocols/mpi"
 	"github.com/seastar-sim/seastar/protocols/portals3"
+	"github.com/seastar-sim/seastar/router"
 )
 
 // Name is a motif.
@@ -174,8 +175,11 @@ type Result struct {
 	LatencyP99 actors.Duration
 	LatencyMax actors.Duration
 
-	MPI    mpi.Stats // the library's counters over the whole run
-	Report *actors.Report
+	MPI mpi.Stats // the library's counters over the whole run
+	// Retries are the router transmissions that failed their CRC and were repeated
+	// (router.crc_error_rate): link-level recovery.
+	Retries uint64
+	Report  *actors.Report
 }
 
 // Run builds the machine, places and launches the job and runs it.
@@ -214,13 +218,16 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 	rep, err := actors.Run(ctx, model, opts)
 	res := &Result{Motif: cfg.Motif, Ranks: len(e.nodes), Nodes: len(m.Nodes), Placement: cfg.Placement, Grid: e.grid,
 		Iters: cfg.Iters, Size: cfg.Size, Report: rep}
+	if err == nil && opts.Cluster == nil { // across processes each holds only its share of the ports
+		res.Retries = router.CollectStats(model).Retries
+	}
 	if err != nil {
 		return res, err
 	}
+	res.MPI = job.Stats()
 	if err := job.Check(); err != nil {
 		return res, err
 	}
-	res.MPI = job.Stats()
 	e.summarize(res)
 	return res, nil
 }

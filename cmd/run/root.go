@@ -136,7 +136,7 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 	root.Version = versionString()
 	root.SetVersionTemplate("run {{.Version}}\n")
 	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newConformCmd(&c),
-		newReplayCmd(), newPlotCmd(), newValidateCmd(&c), newTraceCmd(), newTracedumpCmd(), newWorkerCmd(&c))
+		newReplayCmd(), newPlotCmd(), newValidateCmd(&c), newFaultsCmd(&c), newTraceCmd(), newTracedumpCmd(), newWorkerCmd(&c))
 	return root
 }
 

@@ -96,6 +96,8 @@ type Status struct {
 type Stats struct {
 	Sends, Recvs     int64 // requests started (collectives' messages included)
 	BytesSent        int64 // bytes of the messages sent
+	Received         int64 // receives completed without error (every message delivered once: Received = Sends)
+	BytesReceived    int64 // bytes of the messages received (every byte delivered once: BytesReceived = BytesSent)
 	Eager, Long      int64 // sends by protocol
 	Unexpected       int64 // receives that found their message in the unexpected queue
 	UnexpectedLong   int64 // of those, long messages fetched with a get

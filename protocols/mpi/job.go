@@ -142,6 +142,8 @@ func (j *Job) Stats() Stats {
 		s.Sends += t.Sends
 		s.Recvs += t.Recvs
 		s.BytesSent += t.BytesSent
+		s.Received += t.Received
+		s.BytesReceived += t.BytesReceived
 		s.Eager += t.Eager
 		s.Long += t.Long
 		s.Unexpected += t.Unexpected

@@ -79,6 +79,10 @@ func (c *Comm) release(r *Request) {
 func (c *Comm) complete(r *Request) {
 	r.done = true
 	r.status.Done = c.pr.Now()
+	if r.kind == kindRecv && r.err == nil {
+		c.Stats.Received++
+		c.Stats.BytesReceived += r.status.Count
+	}
 }
 
 // Isend is MPI_Isend to rank dst with tag. A message of at most eager_max bytes goes
