@@ -158,16 +158,7 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 			res.rows = append(res.rows, row)
 		}
 	}
-	id := &benchmark{name: "faults", ids: []string{"motif", "crc_error_rate", "drop_rate"}}
-	if err := out.writeSingle(c, "faults", id, tree, localFlags(cmd), res, start, "complete"); err != nil {
-		return failed(err)
-	}
-	r := newResult("faults", c, res.summaryReport())
-	r.Rows, r.Out = res.rows, out.dir
-	if r.Tidy, err = singleResultSet("faults", id, res.rows); err != nil {
-		return failed(err)
-	}
-	if err := writeResult(cmd.OutOrStdout(), c.format, r); err != nil {
+	if err := c.finishSingle(cmd, out, "faults", []string{"motif", "crc_error_rate", "drop_rate"}, tree, localFlags(cmd), res, start); err != nil {
 		return failed(err)
 	}
 	if lost > 0 {

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/spf13/cobra"
+
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/internal/sweep"
@@ -212,6 +214,23 @@ func combineDigests(ds []string) string {
 		h.Write([]byte(d))
 	}
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// finishSingle writes the results directory of a command that is not a registered
+// benchmark (validate, faults) and prints its result: its rows identified by ids.
+func (c *common) finishSingle(cmd *cobra.Command, out *output, command string, ids []string, t *params.Tree,
+	flags map[string]string, res *benchOutput, start time.Time) error {
+	id := &benchmark{name: command, ids: ids}
+	if err := out.writeSingle(c, command, id, t, flags, res, start, "complete"); err != nil {
+		return err
+	}
+	r := newResult(command, c, res.summaryReport())
+	r.Rows, r.Out = res.rows, out.dir
+	var err error
+	if r.Tidy, err = singleResultSet(command, id, res.rows); err != nil {
+		return err
+	}
+	return writeResult(cmd.OutOrStdout(), c.format, r)
 }
 
 // singleResultSet is the results of a single run (one point, nothing swept).

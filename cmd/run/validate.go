@@ -112,16 +112,7 @@ func (c *common) runValidate(cmd *cobra.Command) error {
 		}
 		res.rows = append(res.rows, r)
 	}
-	id := &benchmark{name: "validate", ids: []string{"item", "source", "unit"}}
-	if err := out.writeSingle(c, "validate", id, tree, nil, res, start, "complete"); err != nil {
-		return failed(err)
-	}
-	r := newResult("validate", c, res.summaryReport())
-	r.Rows, r.Out = res.rows, out.dir
-	if r.Tidy, err = singleResultSet("validate", id, res.rows); err != nil {
-		return failed(err)
-	}
-	return failed(writeResult(cmd.OutOrStdout(), c.format, r))
+	return failed(c.finishSingle(cmd, out, "validate", []string{"item", "source", "unit"}, tree, nil, res, start))
 }
 
 func round6(f float64) float64 {
