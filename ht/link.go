@@ -17,6 +17,7 @@ type Link struct {
 	p     Params
 	busy  [2]actors.Time // each direction is free from this time on
 	Stats Stats
+	free  []*readReady // reads served: the link sends them to itself, so it reuses them (no allocation per read)
 }
 
 // Stats counts the link's traffic per direction (index 0 down, 1 up).
@@ -105,7 +106,14 @@ func (l *Link) onRead(ctx actors.Context, r Read) {
 		serve = l.p.SRAMLatency
 	}
 	ready := sent.Add(l.p.Latency).Add(serve)
-	ctx.SendSelf(&readReady{to: src, bytes: r.Bytes, tag: r.Tag}, ready.Sub(ctx.Now()))
+	var rr *readReady
+	if n := len(l.free); n > 0 {
+		rr, l.free = l.free[n-1], l.free[:n-1]
+	} else {
+		rr = new(readReady)
+	}
+	*rr = readReady{to: src, bytes: r.Bytes, tag: r.Tag}
+	ctx.SendSelf(rr, ready.Sub(ctx.Now()))
 }
 
 // onReadReady sends the data of a read back across the link once the far side has it.
@@ -114,6 +122,7 @@ func (l *Link) onReadReady(ctx actors.Context, r *readReady) {
 	done := l.occupy(ctx, d, r.bytes)
 	l.Stats.Reads[d]++
 	ctx.Send(actors.Port(r.to), ReadDone{Bytes: r.bytes, Tag: r.tag}, done.Add(l.p.Latency).Sub(ctx.Now()))
+	l.free = append(l.free, r)
 }
 
 func (l *Link) onInterrupt(ctx actors.Context, i Interrupt) {
