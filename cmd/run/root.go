@@ -111,7 +111,10 @@ between two Red Storm nodes over generic-mode Portals 3.3 (Brightwell et al. 200
 s.5.1), sizes 0 B to 2 MB; it takes the flags of run bench portalperf (--op, --sizes,
 --iters, --bridge, ...). Commands: bench NAME (the benchmarks), sweep (a benchmark over
 parameter values), phold (the kernel benchmark), params (every parameter), replay (re-run
-a results directory and check its digest). run --version prints the version and commit.
+a results directory and check its digest), plot (any metric against any column of a
+results directory), validate (the model against the papers), faults (a fault campaign),
+conform (Portals 4 conformance tests), trace show (a message's waterfall). run --version
+prints the version and commit.
 
 Simulation commands write a results directory (--out DIR; default
 results/COMMAND-UTCTIME; --out none for none): config.yaml (the resolved
