@@ -152,10 +152,13 @@ func (x *Exec) fifoPointers() {
 	}
 }
 
-// MailboxHead charges reading a mailbox's head index before taking a command from it:
-// nothing with the write-through technique (a cached copy), else one uncached load.
-func (x *Exec) MailboxHead() {
+// Mailbox charges taking a command of words 32-bit words out of a mailbox in uncached
+// SRAM: its head index (nothing with the write-through technique, a cached copy; else
+// one uncached load), the command's words, and the store that advances the head.
+func (x *Exec) Mailbox(words int) {
 	if !x.c.p.WriteThrough {
 		x.LoadUncached(1)
 	}
+	x.LoadUncached(words)
+	x.StoreUncached(1)
 }

@@ -152,11 +152,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 }
 
 // mailbox charges reading a command of n regions out of the uncached mailbox.
-func (f *Firmware) mailbox(x *ppc.Exec, regions int) {
-	x.MailboxHead()
-	x.LoadUncached(4 + 2*regions)
-	x.StoreUncached(1) // advance the head index
-}
+func (f *Firmware) mailbox(x *ppc.Exec, regions int) { x.Mailbox(4 + 2*regions) }
 
 // source returns the structure of node n, allocating it; the node panics when the
 // 1,024 sources are exhausted, as the C firmware does (Pedretti & Hudson 2005 s.4.3.3).

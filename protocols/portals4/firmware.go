@@ -263,8 +263,7 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 	case matchunit.Result:
 		f.onMatched(x, ev)
 	case *SendCmd:
-		x.LoadUncached(int(f.p.CmdBytes / 4))
-		x.StoreUncached(1)
+		x.Mailbox(int(f.p.CmdBytes / 4))
 		x.Instr(f.p.FwCallInstr)
 		f.send(x, f.proc(x, ev.PID), ev.Msg)
 	case *BarrierCall:
@@ -295,8 +294,7 @@ func (f *Firmware) proc(x *ppc.Exec, pid uint32) *fwProc {
 
 // onCall runs a library call on the process's Portals state.
 func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
-	x.LoadUncached(int(f.p.CmdBytes / 4))
-	x.StoreUncached(1)
+	x.Mailbox(int(f.p.CmdBytes / 4))
 	x.Instr(f.p.FwCallInstr)
 	pr := f.proc(x, c.PID)
 	w0 := pr.lib.Work
