@@ -387,7 +387,7 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 	for len(it.cmds) > 0 && f.inFIFO < f.fifo {
 		c := it.cmds[0]
 		it.cmds = it.cmds[1:]
-		x.Instr(4)
+		x.Instr(f.p.FwDMAInstr)
 		x.TX(&c)
 		f.inFIFO++
 		f.pushed++

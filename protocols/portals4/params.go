@@ -36,6 +36,7 @@ type Params struct {
 	FwTrigInstr      int             `param:"fw_trig_instr" help:"PPC instructions to fire a triggered operation (on top of the operation itself)" source:"assumed"`
 	FwAtomInstr      int             `param:"fw_atom_instr" help:"PPC instructions per atomic datatype element computed (no FPU assist on the PPC 440)" source:"assumed"`
 	FwTxInstr        int             `param:"fw_tx_instr" help:"PPC instructions to build and queue the DMA program of a message" source:"default portals.fw_tx_instr + portals.fw_tx_start_instr (60 + 60, calibrated on the Portals 3.3 targets)"`
+	FwDMAInstr       int             `param:"fw_dma_instr" help:"PPC instructions to move one built DMA command of a queued message into the TX DMA command FIFO" source:"assumed: 4, load the command and its FIFO slot"`
 	FwSOMInstr       int             `param:"fw_som_instr" help:"PPC instructions to take a new message off the RX FIFO and program its receive" source:"default portals.fw_som_instr (100, calibrated)"`
 	FwDoneInstr      int             `param:"fw_done_instr" help:"PPC instructions to retire a DMA completion" source:"default portals.fw_done_instr (60, calibrated)"`
 	FwStallInstr     int             `param:"fw_stall_instr" help:"PPC instructions to take note of a CAM stall" source:"default portals.fw_stall_instr (10)"`
@@ -64,7 +65,7 @@ func DefaultParams() Params {
 	return Params{NIC: "offload", LibCall: p3.AccelLibCall, CmdBytes: 64, ResultBytes: 80, HeaderBytes: p3.HeaderBytes, InlineMax: p3.InlineMax,
 		FwCallInstr: p3.FwTableInstr, FwMatchInstr: p3.FwMatchInstr, FwEntryInstr: p3.FwMatchMEInstr,
 		FwEntryLoads: p3.FwMatchMELoads, FwEventInstr: 30, FwCountInstr: 30, FwTrigInstr: 40, FwAtomInstr: 20,
-		FwTxInstr: p3.FwTxInstr + p3.FwTxStartInstr, FwSOMInstr: p3.FwSOMInstr, FwDoneInstr: p3.FwDoneInstr,
+		FwTxInstr: p3.FwTxInstr + p3.FwTxStartInstr, FwDMAInstr: 4, FwSOMInstr: p3.FwSOMInstr, FwDoneInstr: p3.FwDoneInstr,
 		FwStallInstr: p3.FwStallInstr, BarrierBytes: 0, PID: 1,
 		OnloadProgress: "interrupt", IBSGEMax: 4096, OnloadMatch: p3.KernMatch, OnloadEntryHit: p3.KernMatchME, OnloadEntryMiss: 100 * actors.Nanosecond,
 		OnloadEntryBytes: 64, OnloadCache: actors.MiB, OnloadEvent: p3.KernEvent, OnloadCount: 20 * actors.Nanosecond,
@@ -93,7 +94,7 @@ func (p Params) Validate() error {
 		return fmt.Errorf("portals4.inline_max and barrier_bytes must be >= 0")
 	case p.FwCallInstr < 0 || p.FwMatchInstr < 0 || p.FwEntryInstr < 0 || p.FwEntryLoads < 0 ||
 		p.FwEventInstr < 0 || p.FwCountInstr < 0 || p.FwTrigInstr < 0 || p.FwAtomInstr < 0 || p.FwTxInstr < 0 ||
-		p.FwSOMInstr < 0 || p.FwDoneInstr < 0 || p.FwStallInstr < 0:
+		p.FwDMAInstr < 0 || p.FwSOMInstr < 0 || p.FwDoneInstr < 0 || p.FwStallInstr < 0:
 		return fmt.Errorf("portals4 firmware instruction counts must be >= 0")
 	case p.PID < 0 || p.PID >= 0xffff:
 		return fmt.Errorf("portals4.pid must be in [0, 65535) (got %d)", p.PID)
