@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -48,39 +49,14 @@ var replayDropped = []string{"out", "config", "cpuprofile", "trace-file", "trace
 // replayArgs turns a recorded command line into the replay's: without the flags of
 // replayDropped (before a "--"), with the recorded configuration, results into out.
 func replayArgs(recorded []string, config, out string, flags *pflag.FlagSet) []string {
-	var args []string
-	for i := 0; i < len(recorded); i++ {
-		a := recorded[i]
-		if a == "--" {
-			args = append(args, recorded[i:]...)
-			break
-		}
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		if !strings.HasPrefix(a, "--") || !contains(replayDropped, name) {
-			args = append(args, a)
-			continue
-		}
-		if f := flags.Lookup(name); f != nil && !hasValue && f.NoOptDefVal == "" {
-			i++ // the flag's value
-		}
-	}
+	args := dropFlags(recorded, func(name string) bool { return slices.Contains(replayDropped, name) }, flags.Lookup)
 	// Flags go before a "--": insert ours there.
 	ours := []string{"--config", config, "--out", out, "--quiet", "--format", "json"}
-	for i, a := range args {
-		if a == "--" {
-			return append(append(append([]string{}, args[:i]...), ours...), args[i:]...)
-		}
+	i := slices.Index(args, "--")
+	if i < 0 {
+		i = len(args)
 	}
-	return append(args, ours...)
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
+	return slices.Concat(args[:i], ours, args[i:])
 }
 
 // readRunRecord reads dir/run.json.
@@ -156,14 +132,14 @@ func replay(cmd *cobra.Command, dir, keep string) error {
 		if !same {
 			differ++
 		}
-		fmt.Fprintf(w, "point %d: recorded %s, replayed %s%s\n", p.Point, p.Digest, orDash(now.Digest), map[bool]string{true: "", false: "  DIFFERENT"}[same])
+		fmt.Fprintf(w, "point %d: recorded %s, replayed %s%s\n", p.Point, p.Digest, orDash(now.Digest), differentMark(same))
 	}
 	if rec.Status == "complete" {
 		same := got.Digest == rec.Digest
 		if !same {
 			differ++
 		}
-		fmt.Fprintf(w, "run: recorded %s, replayed %s%s\n", rec.Digest, got.Digest, map[bool]string{true: "", false: "  DIFFERENT"}[same])
+		fmt.Fprintf(w, "run: recorded %s, replayed %s%s\n", rec.Digest, got.Digest, differentMark(same))
 	}
 	if differ > 0 {
 		return failed(fmt.Errorf("%d digests differ from the record", differ))
@@ -182,4 +158,12 @@ func describeBuild(p provenance) string {
 		}
 	}
 	return s + " " + p.GoVersion
+}
+
+// differentMark flags a digest that differs from the record.
+func differentMark(same bool) string {
+	if same {
+		return ""
+	}
+	return "  DIFFERENT"
 }

@@ -151,19 +151,30 @@ func (c *common) joinCluster(cmd *cobra.Command, tree *params.Tree, opts *actors
 
 // workerArgs is the command line args of cmd without the flags in clusterOnly.
 func workerArgs(cmd *cobra.Command, args []string) []string {
+	return dropFlags(args, func(name string) bool { return clusterOnly[name] }, func(name string) *pflag.Flag {
+		if f := cmd.Flags().Lookup(name); f != nil {
+			return f
+		}
+		return cmd.InheritedFlags().Lookup(name)
+	})
+}
+
+// dropFlags returns args without the long flags drop names, and without the value
+// that follows one given as "--flag value" (lookup tells whether a flag takes a value).
+// Everything from a "--" on is kept as it is: the arguments of another command.
+func dropFlags(args []string, drop func(name string) bool, lookup func(name string) *pflag.Flag) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
 		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.HasPrefix(a, "--") || !clusterOnly[name] {
+		if !strings.HasPrefix(a, "--") || !drop(name) {
 			out = append(out, a)
 			continue
 		}
-		f := cmd.Flags().Lookup(name)
-		if f == nil {
-			f = cmd.InheritedFlags().Lookup(name)
-		}
-		if !hasValue && f != nil && f.NoOptDefVal == "" {
+		if f := lookup(name); !hasValue && f != nil && f.NoOptDefVal == "" {
 			i++ // the flag's value is the next argument
 		}
 	}
