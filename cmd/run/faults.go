@@ -19,6 +19,11 @@ import (
 // received = bytes sent, every rank finished); it reports the recovery's work (router
 // link-level retries) and the time lost against the fault-free run.
 
+// lostBound is how many times the fault-free iteration time a faulty point may run
+// per iteration before it is taken for stuck (a lost message leaves ranks waiting with
+// events still pending, such as retransmission timers).
+const lostBound = 1000
+
 // errDataLost is the error of a campaign in which a point lost or duplicated data.
 var errDataLost = errors.New("faults: data was lost or duplicated (see the rows marked LOST)")
 
@@ -55,8 +60,8 @@ holds the rows in the common schema (docs/results.md); plot them with run plot, 
 		panic(err)
 	}
 	f.Lookup("torus").DefValue = "4x4x4"
-	f.StringVar(&crc, "crc", "0,1e-5,1e-4,1e-3,1e-2", "values of router.crc_error_rate: probabilities, a list")
-	f.StringVar(&drop, "drop", "0", "values of rxdma.drop_rate: probabilities, a list")
+	f.StringVar(&crc, "crc", "0,1e-5,1e-4,1e-3,1e-2", "values of router.crc_error_rate: a list or range, as --vary takes them")
+	f.StringVar(&drop, "drop", "0", "values of rxdma.drop_rate: a list or range, as --vary takes them")
 	return cmd
 }
 
@@ -71,26 +76,27 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 	if len(c.cluster.peers) > 0 {
 		return usage(errors.New("--peers: run faults runs in one process"))
 	}
-	parse := func(flag, list string) ([]actors.Prob, error) {
-		var out []actors.Prob
-		for item := range strings.SplitSeq(list, ",") {
-			p, err := actors.ParseProb(strings.TrimSpace(item))
-			if err != nil {
-				return nil, usage(fmt.Errorf("--%s: %w", flag, err))
-			}
-			out = append(out, p)
+	cfg, tree, err := c.load(cmd)
+	if err != nil {
+		return err
+	}
+	// The lists of the parameters' own values (ranges too), as --vary takes them.
+	parse := func(flag, key, list string) ([]actors.Prob, error) {
+		vals, err := tree.ParseList(key, list)
+		if err != nil {
+			return nil, usage(fmt.Errorf("--%s: %w", flag, err))
+		}
+		out := make([]actors.Prob, len(vals))
+		for i, v := range vals {
+			out[i] = actors.MustParseProb(v) // canonical text of a valid probability
 		}
 		return out, nil
 	}
-	crcs, err := parse("crc", crcList)
+	crcs, err := parse("crc", "router.crc_error_rate", crcList)
 	if err != nil {
 		return err
 	}
-	drops, err := parse("drop", dropList)
-	if err != nil {
-		return err
-	}
-	cfg, tree, err := c.load(cmd)
+	drops, err := parse("drop", "rxdma.drop_rate", dropList)
 	if err != nil {
 		return err
 	}
@@ -116,7 +122,7 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 			o := opts
 			// A loss leaves ranks waiting forever: bound the run far beyond the fault-free one.
 			if base > 0 {
-				o.End = actors.Time(0).Add(1000 * base * actors.Duration(mc.Iters+mc.Warmup))
+				o.End = actors.Time(0).Add(lostBound * base * actors.Duration(mc.Iters+mc.Warmup))
 			}
 			r, runErr := motifs.Run(cmd.Context(), mc, o)
 			if errors.Is(runErr, actors.ErrInterrupted) {
