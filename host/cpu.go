@@ -39,7 +39,6 @@ type CPU struct {
 	reads   map[uint64]*Proc
 	readTag uint64
 	irq     IRQHandler
-	irqFree actors.Time // core 0 is free of interrupt work from this time on (when not inIRQ)
 
 	inIRQ      bool        // the handler is running (its end is not known yet)
 	irqVector  int         // the vector it runs for
@@ -47,6 +46,7 @@ type CPU struct {
 	irqItems   int         // items the pass has handled so far
 	irqPending []int       // vectors raised while it runs, in order, once each
 	deferred   []deferral  // core-0 processes due while it runs
+	kern       Kernel      // the handler's view of the current step (stepIRQ)
 
 	Stats Stats
 }
@@ -166,7 +166,7 @@ func (c *CPU) activate(ctx actors.Context, p *Proc) {
 	if p.done {
 		return
 	}
-	if p.Core == 0 && (c.inIRQ || c.irqFree > ctx.Now()) {
+	if p.Core == 0 && c.inIRQ {
 		c.wake(ctx, p, ctx.Now())
 		return
 	}
@@ -184,9 +184,6 @@ func (c *CPU) wake(ctx actors.Context, p *Proc, at actors.Time) {
 	if p.Core == 0 && c.inIRQ {
 		c.deferred = append(c.deferred, deferral{p: p, at: at}) // woken when the handler returns
 		return
-	}
-	if p.Core == 0 {
-		at = max(at, c.irqFree)
 	}
 	ctx.SendSelf(resume{proc: p.ID, tok: p.tok}, max(0, at.Sub(ctx.Now())))
 }
@@ -260,7 +257,8 @@ func (c *CPU) beginIRQ(ctx actors.Context, vector int) {
 // the next one when the handler's clock gets there (so that what lands meanwhile is
 // seen). With nothing left the handler returns.
 func (c *CPU) stepIRQ(ctx actors.Context) {
-	k := &Kernel{cpu: c, ctx: ctx, now: ctx.Now()}
+	k := &c.kern // one per CPU: the handler's view for this step only
+	*k = Kernel{cpu: c, ctx: ctx, now: ctx.Now()}
 	for c.irq(k, c.irqVector) {
 		c.irqItems++
 		if k.now > ctx.Now() {
@@ -275,7 +273,7 @@ func (c *CPU) stepIRQ(ctx actors.Context) {
 // time, the processes due meanwhile run, and a pending interrupt enters it again.
 func (c *CPU) endIRQ(ctx actors.Context) {
 	end := ctx.Now()
-	c.inIRQ, c.irqFree = false, end
+	c.inIRQ = false
 	c.Stats.Interrupts++
 	c.Stats.InterruptTime += end.Sub(c.irqStart)
 	for _, p := range c.procs {
@@ -285,14 +283,13 @@ func (c *CPU) endIRQ(ctx actors.Context) {
 			p.now = p.now.Add(end.Sub(c.irqStart))
 		}
 	}
-	ds := c.deferred
-	c.deferred = nil
-	for _, d := range ds {
+	for _, d := range c.deferred { // not in the handler any more: wake sends the resumes
 		c.wake(ctx, d.p, max(d.at, end))
 	}
+	c.deferred = c.deferred[:0]
 	if len(c.irqPending) > 0 {
 		v := c.irqPending[0]
-		c.irqPending = c.irqPending[1:]
+		c.irqPending = slices.Delete(c.irqPending, 0, 1)
 		c.beginIRQ(ctx, v)
 	}
 }
