@@ -143,23 +143,68 @@ func (rs *Set) Curves(metric, xkey string) []*curve {
 	return out
 }
 
-// dropNonPositive removes the points with y <= 0 (a log axis cannot show them), and
-// their half-widths.
-func (c *curve) dropNonPositive() {
+// keep keeps the points of c that ok accepts (and their half-widths) and returns how
+// many it removed: a log axis cannot show values <= 0.
+func (c *curve) keep(ok func(plotter.XY) bool) (removed int) {
 	var xy plotter.XYs
 	var half []float64
 	for i, p := range c.xy {
-		if p.Y > 0 {
+		if ok(p) {
 			xy = append(xy, p)
 			if c.half != nil {
 				half = append(half, c.half[i])
 			}
 		}
 	}
+	removed = len(c.xy) - len(xy)
 	c.xy = xy
 	if c.half != nil {
 		c.half = half
 	}
+	return removed
+}
+
+// positiveY and positiveX accept the points a log y or x axis can show.
+func positiveY(p plotter.XY) bool { return p.Y > 0 }
+func positiveX(p plotter.XY) bool { return p.X > 0 }
+
+// addCurves draws cs into p, each with its style and legend name, its x values through
+// x and its y values through log10 when logY, with error bars where the curve has
+// replicates; it returns the lines drawn, for placeLegend.
+func addCurves(p *plot.Plot, cs []*curve, names []string, styles []curveStyle, logY bool, x func(float64) float64) ([]plotter.XYs, error) {
+	var lines []plotter.XYs
+	for i, c := range cs {
+		xy := slices.Clone(c.xy)
+		for j := range xy {
+			xy[j].X = x(xy[j].X)
+			if logY {
+				xy[j].Y = math.Log10(xy[j].Y)
+			}
+		}
+		lines = append(lines, xy)
+		line, points, err := plotter.NewLinePoints(xy)
+		if err != nil {
+			return nil, err
+		}
+		st := styles[i]
+		col := plotutil.Color(st.color)
+		line.Color, line.Width = col, vg.Points(1.5)
+		line.Dashes = plotutil.Dashes(st.dash + st.color/7) // plotutil has seven colours
+		points.Shape, points.Color, points.Radius = plotutil.Shape(st.dash), col, vg.Points(3)
+		p.Add(line, points)
+		if c.half != nil {
+			bars, err := errorBars(xy, c, logY)
+			if err != nil {
+				return nil, err
+			}
+			bars.Color = col
+			p.Add(bars)
+		}
+		if names[i] != "" {
+			p.Legend.Add(names[i], line, points)
+		}
+	}
+	return lines, nil
 }
 
 // errorBars are c's 95% confidence intervals around the plotted points xy (already
@@ -346,9 +391,7 @@ func (rs *Set) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok bool) 
 	dropped := 0
 	for _, c := range cs {
 		if f.logY {
-			n := len(c.xy)
-			c.dropNonPositive()
-			dropped += n - len(c.xy)
+			dropped += c.keep(positiveY)
 		}
 		for _, xy := range c.xy {
 			if !slices.Contains(sizes, xy.X) {
@@ -408,41 +451,14 @@ func (rs *Set) draw(f figure, cs []*curve) (p *plot.Plot, note string, ok bool) 
 	grid.Vertical.Color = color.Gray{Y: 225}
 	grid.Horizontal.Color = color.Gray{Y: 225}
 	p.Add(grid)
-	var lines []plotter.XYs
-	for i, c := range cs {
-		xy := slices.Clone(c.xy)
-		for j := range xy {
-			if xy[j].X == 0 {
-				xy[j].X = zeroAt
-			} else {
-				xy[j].X = math.Log2(xy[j].X)
-			}
-			if f.logY {
-				xy[j].Y = math.Log10(xy[j].Y)
-			}
+	lines, err := addCurves(p, cs, names, styles, f.logY, func(x float64) float64 {
+		if x == 0 {
+			return zeroAt
 		}
-		lines = append(lines, xy)
-		line, points, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return nil, "", false
-		}
-		st := styles[i]
-		col := plotutil.Color(st.color)
-		line.Color, line.Width = col, vg.Points(1.5)
-		line.Dashes = plotutil.Dashes(st.dash + st.color/7) // plotutil has seven colours
-		points.Shape, points.Color, points.Radius = plotutil.Shape(st.dash), col, vg.Points(3)
-		p.Add(line, points)
-		if c.half != nil {
-			bars, err := errorBars(xy, c, f.logY)
-			if err != nil {
-				return nil, "", false
-			}
-			bars.Color = col
-			p.Add(bars)
-		}
-		if names[i] != "" {
-			p.Legend.Add(names[i], line, points)
-		}
+		return math.Log2(x)
+	})
+	if err != nil {
+		return nil, "", false
 	}
 	p.X.Min, p.X.Max = p.X.Min-0.3, p.X.Max+0.3 // room for the end markers
 	if f.logY {

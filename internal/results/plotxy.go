@@ -14,7 +14,6 @@ import (
 	stdfont "golang.org/x/image/font"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/seastar-sim/seastar/params"
@@ -183,24 +182,10 @@ func DrawXY(pl *XYPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 	dropped := 0
 	for _, c := range cs {
 		if pl.LogY {
-			n := len(c.xy)
-			c.dropNonPositive()
-			dropped += n - len(c.xy)
+			dropped += c.keep(positiveY)
 		}
 		if pl.LogX {
-			n := len(c.xy)
-			keep := c.xy[:0]
-			var half []float64
-			for i, q := range c.xy {
-				if q.X > 0 {
-					keep = append(keep, q)
-					if c.half != nil {
-						half = append(half, c.half[i])
-					}
-				}
-			}
-			c.xy, c.half = keep, half
-			dropped += n - len(c.xy)
+			dropped += c.keep(positiveX)
 		}
 		for _, q := range c.xy {
 			xs[q.X] = true
@@ -245,39 +230,13 @@ func DrawXY(pl *XYPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 	grid := plotter.NewGrid()
 	grid.Vertical.Color, grid.Horizontal.Color = color.Gray{Y: 225}, color.Gray{Y: 225}
 	p.Add(grid)
-	var lines []plotter.XYs
-	for i, c := range cs {
-		xy := slices.Clone(c.xy)
-		for j := range xy {
-			if pl.LogX {
-				xy[j].X = math.Log10(xy[j].X)
-			}
-			if pl.LogY {
-				xy[j].Y = math.Log10(xy[j].Y)
-			}
-		}
-		lines = append(lines, xy)
-		line, points, err := plotter.NewLinePoints(xy)
-		if err != nil {
-			return nil, "", err
-		}
-		st := styles[i]
-		col := plotutil.Color(st.color)
-		line.Color, line.Width = col, vg.Points(1.5)
-		line.Dashes = plotutil.Dashes(st.dash + st.color/7)
-		points.Shape, points.Color, points.Radius = plotutil.Shape(st.dash), col, vg.Points(3)
-		p.Add(line, points)
-		if c.half != nil {
-			bars, err := errorBars(xy, c, pl.LogY)
-			if err != nil {
-				return nil, "", err
-			}
-			bars.Color = col
-			p.Add(bars)
-		}
-		if names[i] != "" {
-			p.Legend.Add(names[i], line, points)
-		}
+	xfn := func(x float64) float64 { return x }
+	if pl.LogX {
+		xfn = math.Log10
+	}
+	lines, err := addCurves(p, cs, names, styles, pl.LogY, xfn)
+	if err != nil {
+		return nil, "", err
 	}
 	if pl.LogY {
 		lo, hi := snap125(math.Pow(10, p.Y.Min), math.Pow(10, p.Y.Max))
