@@ -67,7 +67,7 @@ func (rs *Set) Aggregate() (cols []string, recs [][]any, ok bool) {
 			byKey[k] = g
 			order = append(order, g)
 		}
-		if v, ok := Number(r[vi], true); ok {
+		if v, ok := number(r[vi], true); ok {
 			g.Vals = append(g.Vals, v)
 		}
 	}
@@ -75,7 +75,7 @@ func (rs *Set) Aggregate() (cols []string, recs [][]any, ok bool) {
 		if len(g.Vals) == 0 {
 			continue // a metric that is not a number (a digest): nothing to average
 		}
-		st := Summarize(g.Vals)
+		st := summarize(g.Vals)
 		rec := append(slices.Clone(g.head), json.Number(strconv.Itoa(st.n)), num(st.mean), num(st.sd), num(st.lo), num(st.hi))
 		recs = append(recs, rec)
 	}
@@ -88,9 +88,9 @@ type stats struct {
 	mean, sd, lo, hi float64 // NaN where undefined
 }
 
-// Summarize computes the mean, the sample standard deviation and the 95% confidence
+// summarize computes the mean, the sample standard deviation and the 95% confidence
 // interval of the mean of vs.
-func Summarize(vs []float64) stats {
+func summarize(vs []float64) stats {
 	st := stats{n: len(vs), mean: math.NaN(), sd: math.NaN(), lo: math.NaN(), hi: math.NaN()}
 	if st.n == 0 {
 		return st

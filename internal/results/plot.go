@@ -81,8 +81,8 @@ type curve struct {
 	half  []float64 // with replicates: the 95% confidence half-width of each mean in xy
 }
 
-// Number reads a row value as a float64.
-func Number(v any, ok bool) (float64, bool) {
+// number reads a row value as a float64.
+func number(v any, ok bool) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
@@ -100,17 +100,17 @@ func Number(v any, ok bool) (float64, bool) {
 	return 0, false
 }
 
-// Curves groups the rows that have size_bytes and metric into curves, in order of
+// curves groups the rows that have size_bytes and metric into curves, in order of
 // first appearance, each sorted by size. With replicates (several seeds) the seeds of
 // a configuration make one curve of means, with their 95% confidence half-widths.
-func (rs *Set) Curves(metric, xkey string) []*curve {
+func (rs *Set) curves(metric, xkey string) []*curve {
 	var out []*curve
 	byLabel := map[string]*curve{}
-	reps := rs.Replicated()
+	reps := rs.replicated()
 	for _, p := range rs.Points {
 		for _, r := range p.Rows {
-			x, okx := Number(r.Get(xkey))
-			y, oky := Number(r.Get(metric))
+			x, okx := number(r.Get(xkey))
+			y, oky := number(r.Get(metric))
 			if !okx || !oky {
 				continue
 			}
@@ -235,8 +235,8 @@ func (e errPoints) Len() int                        { return len(e) }
 func (e errPoints) XY(i int) (float64, float64)     { return e[i].X, e[i].Y }
 func (e errPoints) YError(i int) (float64, float64) { return e[i].low, e[i].high }
 
-// Replicated reports whether rs has replicates: a seed key with several values.
-func (rs *Set) Replicated() bool {
+// replicated reports whether rs has replicates: a seed key with several values.
+func (rs *Set) replicated() bool {
 	if !slices.Contains(rs.Keys, SeedKey) {
 		return false
 	}
@@ -265,7 +265,7 @@ func (c *curve) meanByX() {
 		for ; j < len(c.xy) && c.xy[j].X == c.xy[i].X; j++ {
 			ys = append(ys, c.xy[j].Y)
 		}
-		st := Summarize(ys)
+		st := summarize(ys)
 		half := 0.0
 		if !math.IsNaN(st.hi) {
 			half = st.hi - st.mean
@@ -356,7 +356,7 @@ func legends(cs []*curve) (names []string, common []string, styles []curveStyle)
 // files written and notes for run.json.
 func (rs *Set) WritePlots(dir string) (files, notes []string, err error) {
 	for _, f := range figures {
-		cs := rs.Curves(f.metric, f.xKey())
+		cs := rs.curves(f.metric, f.xKey())
 		p, note, ok := rs.draw(f, cs)
 		if note != "" {
 			notes = append(notes, f.file+": "+note)

@@ -78,8 +78,8 @@ func (t *Table) seriesColumns(x, metric string) []string {
 	var out []string
 	for i, c := range t.cols {
 		switch {
-		case c == x, c == SeedKey, c == "point", c == "row", c == "metric", c == "value", c == x+TextSuffix,
-			strings.HasSuffix(c, TextSuffix):
+		case c == x, c == SeedKey, c == "point", c == "row", c == "metric", c == "value", c == x+textSuffix,
+			strings.HasSuffix(c, textSuffix):
 			continue
 		}
 		var first string
@@ -128,8 +128,8 @@ func (t *Table) Curves(pl *XYPlot) ([]*curve, error) {
 			continue
 		}
 		found = true
-		x, okx := Number(r[xi], true)
-		y, oky := Number(r[vi], true)
+		x, okx := number(r[xi], true)
+		y, oky := number(r[vi], true)
 		if !okx || !oky {
 			continue
 		}
@@ -139,7 +139,7 @@ func (t *Table) Curves(pl *XYPlot) ([]*curve, error) {
 		var label []params.KV
 		for _, s := range series {
 			c := t.col(s)
-			if tc := t.col(s + TextSuffix); tc >= 0 {
+			if tc := t.col(s + textSuffix); tc >= 0 {
 				c = tc
 			}
 			label = append(label, params.KV{Key: s, Value: CellText(r[c])})
@@ -208,7 +208,7 @@ func DrawXY(pl *XYPlot, cs []*curve) (p *plot.Plot, note string, err error) {
 		p.X.Label.Text += " (" + pl.XUnit + ")"
 	}
 	p.Y.Label.Text = pl.Metric
-	if u := MetricUnit(pl.Metric); u != "" {
+	if u := metricUnit(pl.Metric); u != "" {
 		p.Y.Label.Text += " (" + u + ")"
 	}
 	for _, a := range []struct {
@@ -288,7 +288,7 @@ func (rs *Set) SweepPlots(dir string) (files, notes []string, err error) {
 		}
 	}
 	for _, k := range rs.Keys {
-		if k == SeedKey || !rs.NumericKind(k) {
+		if k == SeedKey || !rs.numericKind(k) {
 			continue
 		}
 		_, unit, _ := params.SI(rs.Kinds[k], zeroOf(rs.Kinds[k]))

@@ -112,14 +112,14 @@ func (rs *Set) Tidy() (cols []string, recs [][]any) {
 	numeric, text := make([]bool, len(rs.Keys)), make([]bool, len(rs.Keys))
 	for i, k := range rs.Keys {
 		cols = append(cols, k)
-		numeric[i] = rs.NumericKind(k)
+		numeric[i] = rs.numericKind(k)
 		switch rs.Kinds[k] {
 		case params.KindInt, params.KindUint, params.KindFloat:
 		default:
 			text[i] = numeric[i] // a value with units: keep the text as given
 		}
 		if text[i] {
-			cols = append(cols, k+TextSuffix)
+			cols = append(cols, k+textSuffix)
 		}
 	}
 	cols = append(append(cols, ids...), "metric", "value")
@@ -159,11 +159,11 @@ func (rs *Set) Tidy() (cols []string, recs [][]any) {
 
 // textSuffix names the column of a swept key's value as given ("250MHz") beside its
 // numeric column in base units.
-const TextSuffix = "_text"
+const textSuffix = "_text"
 
-// NumericKind reports whether swept key k has a numeric kind (params.SI has a unit
+// numericKind reports whether swept key k has a numeric kind (params.SI has a unit
 // for it).
-func (rs *Set) NumericKind(k string) bool {
+func (rs *Set) numericKind(k string) bool {
 	switch rs.Kinds[k] {
 	case params.KindDuration, params.KindTime, params.KindFreq, params.KindSize, params.KindBandwidth,
 		params.KindProb, params.KindInt, params.KindUint, params.KindFloat:
@@ -177,7 +177,7 @@ func (rs *Set) NumericKind(k string) bool {
 func (rs *Set) Units(cols []string, recs [][]any) [][]string {
 	out := [][]string{{"column", "unit", "kind"}}
 	for _, k := range rs.Keys {
-		if rs.NumericKind(k) {
+		if rs.numericKind(k) {
 			_, u, _ := params.SI(rs.Kinds[k], zeroOf(rs.Kinds[k]))
 			out = append(out, []string{k, u, rs.Kinds[k]})
 		}
@@ -190,7 +190,7 @@ func (rs *Set) Units(cols []string, recs [][]any) [][]string {
 			continue
 		}
 		seen[m] = true
-		if u := MetricUnit(m); u != "" {
+		if u := metricUnit(m); u != "" {
 			out = append(out, []string{m, u, "metric"})
 		}
 	}
@@ -210,9 +210,9 @@ func zeroOf(kind string) string {
 	return "0s"
 }
 
-// MetricUnit is the unit a metric's name ends with (docs/design.md section 8's suffixes):
+// metricUnit is the unit a metric's name ends with (docs/design.md section 8's suffixes):
 // latency_us is in microseconds, bandwidth_MBps in MB/s (10^6 B/s), ...; "" if none.
-func MetricUnit(m string) string {
+func metricUnit(m string) string {
 	for _, s := range [][2]string{{"_us", "us"}, {"_ns", "ns"}, {"_ms", "ms"}, {"_s", "s"}, {"_MBps", "MB/s"},
 		{"_GBps", "GB/s"}, {"_bytes", "B"}, {"_per_s", "1/s"}, {"_pct", "%"}, {"_frac", "1"}} {
 		if strings.HasSuffix(m, s[0]) {
