@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -50,21 +48,12 @@ func checkMemory(what string, nodes int, perNode int64) error {
 
 // availableMemory reads MemAvailable from /proc/meminfo.
 func availableMemory() (int64, bool) {
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
+	v, ok := procField("/proc/meminfo", "MemAvailable")
+	if !ok {
 		return 0, false
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || k != "MemAvailable" {
-			continue
-		}
-		kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-		return kb << 10, err == nil
-	}
-	return 0, false
+	kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(v, "kB")), 10, 64)
+	return kb << 10, err == nil
 }
 
 // gib prints a memory size in GiB with one decimal.

@@ -90,18 +90,25 @@ func gitRevision() (rev string, modified bool) {
 
 // cpuModel is the processor's name from /proc/cpuinfo (Linux), else "".
 func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
+	v, _ := procField("/proc/cpuinfo", "model name")
+	return v
+}
+
+// procField is the value of the first "key: value" line of a /proc file, trimmed;
+// ok false when the file or the key is missing (not Linux).
+func procField(path, key string) (value string, ok bool) {
+	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
+		if k, v, found := strings.Cut(sc.Text(), ":"); found && strings.TrimSpace(k) == key {
+			return strings.TrimSpace(v), true
 		}
 	}
-	return ""
+	return "", false
 }
 
 // versionString is what run --version prints after "run ".
