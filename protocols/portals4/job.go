@@ -63,7 +63,8 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 		}
 	}
 	for rank, n := range j.M.Nodes {
-		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow()}
+		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow(),
+			readHead: !mp.PPC.WriteThrough}
 		lib := ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID)
 		if p.NIC == "onload" {
 			o := &onloadProc{lib: lib, pid: r.pid}

@@ -5,7 +5,6 @@ import (
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/host"
-	"github.com/seastar-sim/seastar/ht"
 	"github.com/seastar-sim/seastar/protocols/portals4/conform"
 	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
 )
@@ -23,6 +22,9 @@ type Rank struct {
 	sh      shadow // the objects the process's calls created (shadow.go)
 	newAPI  func(p *host.Proc) API
 	barrier func(addr uint64) actors.Msg // the runtime's barrier request; nil: the SeaStar firmware's
+	// readHead: the library reads its mailbox's head pointer across HyperTransport
+	// before each command (ppc.write_through off: no cached copy), as Portals 3.3's does.
+	readHead bool
 }
 
 // Lib is the user-level Portals 4 library of one thread under offload and matchunit:
@@ -45,7 +47,7 @@ func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
 	l.p.Compute(l.r.p.LibCall)
 	l.seq++
 	addr := resultAddr(l.p.ID, l.seq)
-	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr})
+	l.mailbox(&Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr})
 	res := l.p.WaitFor(addr).(*Result)
 	l.p.Forget(addr)
 	l.bell = max(l.bell, res.Bell)
@@ -459,7 +461,7 @@ func (l *Lib) CTInc(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
 // against its shadow) into the mailbox and returns: no wait for the firmware. The
 // mailbox is a FIFO, so later calls still see its effect.
 func (l *Lib) post(name string, fn func(*ptl4.Lib)) {
-	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, &Call{PID: l.r.pid, Name: name, Fn: func(x *ptl4.Lib) any { fn(x); return nil }})
+	l.mailbox(&Call{PID: l.r.pid, Name: name, Fn: func(x *ptl4.Lib) any { fn(x); return nil }})
 }
 
 // CTCancelTriggered is PtlCTCancelTriggered.

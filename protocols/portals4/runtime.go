@@ -23,6 +23,15 @@ type env struct {
 	seq uint64 // mailbox results of this thread
 }
 
+// mailbox writes a command into the process's firmware mailbox (Rank.readHead: after
+// reading its head pointer).
+func (l *env) mailbox(m actors.Msg) {
+	if l.r.readHead {
+		l.p.MMIORead(8)
+	}
+	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, m)
+}
+
 // Proc implements API.
 func (l *env) Proc() *host.Proc { return l.p }
 
@@ -52,7 +61,7 @@ func (l *env) Barrier() {
 	if l.r.barrier != nil {
 		m = l.r.barrier(addr)
 	}
-	l.p.MMIOWrite(ht.PPC, l.r.p.CmdBytes, m)
+	l.mailbox(m)
 	l.p.WaitFor(addr)
 	l.p.Forget(addr)
 }
