@@ -233,8 +233,9 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 // work (Options.Work, may be nil) numbers the simulations for progress reports.
 func runPlans[P any](work *actors.Work, plans []P, sim func(P) ([]results.Row, *actors.Report, error)) (*benchOutput, error) {
 	out := &benchOutput{}
-	for i, p := range plans {
-		work.Stage(i, len(plans))
+	next := stages(work, len(plans))
+	for _, p := range plans {
+		next()
 		rows, rep, err := sim(p)
 		out.rows = append(out.rows, rows...)
 		if rep != nil {
