@@ -291,7 +291,7 @@ func (rs *Set) SweepPlots(dir string) (files, notes []string, err error) {
 		if k == SeedKey || !rs.numericKind(k) {
 			continue
 		}
-		_, unit, _ := params.SI(rs.Kinds[k], zeroOf(rs.Kinds[k]))
+		unit := params.SIUnit(rs.Kinds[k])
 		for _, m := range metrics {
 			pl := &XYPlot{Title: rs.Title, X: k, Metric: m, XUnit: unit}
 			cs, err := t.Curves(pl)

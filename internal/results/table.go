@@ -113,11 +113,8 @@ func (rs *Set) Tidy() (cols []string, recs [][]any) {
 	for i, k := range rs.Keys {
 		cols = append(cols, k)
 		numeric[i] = rs.numericKind(k)
-		switch rs.Kinds[k] {
-		case params.KindInt, params.KindUint, params.KindFloat:
-		default:
-			text[i] = numeric[i] // a value with units: keep the text as given
-		}
+		// A value with units (not a count, not a plain number): keep the text as given.
+		text[i] = params.SIUnit(rs.Kinds[k]) != "" && params.SIUnit(rs.Kinds[k]) != "count"
 		if text[i] {
 			cols = append(cols, k+textSuffix)
 		}
@@ -164,12 +161,7 @@ const textSuffix = "_text"
 // numericKind reports whether swept key k has a numeric kind (params.SI has a unit
 // for it).
 func (rs *Set) numericKind(k string) bool {
-	switch rs.Kinds[k] {
-	case params.KindDuration, params.KindTime, params.KindFreq, params.KindSize, params.KindBandwidth,
-		params.KindProb, params.KindInt, params.KindUint, params.KindFloat:
-		return true
-	}
-	return false
+	return params.SIUnit(rs.Kinds[k]) != "" || rs.Kinds[k] == params.KindFloat
 }
 
 // Units is the units table of rs (units.csv): every column of the tidy table with a
@@ -178,8 +170,7 @@ func (rs *Set) Units(cols []string, recs [][]any) [][]string {
 	out := [][]string{{"column", "unit", "kind"}}
 	for _, k := range rs.Keys {
 		if rs.numericKind(k) {
-			_, u, _ := params.SI(rs.Kinds[k], zeroOf(rs.Kinds[k]))
-			out = append(out, []string{k, u, rs.Kinds[k]})
+			out = append(out, []string{k, params.SIUnit(rs.Kinds[k]), rs.Kinds[k]})
 		}
 	}
 	mi := slices.Index(cols, "metric")
@@ -195,19 +186,6 @@ func (rs *Set) Units(cols []string, recs [][]any) [][]string {
 		}
 	}
 	return out
-}
-
-// zeroOf is a valid value text of kind, for looking up its unit.
-func zeroOf(kind string) string {
-	switch kind {
-	case params.KindFloat, params.KindInt, params.KindUint, params.KindProb:
-		return "0"
-	case params.KindFreq:
-		return "1Hz"
-	case params.KindBandwidth:
-		return "1B/s"
-	}
-	return "0s"
 }
 
 // metricUnit is the unit a metric's name ends with (docs/design.md section 8's suffixes):
