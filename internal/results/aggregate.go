@@ -27,6 +27,11 @@ const (
 // single value.
 func (rs *Set) Aggregate() (cols []string, recs [][]any, ok bool) {
 	tcols, trecs := rs.Tidy()
+	return aggregate(tcols, trecs)
+}
+
+// aggregate is Aggregate over the tidy table tcols, trecs.
+func aggregate(tcols []string, trecs [][]any) (cols []string, recs [][]any, ok bool) {
 	si, vi, pi := slices.Index(tcols, SeedKey), slices.Index(tcols, "value"), slices.Index(tcols, "point")
 	if si < 0 || vi < 0 {
 		return nil, nil, false

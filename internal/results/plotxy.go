@@ -274,12 +274,17 @@ func WriteFigure(p *plot.Plot, dir, base string) ([]string, error) {
 // each metric against it: plots/METRIC_vs_KEY.png and .svg. A figure that would hold
 // more than maxCurves curves is not drawn (a note says how to draw it).
 func (rs *Set) SweepPlots(dir string) (files, notes []string, err error) {
+	cols, recs := rs.Tidy()
+	return rs.sweepPlots(dir, &Table{cols: cols, recs: recs})
+}
+
+// sweepPlots is SweepPlots from the tidy table t of rs.
+func (rs *Set) sweepPlots(dir string, t *Table) (files, notes []string, err error) {
 	dir = filepath.Join(dir, PlotsDir)
 	if err := os.MkdirAll(dir, dirPerm); err != nil {
 		return nil, nil, err
 	}
-	cols, recs := rs.Tidy()
-	t := &Table{cols: cols, recs: recs}
+	recs := t.recs
 	mi := t.col("metric")
 	var metrics []string
 	for _, r := range recs {

@@ -270,7 +270,7 @@ func WriteFiles(dir string, rs *Set) (plots, notes []string, err error) {
 	if err := WriteFileAtomic(filepath.Join(dir, ResultsJSON), jsonBuf.Bytes()); err != nil {
 		return nil, nil, err
 	}
-	if acols, arecs, ok := rs.Aggregate(); ok {
+	if acols, arecs, ok := aggregate(cols, recs); ok {
 		var aCSV, aJSON bytes.Buffer
 		if err := WriteTidyCSV(&aCSV, acols, arecs); err != nil {
 			return nil, nil, err
@@ -295,6 +295,6 @@ func WriteFiles(dir string, rs *Set) (plots, notes []string, err error) {
 	if err != nil || len(rs.Keys) == 0 {
 		return plots, notes, err
 	}
-	more, moreNotes, err := rs.SweepPlots(dir)
+	more, moreNotes, err := rs.sweepPlots(dir, &Table{cols: cols, recs: recs})
 	return append(plots, more...), append(notes, moreNotes...), err
 }
