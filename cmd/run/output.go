@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -89,41 +88,14 @@ func writeResult(w io.Writer, format string, r *result) error {
 	return writeTable(w, r)
 }
 
-// writeCSV prints the results as results.csv has them (one schema for every
-// command: see results.Set.Tidy), or, for a result without one, tidy rows: row, field,
-// value, with row "run" holding the summary.
+// writeCSV prints the results as results.csv has them: one schema for every command
+// (see results.Set.Tidy).
 func writeCSV(w io.Writer, r *result) error {
-	if r.Tidy != nil {
-		cols, recs := r.Tidy.Tidy()
-		return results.WriteTidyCSV(w, cols, recs)
+	if r.Tidy == nil {
+		return fmt.Errorf("run: %s has no results table for --format csv", r.Command)
 	}
-	cw := csv.NewWriter(w)
-	rec := func(rowName, k string, v any) { _ = cw.Write([]string{rowName, k, fmt.Sprint(v)}) }
-	rec("row", "field", "value")
-	rec("run", "command", r.Command)
-	rec("run", "seed", r.Seed)
-	for _, k := range slices.Sorted(maps.Keys(r.Params)) {
-		rec("run", "param."+k, r.Params[k])
-	}
-	rec("run", "digest", r.Digest)
-	rec("run", "events", r.Events)
-	rec("run", "sim_time_s", r.SimTimeS)
-	rec("run", "wall_s", r.WallS)
-	rec("run", "events_per_s", r.EventsPerS)
-	rec("run", "windows", r.Run.Windows)
-	if r.Out != "" {
-		rec("run", "out", r.Out)
-	}
-	if r.Trace != nil {
-		rec("run", "trace", r.Trace)
-	}
-	for i, rw := range r.Rows {
-		for _, k := range rw.Keys {
-			rec(strconv.Itoa(i), k, rw.Vals[k])
-		}
-	}
-	cw.Flush()
-	return cw.Error()
+	cols, recs := r.Tidy.Tidy()
+	return results.WriteTidyCSV(w, cols, recs)
 }
 
 func writeTable(w io.Writer, r *result) error {
