@@ -163,11 +163,11 @@ func TestCPUScripts(t *testing.T) {
 				fatal := actorstest.Catch(func() { h, out = actorstest.NewHarness("node[0,0,0].host", c, 1) })
 				return output(out, log, fatal, 0)
 			case "land":
-				h.Inject(at, PortHT, record{addr: uint64(actorstest.IntArg(t, d, "addr", 0)), what: actorstest.StrArg(t, d, "what")})
+				h.Inject(at, PortBus, record{addr: uint64(actorstest.IntArg(t, d, "addr", 0)), what: actorstest.StrArg(t, d, "what")})
 			case "read-done":
-				h.Inject(at, PortHT, ht.ReadDone{Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
+				h.Inject(at, PortBus, ht.ReadDone{Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "irq":
-				h.Inject(at, PortHT, ht.Interrupt{Vector: int(actorstest.IntArg(t, d, "vector", 0))})
+				h.Inject(at, PortBus, ht.Interrupt{Vector: int(actorstest.IntArg(t, d, "vector", 0))})
 			case "run":
 				until := actors.MaxTime
 				if d.HasArg("until") {
@@ -192,7 +192,7 @@ func TestCPUScripts(t *testing.T) {
 }
 
 func output(out []actorstest.Sent, log *logger, fatal string, now actors.Time) string {
-	return actorstest.Trace(out, []string{"ht"}) + log.take() + actorstest.FatalLine(now, fatal)
+	return actorstest.Trace(out, []string{"bus"}) + log.take() + actorstest.FatalLine(now, fatal)
 }
 
 func mustInt(t *testing.T, s string) int64 {

@@ -9,8 +9,23 @@ import (
 	"github.com/seastar-sim/seastar/ht"
 )
 
-// PortHT is the CPU's only port, to the HyperTransport link.
-const PortHT actors.Port = 0
+// PortBus is the CPU's only port, to the I/O bus that leads to its NIC: HyperTransport
+// on a SeaStar node (package ht), PCI on a StarT-JR node (package startjr/pci),
+// PCIe to an InfiniBand HCA.
+const PortBus actors.Port = 0
+
+// ReadCompletion is a bus's answer to a read the host issued (BusRead): it carries the
+// tag the read was issued with.
+type ReadCompletion interface {
+	actors.Msg
+	ReadTag() uint64
+}
+
+// InterruptRequest is an interrupt a bus delivers to the host.
+type InterruptRequest interface {
+	actors.Msg
+	IRQVector() int
+}
 
 // Addressed is a payload the NIC writes into host memory: it lands at Address, where
 // processes and the interrupt handler find it.
@@ -91,7 +106,7 @@ func New(p Params) *CPU {
 func (c *CPU) Params() Params { return c.p }
 
 // Ports implements actors.Ported.
-func (c *CPU) Ports() []string { return []string{"ht"} }
+func (c *CPU) Ports() []string { return []string{"bus"} }
 
 // Spawn adds a process running prog on core (before the run starts). Processes start
 // at time zero in spawn order.
@@ -143,10 +158,6 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 			return
 		}
 		c.activate(ctx, p)
-	case ht.ReadDone:
-		c.onReadDone(ctx, m)
-	case ht.Interrupt:
-		c.onInterrupt(ctx, m)
 	case irqStep:
 		c.stepIRQ(ctx)
 	case kernelStore:
@@ -154,6 +165,10 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	case Addressed:
 		c.store(ctx, m.Address(), m)
 		c.Stats.Notices++
+	case ReadCompletion:
+		c.onReadDone(ctx, m.ReadTag())
+	case InterruptRequest:
+		c.onInterrupt(ctx, m.IRQVector())
 	default:
 		ctx.Fatalf("host: unexpected %T (%s)", m, m)
 	}
@@ -221,29 +236,29 @@ func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
 	}
 }
 
-func (c *CPU) onReadDone(ctx actors.Context, r ht.ReadDone) {
-	p := c.reads[r.Tag]
+func (c *CPU) onReadDone(ctx actors.Context, tag uint64) {
+	p := c.reads[tag]
 	if p == nil {
-		ctx.Fatalf("host: MMIO read #%d completed twice or never issued", r.Tag)
+		ctx.Fatalf("host: bus read #%d completed twice or never issued", tag)
 	}
-	delete(c.reads, r.Tag)
+	delete(c.reads, tag)
 	c.wake(ctx, p, ctx.Now())
 }
 
 // onInterrupt takes an interrupt on core 0: the handler starts after the interrupt's
 // cost (host.interrupt_cost) unless it is running, in which case the interrupt stays
 // pending until it returns.
-func (c *CPU) onInterrupt(ctx actors.Context, i ht.Interrupt) {
+func (c *CPU) onInterrupt(ctx actors.Context, vector int) {
 	if c.irq == nil {
-		ctx.Fatalf("host: interrupt %d with no handler installed", i.Vector)
+		ctx.Fatalf("host: interrupt %d with no handler installed", vector)
 	}
 	if c.inIRQ {
-		if !slices.Contains(c.irqPending, i.Vector) {
-			c.irqPending = append(c.irqPending, i.Vector)
+		if !slices.Contains(c.irqPending, vector) {
+			c.irqPending = append(c.irqPending, vector)
 		}
 		return
 	}
-	c.beginIRQ(ctx, i.Vector)
+	c.beginIRQ(ctx, vector)
 }
 
 // beginIRQ enters the handler for vector: its first item runs once the interrupt's
@@ -392,10 +407,18 @@ func (p *Proc) Memcpy(n actors.Bytes) { p.Compute(p.cpu.p.CopyTime(n)) }
 // MemcpyFromNIC copies n bytes the NIC wrote into host memory (not in the cache).
 func (p *Proc) MemcpyFromNIC(n actors.Bytes) { p.Compute(p.cpu.p.CopyFromNICTime(n)) }
 
-// MMIOWrite stores bytes into the SeaStar unit to (posted): payload, if not nil, is
-// delivered to it when the store lands. The core is busy for MMIOWriteCost.
+// MMIOWrite stores bytes into the SeaStar unit to (posted) over HyperTransport:
+// payload, if not nil, is delivered to it when the store lands. The core is busy for
+// MMIOWriteCost.
 func (p *Proc) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
-	p.ctx.Send(PortHT, &ht.Write{To: to, Bytes: bytes, Payload: payload}, p.now.Sub(p.ctx.Now()))
+	p.BusWrite(&ht.Write{To: to, Bytes: bytes, Payload: payload})
+}
+
+// BusWrite issues an uncached posted store on the I/O bus: w is the bus's own write
+// message (an *ht.Write, a PCI write). The core is busy for MMIOWriteCost; the bus
+// models the rest.
+func (p *Proc) BusWrite(w actors.Msg) {
+	p.ctx.Send(PortBus, w, p.now.Sub(p.ctx.Now()))
 	p.now = p.now.Add(p.cpu.p.MMIOWriteCost)
 	p.cpu.Stats.MMIOWrites++
 }
@@ -403,12 +426,19 @@ func (p *Proc) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
 // MMIORead reads bytes of SeaStar SRAM or registers (uncached): a full round trip over
 // HyperTransport, during which the core stalls.
 func (p *Proc) MMIORead(bytes actors.Bytes) {
+	p.BusRead(func(tag uint64) actors.Msg { return ht.Read{Bytes: bytes, Tag: tag} })
+}
+
+// BusRead issues an uncached read on the I/O bus and stalls the core until the bus
+// answers with a ReadCompletion carrying the same tag: request builds the bus's read
+// message for that tag.
+func (p *Proc) BusRead(request func(tag uint64) actors.Msg) {
 	p.sync()
 	c := p.cpu
 	c.readTag++
 	c.reads[c.readTag] = p
 	c.Stats.MMIOReads++
-	p.ctx.Send(PortHT, ht.Read{Bytes: bytes, Tag: c.readTag}, 0)
+	p.ctx.Send(PortBus, request(c.readTag), 0)
 	p.wait()
 }
 
@@ -529,7 +559,7 @@ func (k *Kernel) Store(addr uint64, m actors.Msg) {
 
 // MMIOWrite stores into the SeaStar (posted), like Proc.MMIOWrite.
 func (k *Kernel) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
-	k.ctx.Send(PortHT, &ht.Write{To: to, Bytes: bytes, Payload: payload}, k.now.Sub(k.ctx.Now()))
+	k.ctx.Send(PortBus, &ht.Write{To: to, Bytes: bytes, Payload: payload}, k.now.Sub(k.ctx.Now()))
 	k.now = k.now.Add(k.cpu.p.MMIOWriteCost)
 	k.cpu.Stats.MMIOWrites++
 }

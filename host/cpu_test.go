@@ -57,8 +57,8 @@ func TestWaitForAndForget(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %s", p.Now(), m))
 	})
 	h, _ := actorstest.NewHarness("host", c, 1)
-	h.Inject(actors.Time(actors.Microsecond), PortHT, record{0x10, "a"})
-	h.Inject(actors.Time(2*actors.Microsecond), PortHT, record{0x10, "b"})
+	h.Inject(actors.Time(actors.Microsecond), PortBus, record{0x10, "a"})
+	h.Inject(actors.Time(2*actors.Microsecond), PortBus, record{0x10, "b"})
 	h.Run(actors.MaxTime)
 	assert.Equal(t, []string{"1.1us record(0x10 a)", "1.2us record(0x10 a)", "1.2us false", "2.1us record(0x10 b)"}, got)
 	m, ok := c.Memory(0x10)
@@ -82,7 +82,7 @@ func TestInterruptDelaysComputationOnCoreZero(t *testing.T) {
 	spawn(t, c, "core0", 0, prog)
 	spawn(t, c, "core1", 1, prog)
 	h, _ := actorstest.NewHarness("host", c, 1)
-	h.Inject(actors.Time(actors.Microsecond), PortHT, ht.Interrupt{Vector: 1})
+	h.Inject(actors.Time(actors.Microsecond), PortBus, ht.Interrupt{Vector: 1})
 	for _, s := range h.Run(actors.MaxTime) {
 		reads = append(reads, s.At)
 	}
@@ -110,7 +110,7 @@ func TestFatalfInsideProgramBecomesAPanic(t *testing.T) {
 		p.Fatalf("giving up")
 	})
 	rh, re := g.Add("n.host", c), g.Add("n.echo", &echo{})
-	g.Connect(rh.Port("ht"), re.Port("host"), actors.Nanosecond)
+	g.Connect(rh.Port("bus"), re.Port("host"), actors.Nanosecond)
 	m, err := g.Build()
 	require.NoError(t, err)
 	_, err = actors.Run(context.Background(), m, actors.Options{Engine: actors.Serial})
@@ -174,9 +174,9 @@ func TestSpawnOnMissingCoreIsAnError(t *testing.T) {
 func TestUnexpectedMessagesAreFatal(t *testing.T) {
 	c := New(DefaultParams())
 	ctx := actorstest.New("host", 1)
-	assert.Equal(t, "host: unexpected host.label (x)", actorstest.Catch(func() { ctx.Deliver(c, 0, PortHT, label("x")) }))
+	assert.Equal(t, "host: unexpected host.label (x)", actorstest.Catch(func() { ctx.Deliver(c, 0, PortBus, label("x")) }))
 	assert.Equal(t, "host: interrupt 2 with no handler installed",
-		actorstest.Catch(func() { ctx.Deliver(c, 0, PortHT, ht.Interrupt{Vector: 2}) }))
+		actorstest.Catch(func() { ctx.Deliver(c, 0, PortBus, ht.Interrupt{Vector: 2}) }))
 }
 
 func TestParamsValidate(t *testing.T) {
@@ -235,7 +235,7 @@ func runPingPong(t *testing.T, opts actors.Options) (*actors.Report, []string) {
 		})
 	}
 	rh, rl, rn := g.Add("n.host", c), g.Add("n.ht", ht.New(ht.DefaultParams())), g.Add("n.ppc", &nic{})
-	g.Connect(rh.Port("ht"), rl.Port("host"), actors.Nanosecond)
+	g.Connect(rh.Port("bus"), rl.Port("host"), actors.Nanosecond)
 	g.Connect(rl.Port("ppc"), rn.Port("ht"), actors.Nanosecond)
 	g.Unconnected(rl.Port("txdma"))
 	g.Unconnected(rl.Port("rxdma"))

@@ -16,11 +16,16 @@
 // implements Addressed lands at its address, where processes and the interrupt handler
 // can find it and where a waiting process notices it after a cache miss.
 //
-//	message          port   effect
-//	ht.Interrupt     ht     the interrupt handler runs on core 0 (InterruptCost + its work)
-//	ht.ReadDone      ht     an MMIO read returns to its process
-//	Addressed        ht     a NIC write lands in host memory; waiters wake
-//	resume           self   a process's wait is over
+// The CPU's one port, "bus", leads to whatever I/O bus the node has: HyperTransport to
+// a SeaStar (ht), PCI to a StarT-JR card (startjr/pci), PCIe to an InfiniBand HCA. The
+// CPU knows a bus only through the messages below; BusWrite and BusRead send the bus's
+// own messages, MMIOWrite and MMIORead are their HyperTransport forms.
 //
-// Emitted: *ht.Write (MMIO stores), ht.Read (MMIO reads).
+//	message            port   effect
+//	InterruptRequest   bus    the interrupt handler runs on core 0 (InterruptCost + its work)
+//	ReadCompletion     bus    a bus read returns to its process
+//	Addressed          bus    a NIC write lands in host memory; waiters wake
+//	resume             self   a process's wait is over
+//
+// Emitted: the bus's writes (*ht.Write for MMIOWrite) and reads (ht.Read for MMIORead).
 package host

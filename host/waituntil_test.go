@@ -32,9 +32,9 @@ func TestWaitUntilDeadline(t *testing.T) {
 		got = append(got, fmt.Sprintf("%s %v", p.Now(), m))
 	})
 	h, _ := actorstest.NewHarness("host", c, 1)
-	h.Inject(actors.Time(actors.Microsecond), PortHT, record{0x10, "a"})
-	h.Inject(actors.Time(4*actors.Microsecond), PortHT, record{0x20, "late"})
-	h.Inject(actors.Time(6*actors.Microsecond), PortHT, record{0x40, "b"})
+	h.Inject(actors.Time(actors.Microsecond), PortBus, record{0x10, "a"})
+	h.Inject(actors.Time(4*actors.Microsecond), PortBus, record{0x20, "late"})
+	h.Inject(actors.Time(6*actors.Microsecond), PortBus, record{0x40, "b"})
 	h.Run(actors.MaxTime)
 	assert.Equal(t, []string{
 		"1.1us record(0x10 a) true",

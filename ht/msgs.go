@@ -68,10 +68,16 @@ type ReadDone struct {
 
 func (r ReadDone) String() string { return fmt.Sprintf("ht.ReadDone(%s #%d)", r.Bytes, r.Tag) }
 
+// ReadTag implements host.ReadCompletion.
+func (r ReadDone) ReadTag() uint64 { return r.Tag }
+
 // Interrupt is raised by the PPC and delivered to the host.
 type Interrupt struct{ Vector int }
 
 func (i Interrupt) String() string { return fmt.Sprintf("ht.Interrupt(%d)", i.Vector) }
+
+// IRQVector implements host.InterruptRequest.
+func (i Interrupt) IRQVector() int { return i.Vector }
 
 // readReady is the link's timer for a read whose data is available at the far side.
 type readReady struct {

@@ -85,7 +85,7 @@ func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) 
 	rxR := g.Add(n.Name+".rxdma", n.RX)
 	camR := g.Add(n.Name+".cam", n.CAM)
 	l := p.OnChipLatency
-	g.Connect(hostR.Port("ht"), htR.Port("host"), l)
+	g.Connect(hostR.Port("bus"), htR.Port("host"), l)
 	g.Connect(htR.Port("ppc"), ppcR.Port("ht"), l)
 	g.Connect(htR.Port("txdma"), txR.Port("ht"), l)
 	g.Connect(htR.Port("rxdma"), rxR.Port("ht"), l)

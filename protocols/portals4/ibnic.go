@@ -215,7 +215,7 @@ func newIBJob(mp machine.Params, p Params) (*Job, error) {
 		hr := j.g.Add(name+".host", cpu)
 		hca := ib.NewHCA(mp.IB, rank, size)
 		cr := j.g.Add(name+".hca", hca)
-		j.g.Connect(hr.Port("ht"), cr.Port("pcie"), mp.IB.PCIeLatency)
+		j.g.Connect(hr.Port("bus"), cr.Port("pcie"), mp.IB.PCIeLatency)
 		j.g.Connect(cr.Port("net"), at[rank], mp.IB.CableLatency)
 		j.M.Nodes = append(j.M.Nodes, &machine.Node{Name: name, Host: cpu})
 		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow()}
