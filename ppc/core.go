@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/firmware"
 )
 
 // Ports of a Core.
@@ -25,32 +26,19 @@ type Firmware interface {
 	Handle(x *Exec, ev actors.Msg)
 }
 
-// Core is the PowerPC actor.
+// Core is the PowerPC actor: the firmware's main loop (firmware.Loop) with the PPC's
+// cost model.
 type Core struct {
 	p    Params
 	fw   Firmware
-	q    []queued    // events waiting for the main loop, in arrival order
-	busy bool        // a dispatch is scheduled or a handler is running
-	free actors.Time // end of the last handler
-	x    Exec        // the running handler's view, reused by every dispatch
+	firmware.Loop
+	x    Exec // the running handler's view, reused by every dispatch
 	ring TraceRing
 	sram []Allocation
-
-	Stats Stats
 }
 
 // Stats counts the core's work.
-type Stats struct {
-	Handled   int64           // handlers run
-	Busy      actors.Duration // time spent in handlers
-	QueueWait actors.Duration // time events waited for the core
-	PeakQueue int
-}
-
-// run is the core's timer: the main loop is ready to dispatch the next event.
-type run struct{}
-
-func (run) String() string { return "ppc.run" }
+type Stats = firmware.Stats
 
 // wake is a firmware timer (Exec.After) delivering Event.
 type wake struct {
@@ -58,12 +46,6 @@ type wake struct {
 }
 
 func (w wake) String() string { return fmt.Sprintf("ppc.wake(%s)", w.Event) }
-
-// queued remembers when an event arrived.
-type queued struct {
-	at actors.Time
-	ev actors.Msg
-}
 
 // New boots fw on a core. The error names the allocations when the firmware's
 // structures do not fit in the SRAM. p must be valid.
@@ -110,48 +92,30 @@ func (c *Core) SRAM() []Allocation { return c.sram }
 // Receive implements actors.Actor.
 func (c *Core) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
-	case run:
+	case firmware.Tick:
 		c.dispatch(ctx)
 		return
 	case wake:
-		c.enqueue(ctx, m.Event)
+		c.Enqueue(ctx, m.Event, c.poll())
 	default:
-		c.enqueue(ctx, m)
+		c.Enqueue(ctx, m, c.poll())
 	}
 }
 
-func (c *Core) enqueue(ctx actors.Context, ev actors.Msg) {
-	c.q = append(c.q, queued{at: ctx.Now(), ev: ev})
-	c.Stats.PeakQueue = max(c.Stats.PeakQueue, len(c.q))
-	if !c.busy {
-		c.busy = true
-		at := max(ctx.Now(), c.free).Add(c.p.Cycles(int64(c.p.PollCycles)))
-		ctx.SendSelf(run{}, at.Sub(ctx.Now()))
-	}
-}
+// poll is one pass of the main loop that finds an event.
+func (c *Core) poll() actors.Duration { return c.p.Cycles(int64(c.p.PollCycles)) }
 
 // dispatch runs the handler of the oldest event, then schedules the next dispatch.
 func (c *Core) dispatch(ctx actors.Context) {
-	qe := c.q[0]
-	c.q[0] = queued{}
-	c.q = c.q[1:]
-	c.Stats.QueueWait += ctx.Now().Sub(qe.at)
+	ev, at := c.Next(ctx)
 	x := &c.x
-	*x = Exec{c: c, ctx: ctx, cycles: int64(c.p.DispatchCycles), queued: qe.at}
+	*x = Exec{c: c, ctx: ctx, cycles: int64(c.p.DispatchCycles), queued: at}
 	if !c.p.WriteThrough {
 		x.LoadUncached(1) // the NIC control block's counters, without their cached copy
 	}
-	c.fw.Handle(x, qe.ev)
+	c.fw.Handle(x, ev)
 	x.ctx = nil // the handler is over: its view must not be used again
-	d := x.Elapsed()
-	c.free = ctx.Now().Add(d)
-	c.Stats.Handled++
-	c.Stats.Busy += d
-	if len(c.q) == 0 {
-		c.busy = false
-		return
-	}
-	ctx.SendSelf(run{}, d+c.p.Cycles(int64(c.p.PollCycles)))
+	c.Done(ctx, x.Elapsed(), c.poll())
 }
 
 // Heartbeat is the main loop's heartbeat counter at time now: one per handler and one
@@ -160,7 +124,7 @@ func (c *Core) dispatch(ctx actors.Context) {
 // handler dispatched so far.
 func (c *Core) Heartbeat(now actors.Time) int64 {
 	pass := c.p.Cycles(int64(2 * max(1, c.p.PollCycles)))
-	busy := c.Stats.Busy - max(0, c.free.Sub(now)) // a handler still running at now has not spent its time yet
+	busy := c.Stats.Busy - max(0, c.Free().Sub(now)) // a handler still running at now has not spent its time yet
 	idle := max(0, now.Sub(0)-busy)
 	return c.Stats.Handled + int64(idle/pass)
 }
