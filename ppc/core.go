@@ -29,8 +29,8 @@ type Firmware interface {
 // Core is the PowerPC actor: the firmware's main loop (firmware.Loop) with the PPC's
 // cost model.
 type Core struct {
-	p    Params
-	fw   Firmware
+	p  Params
+	fw Firmware
 	firmware.Loop
 	x    Exec // the running handler's view, reused by every dispatch
 	ring TraceRing
