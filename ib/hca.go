@@ -387,3 +387,9 @@ func inlineBytes(w *PostSend) int64 {
 	}
 	return 0
 }
+
+// Destination implements fattree.Frame.
+func (f *Frame) Destination() int { return f.Dst }
+
+// WireSpan implements fattree.Frame.
+func (f *Frame) WireSpan() actors.Duration { return f.Span }

@@ -3,7 +3,6 @@ package ib
 import (
 	"testing"
 
-	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/actors/actorstest"
 	"github.com/stretchr/testify/require"
 )
@@ -19,14 +18,6 @@ func TestFatTreeShapeAndRoutes(t *testing.T) {
 	require.Equal(t, 18, f.Spines)
 	_, err = p.Shape(18*36 + 1)
 	require.ErrorContains(t, err, "at most 648")
-
-	leaf := &Switch{p: p, f: f, id: 0}
-	require.Equal(t, actors.Port(5), leaf.route(5), "a node on this leaf: down")
-	require.Equal(t, actors.Port(18+20%18), leaf.route(20), "another leaf: up, spine by d-mod-k")
-	spine := &Switch{p: p, f: f, spine: true, id: 3}
-	require.Equal(t, actors.Port(2), spine.route(39), "a spine goes down to the node's leaf")
-	require.Len(t, leaf.Ports(), 18+18)
-	require.Len(t, spine.Ports(), 3)
 }
 
 func TestWireTimeCountsPacketHeaders(t *testing.T) {
