@@ -49,6 +49,10 @@ func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 		return nil, familyError("machine=ib is an InfiniBand cluster (package ib), not SeaStar nodes: only the Portals 4 " +
 			"benchmarks (p4-*) and run conform portals4 run on it")
 	}
+	if p.IsStarTJR() {
+		return nil, familyError("machine=" + p.Machine + " is a StarT-JR cluster (package startjr), not SeaStar nodes: " +
+			"only the FUNI/JAM benchmarks (run bench jam, run bench funi) run on it")
+	}
 	topo, _ := p.Topology()
 	net, err := router.BuildNetwork(g, topo, p.Router, p.RXDMA.Credits(p.Router.VCs))
 	if err != nil {

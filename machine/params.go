@@ -17,12 +17,13 @@ import (
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/startjr"
 	"github.com/seastar-sim/seastar/txdma"
 )
 
 // Params is the configuration of a whole machine: the topology and every block.
 type Params struct {
-	Machine string `param:"machine" enum:"redstorm|xt5|ib" help:"machine preset the other values started from; ib is an InfiniBand cluster (package ib) for Portals 4 only, whose node count is the product of torus" source:"docs/design.md s.3.1"`
+	Machine string `param:"machine" enum:"redstorm|xt5|ib|startjr|startjr-arctic" help:"machine preset the other values started from; ib is an InfiniBand cluster (package ib) for Portals 4 only, whose node count is the product of torus; startjr and startjr-arctic are StarT-JR clusters (package startjr) for the FUNI/JAM benchmarks, sized by startjr.nodes" source:"docs/design.md s.3.1"`
 	Torus   string `param:"torus" help:"topology dimensions XxYxZ" source:"docs/design.md s.3: Red Storm 27x16x24"`
 	Wrap    string `param:"wrap" help:"torus, mesh, or per dimension e.g. torus,torus,mesh" source:"docs/design.md s.3"`
 
@@ -40,10 +41,13 @@ type Params struct {
 	MatchUnit matchunit.Params `param:"matchunit"`
 	// IB is the InfiniBand family's HCAs and fabric (machine = ib).
 	IB ib.Params `param:"ib"`
+	// StarTJR is the StarT-JR family's cards and networks (machine = startjr,
+	// startjr-arctic).
+	StarTJR startjr.Params `param:"startjr"`
 }
 
 // Presets lists the machine presets.
-var Presets = []string{"redstorm", "xt5", "ib"}
+var Presets = []string{"redstorm", "xt5", "ib", "startjr", "startjr-arctic"}
 
 // Preset returns the parameters of a named machine.
 //   - redstorm: Red Storm / XT3 as measured in 2005 (SeaStar 1.2, DMA ~1.1 GB/s per
@@ -56,7 +60,7 @@ func Preset(name string) (Params, error) {
 		Machine: "redstorm", Torus: "27x16x24", Wrap: "torus", OnChipLatency: 2 * actors.Nanosecond,
 		Host: host.DefaultParams(), HT: ht.DefaultParams(), PPC: ppc.DefaultParams(), TXDMA: txdma.DefaultParams(),
 		RXDMA: rxdma.DefaultParams(), CAM: cam.DefaultParams(), Router: router.DefaultParams(),
-		MatchUnit: matchunit.DefaultParams(), IB: ib.DefaultParams(),
+		MatchUnit: matchunit.DefaultParams(), IB: ib.DefaultParams(), StarTJR: startjr.DefaultParams(),
 	}
 	switch name {
 	case "redstorm":
@@ -79,11 +83,32 @@ func Preset(name string) (Params, error) {
 		p.Host.Clock = 2600 * actors.Megahertz
 		p.Host.Cores = 8
 		p.Host.OS = "linux"
+	case "startjr", "startjr-arctic":
+		// StarT-JR (Hoe & Ehrlich 1996 s.2.1.1): 120 MHz Pentium PCs with 256 KB of
+		// cache and 32 MB of memory under Linux, one PCI80960 card each; two IEEE 1394
+		// buses, or the Arctic fabric.
+		p.Machine = name
+		p.Torus, p.Wrap = "2x1x1", "mesh" // unused: startjr.nodes sizes the cluster
+		p.Host.Clock = 120 * actors.Megahertz
+		p.Host.Cores = 1
+		p.Host.OS = "linux"
+		p.Host.CacheBytes = 256 * actors.KiB
+		p.Host.CacheMiss = 250 * actors.Nanosecond       // assumed: a 60 MHz bus and EDO DRAM
+		p.Host.MemcpyBandwidth = 60 * actors.MBPerSecond // assumed: a Pentium-era DRAM copy
+		p.Host.MMIOWriteCost = 250 * actors.Nanosecond   // assumed: an uncached store to PCI through the write buffer
+		p.Host.InterruptCost = 10 * actors.Microsecond   // assumed: Linux on a 120 MHz Pentium
+		p.Host.TrapCost = 2 * actors.Microsecond         // assumed: a Linux system call on a 120 MHz Pentium
+		if name == "startjr-arctic" {
+			p.StarTJR.Network = "arctic"
+		}
 	default:
-		return Params{}, fmt.Errorf("unknown machine preset %q (want redstorm, xt5 or ib)", name)
+		return Params{}, fmt.Errorf("unknown machine preset %q (want redstorm, xt5, ib, startjr or startjr-arctic)", name)
 	}
 	return p, nil
 }
+
+// IsStarTJR reports whether the machine is a StarT-JR cluster.
+func (p Params) IsStarTJR() bool { return p.Machine == "startjr" || p.Machine == "startjr-arctic" }
 
 // Default returns the redstorm preset.
 func Default() Params {
@@ -105,7 +130,7 @@ func (p Params) Validate() error {
 	for _, b := range []struct {
 		key string
 		v   interface{ Validate() error }
-	}{{"host", p.Host}, {"ht", p.HT}, {"ppc", p.PPC}, {"txdma", p.TXDMA}, {"rxdma", p.RXDMA}, {"cam", p.CAM}, {"router", p.Router}, {"matchunit", p.MatchUnit}, {"ib", p.IB}} {
+	}{{"host", p.Host}, {"ht", p.HT}, {"ppc", p.PPC}, {"txdma", p.TXDMA}, {"rxdma", p.RXDMA}, {"cam", p.CAM}, {"router", p.Router}, {"matchunit", p.MatchUnit}, {"ib", p.IB}, {"startjr", p.StarTJR}} {
 		if err := b.v.Validate(); err != nil {
 			return fmt.Errorf("%s.%w", b.key, err)
 		}

@@ -1,0 +1,160 @@
+package pci
+
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+)
+
+// Ports of a Bus.
+const (
+	PortHost actors.Port = iota
+	PortCard
+	PortACD
+)
+
+// Write is the host's posted store of Bytes into the card's register Reg (a mailbox).
+type Write struct {
+	Reg     int
+	Bytes   actors.Bytes
+	Payload actors.Msg // delivered to the card when the data lands
+}
+
+func (w *Write) String() string {
+	return fmt.Sprintf("pci.Write(mailbox %d %s %v)", w.Reg, w.Bytes, w.Payload)
+}
+
+// Read is the host's load of Bytes at Addr of the card's shared-memory window.
+type Read struct {
+	Addr  uint64
+	Bytes actors.Bytes
+	Tag   uint64
+}
+
+func (r Read) String() string { return fmt.Sprintf("pci.Read(%#x #%d)", r.Addr, r.Tag) }
+
+// RegisterWindow is the top of the card's register space in the host's view: a Read
+// below it reads a bridge register (Reg = Addr/4), above it the shared region.
+const RegisterWindow = 0x1000
+
+// ReadDone returns the data of a host Read.
+type ReadDone struct{ Tag uint64 }
+
+func (r ReadDone) String() string { return fmt.Sprintf("pci.ReadDone(#%d)", r.Tag) }
+
+// ReadTag implements host.ReadCompletion.
+func (r ReadDone) ReadTag() uint64 { return r.Tag }
+
+// TargetRead is a host read the bus passes to the ACD.
+type TargetRead struct {
+	Addr uint64
+	Tag  uint64
+}
+
+func (r *TargetRead) String() string { return fmt.Sprintf("pci.TargetRead(%#x #%d)", r.Addr, r.Tag) }
+
+// TargetData is the target's answer to a TargetRead (the card's bridge, the ACD).
+type TargetData struct{ Tag uint64 }
+
+func (d TargetData) String() string { return fmt.Sprintf("pci.TargetData(#%d)", d.Tag) }
+
+// MasterRead is the card reading Words 32-bit words of host memory, one transaction per
+// word unless Burst.
+type MasterRead struct {
+	Words int
+	Burst bool
+	Tag   uint64
+}
+
+func (r MasterRead) String() string {
+	return fmt.Sprintf("pci.MasterRead(%d words burst=%v #%d)", r.Words, r.Burst, r.Tag)
+}
+
+// MasterReadDone returns the data of a MasterRead to the card.
+type MasterReadDone struct{ Tag uint64 }
+
+func (r MasterReadDone) String() string { return fmt.Sprintf("pci.MasterReadDone(#%d)", r.Tag) }
+
+// MasterWrite is the card writing Words 32-bit words into host memory (posted in its
+// bridge); Payload, if not nil, lands in host memory when the last word does.
+type MasterWrite struct {
+	Words   int
+	Burst   bool
+	Payload actors.Msg
+}
+
+func (w *MasterWrite) String() string {
+	return fmt.Sprintf("pci.MasterWrite(%d words burst=%v %v)", w.Words, w.Burst, w.Payload)
+}
+
+// Bus is the PCI bus actor of one node.
+type Bus struct {
+	p     Params
+	free  actors.Time // the bus is idle from then on
+	Stats Stats
+}
+
+// Stats counts the bus's transactions.
+type Stats struct {
+	Transactions int64
+	Words        int64
+	Busy         actors.Duration
+	Wait         actors.Duration // time requests waited for the bus
+}
+
+// New returns a bus. p must be valid.
+func New(p Params) *Bus { return &Bus{p: p} }
+
+// Ports implements actors.Ported.
+func (b *Bus) Ports() []string { return []string{"host", "card", "acd"} }
+
+// occupy runs a transfer of words on the bus from now (or when it is free): it returns
+// when the last data phase ends.
+func (b *Bus) occupy(ctx actors.Context, words int, burst bool, latency int) actors.Time {
+	now := ctx.Now()
+	start := now.Add(b.p.clocks(b.p.Arbitration))
+	if b.free > start {
+		start = b.free // granted as the previous transaction ends (hidden arbitration)
+	}
+	d := b.p.Transfer(words, burst, latency)
+	b.free = start.Add(d)
+	b.Stats.Transactions++
+	b.Stats.Words += int64(words)
+	b.Stats.Busy += d
+	b.Stats.Wait += start.Sub(now)
+	return b.free
+}
+
+// Receive implements actors.Actor.
+func (b *Bus) Receive(ctx actors.Context, m actors.Msg) {
+	switch m := m.(type) {
+	case *Write:
+		done := b.occupy(ctx, int(max(1, (m.Bytes+3)/4)), true, b.p.CardLatency)
+		if m.Payload != nil {
+			ctx.Send(PortCard, m.Payload, done.Sub(ctx.Now()))
+		}
+	case Read:
+		// The address phase reaches the target (a bridge register, or the ACD for the
+		// shared region); the data phase follows its answer (the host bridge retries
+		// the read meanwhile, the bus stays free for others).
+		at := b.occupy(ctx, 0, true, b.p.CardLatency)
+		to := PortACD
+		if m.Addr < RegisterWindow {
+			to = PortCard
+		}
+		ctx.Send(to, &TargetRead{Addr: m.Addr, Tag: m.Tag}, at.Sub(ctx.Now()))
+	case TargetData:
+		done := b.occupy(ctx, 1, true, 0)
+		ctx.Send(PortHost, ReadDone{Tag: m.Tag}, done.Sub(ctx.Now()))
+	case MasterRead:
+		done := b.occupy(ctx, m.Words, m.Burst, b.p.HostReadLatency)
+		ctx.Send(PortCard, MasterReadDone{Tag: m.Tag}, done.Sub(ctx.Now()))
+	case *MasterWrite:
+		done := b.occupy(ctx, m.Words, m.Burst, b.p.HostWriteLatency)
+		if m.Payload != nil {
+			ctx.Send(PortHost, m.Payload, done.Sub(ctx.Now()))
+		}
+	default:
+		ctx.Fatalf("pci: unexpected %T (%s)", m, m)
+	}
+}
