@@ -11,6 +11,7 @@ import (
 	"github.com/seastar-sim/seastar/protocols/cci"
 	"github.com/seastar-sim/seastar/protocols/mpi"
 	"github.com/seastar-sim/seastar/protocols/portals3"
+	"github.com/seastar-sim/seastar/protocols/funi"
 	"github.com/seastar-sim/seastar/protocols/portals4"
 	"github.com/seastar-sim/seastar/protocols/rawdma"
 	"github.com/spf13/cobra"
@@ -28,6 +29,7 @@ type Config struct {
 	MPI      mpi.Params      `param:"mpi"`
 	CCI      cci.Params      `param:"cci"`
 	Portals4 portals4.Params `param:"portals4"`
+	FUNI     funi.Params     `param:"funi"`
 }
 
 // defaultConfig returns the defaults over machine preset.
@@ -37,7 +39,7 @@ func defaultConfig(preset string) (*Config, error) {
 		return nil, err
 	}
 	return &Config{Params: mp, PHOLD: phold.DefaultParams(), RawDMA: rawdma.DefaultCosts(), Portals: portals3.DefaultParams(),
-		MPI: mpi.DefaultParams(), CCI: cci.DefaultParams(), Portals4: portals4.DefaultParams()}, nil
+		MPI: mpi.DefaultParams(), CCI: cci.DefaultParams(), Portals4: portals4.DefaultParams(), FUNI: funi.DefaultParams()}, nil
 }
 
 // keyAnnotation binds a command-line flag to a configuration key: an explicit flag
