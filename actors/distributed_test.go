@@ -316,20 +316,22 @@ func TestDistributedExportsReachEveryProcess(t *testing.T) {
 		last  Time
 		seen  []int64
 	}
-	var states []*state
+	var groups [][]*state // one per model built: each process builds its own, concurrently
 	var mu sync.Mutex
 	build := func(int) *Model {
 		g := NewGraph()
 		var refs []Ref
+		var states []*state
 		for i := range 4 {
 			st := &state{}
-			mu.Lock()
 			states = append(states, st)
-			mu.Unlock()
 			a := &counter{st: &st.count, last: &st.last, seen: &st.seen}
 			refs = append(refs, g.Add(Indexed("n", i), a))
 			g.Export(refs[i].Name(), Vars{&st.count, &st.last, &st.seen})
 		}
+		mu.Lock()
+		groups = append(groups, states)
+		mu.Unlock()
 		for i := range 4 {
 			g.Link(refs[i].Port("out"), refs[(i+1)%4].Port("in"), Nanosecond)
 		}
@@ -341,18 +343,18 @@ func TestDistributedExportsReachEveryProcess(t *testing.T) {
 	_, err := Run(context.Background(), ref, Options{Engine: Serial, End: Time(50 * Nanosecond)})
 	require.NoError(t, err)
 	var want []state
-	for _, s := range states {
+	for _, s := range groups[0] {
 		want = append(want, *s)
 	}
 	require.NotZero(t, want[0].count)
-	states = nil
+	groups = nil
 	res := c.run(build, Options{Workers: 2, Partitioner: Block{}, End: Time(50 * Nanosecond)}, 1)
 	require.NoError(t, res[0][0].err)
 	require.NoError(t, res[1][0].err)
-	require.Len(t, states, 8)
+	require.Len(t, groups, 2)
 	for p := range 2 { // both processes see every actor's state, including the other's
 		for i := range 4 {
-			assert.Equal(t, want[i], *states[p*4+i], "process %d, actor %d", p, i)
+			assert.Equal(t, want[i], *groups[p][i], "process %d, actor %d", p, i)
 		}
 	}
 }
