@@ -39,8 +39,16 @@ type Firmware struct {
 	rxHeadIdx [2][2]int          // per GID and priority: next Rx slot to fill
 	rxTailMB  [2][2]uint32       // the Rx tail index the host last stored (per GID; the running one is in the mailbox)
 	seen      map[uint64]bool    // (source, sequence) of accepted packets
-	dmaParts  map[uint64]int     // DMA message ID -> parts received
-	shmWait   map[uint64]bool    // lines requested from their home
+	// Recovery after a restart (IEEE 1394), per destination: the packets waiting to be
+	// sent again, oldest first, one at a time (the next when one is acknowledged), and
+	// the number of restarts in a row (the backoff's exponent).
+	retryQ    [][]uint64
+	backoff   []int
+	kickGen   []int           // restarts from each destination: a kick of an earlier one is stale
+	lastRound actors.Time     // when this node last started a round
+	roundDue  bool            // an overflow during the holdoff: a round starts when it ends
+	dmaParts  map[uint64]int  // DMA message ID -> parts received
+	shmWait   map[uint64]bool // lines requested from their home
 
 	Stats Stats
 }
@@ -48,6 +56,8 @@ type Firmware struct {
 // Stats counts the protocol's work on one node.
 type Stats struct {
 	Sent, Received, Acks, Nacks, Retries, Restarts, Rounds, Stale, GIDRejected, QueueFull, Duplicates int64
+	Overflows                                                                                         int64 // receive FIFO overflows seen (a round each, unless within the holdoff)
+	LateAcks                                                                                          int64 // acknowledgements of packets already acknowledged
 	ShmMisses, ShmServed                                                                              int64
 }
 
@@ -65,6 +75,8 @@ type (
 	txPayload  struct{ msg *Message }
 	txDMADone  struct{ msg *Message }
 	retry      struct{ seq uint64 }
+	kick       struct{ dst, gen int }
+	roundTimer struct{}
 	shmServe   struct{ f *Frame }
 	shmLocal   struct{ addr uint64 }
 )
@@ -74,6 +86,8 @@ func (txSlotRead) String() string { return "funi.txSlotRead" }
 func (txPayload) String() string  { return "funi.txPayload" }
 func (txDMADone) String() string  { return "funi.txDMADone" }
 func (retry) String() string      { return "funi.retry" }
+func (kick) String() string       { return "funi.kick" }
+func (roundTimer) String() string { return "funi.roundTimer" }
 func (shmServe) String() string   { return "funi.shmServe" }
 func (shmLocal) String() string   { return "funi.shmLocal" }
 
@@ -82,7 +96,8 @@ func (shmLocal) String() string   { return "funi.shmLocal" }
 func NewFirmware(p Params, sp startjr.Params, node int, gidAt func(actors.Time) int) *Firmware {
 	f := &Firmware{p: p, node: node, nodes: sp.Nodes, arctic: sp.Network == "arctic", gidAt: gidAt,
 		buffered: map[uint64]*outPkt{}, roundOf: make([]uint32, sp.Nodes), seen: map[uint64]bool{},
-		dmaParts: map[uint64]int{}, shmWait: map[uint64]bool{}}
+		dmaParts: map[uint64]int{}, shmWait: map[uint64]bool{}, retryQ: make([][]uint64, sp.Nodes), backoff: make([]int, sp.Nodes), kickGen: make([]int, sp.Nodes),
+		lastRound: -1 << 62}
 	f.txRoom[0], f.txRoom[1] = int64(sp.Squall.FIFOBytes), int64(sp.Squall.FIFOBytes)
 	f.maxData = int64(sp.IEEE1394.MaxPayload) - int64(p.FrameBytes) - 8
 	if f.arctic {
@@ -133,6 +148,17 @@ func (f *Firmware) Handle(x *i960.Exec, ev actors.Msg) {
 		}
 		x.Instr(20)
 		f.resend(x, o)
+	case kick:
+		if e.gen != f.kickGen[e.dst] {
+			return // a later restart rescheduled the retries
+		}
+		x.Instr(20)
+		f.nextRetry(x, e.dst)
+	case roundTimer:
+		if f.roundDue {
+			f.roundDue = false
+			f.newRound(x)
+		}
 	case squall.ACDMiss:
 		f.shmMiss(x, e.Addr)
 	case shmServe:
@@ -208,7 +234,13 @@ func (f *Firmware) queueData(x *i960.Exec, m *Message, part, parts, words int) {
 func (f *Firmware) send(x *i960.Exec, pk *wire.Packet, data bool) {
 	o := &outPkt{pk: pk, queued: true, data: data}
 	if data && !f.arctic {
-		f.buffered[pk.Body.(*Frame).Seq] = o
+		seq := pk.Body.(*Frame).Seq
+		f.buffered[seq] = o
+		f.Stats.Sent++
+		if len(f.retryQ[pk.Dst]) > 0 { // the destination is recovering: after the retries
+			f.retryQ[pk.Dst] = append(f.retryQ[pk.Dst], seq)
+			return
+		}
 	}
 	f.out = append(f.out, o)
 }
@@ -226,7 +258,6 @@ func (f *Firmware) flush(x *i960.Exec) {
 		f.txRoom[pk.Prio] -= pk.Bytes
 		if fr, ok := pk.Body.(*Frame); ok && fr.Kind == fData && pk.Dst != wire.Broadcast {
 			fr.Round = f.roundOf[pk.Dst]
-			f.Stats.Sent++
 		}
 		x.Transmit(pk)
 	}
@@ -240,7 +271,6 @@ func (f *Firmware) resend(x *i960.Exec, o *outPkt) {
 	fr := *cp.Body.(*Frame)
 	cp.Body = &fr
 	o.pk = &cp
-	f.Stats.Sent--
 	f.out = append(f.out, o)
 	f.flush(x)
 }
@@ -262,12 +292,19 @@ func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 		x.Instr(f.p.AckRxInstr)
 		o := f.buffered[fr.Seq]
 		if o == nil {
-			x.Fatalf("funi: node %d got a %s for packet %d it does not hold", f.node, frameNames[fr.Kind], fr.Seq)
+			// A packet sent twice (a NACK's retry and a restart's) was acknowledged
+			// twice, or refused after its copy was taken: nothing to do.
+			f.Stats.LateAcks++
 			return
 		}
 		if fr.Kind == fAck {
 			f.Stats.Acks++
 			delete(f.buffered, fr.Seq)
+			if len(f.retryQ[fr.Src]) > 0 {
+				f.nextRetry(x, fr.Src) // recovering: the ack clocks the next packet out
+			} else {
+				f.backoff[fr.Src] = 0
+			}
 			f.startTx(x)
 			return
 		}
@@ -277,12 +314,7 @@ func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 		x.Pop(pk, hdr)
 		x.Instr(f.p.AckRxInstr)
 		f.Stats.Restarts++
-		f.roundOf[fr.Src] = fr.Round
-		for _, seq := range slices.Sorted(maps.Keys(f.buffered)) { // every unacknowledged packet to it is retried
-			if o := f.buffered[seq]; o.pk.Dst == fr.Src && !o.queued {
-				f.resend(x, o)
-			}
-		}
+		f.restart(x, fr.Src, fr.Round)
 	case fShmReq:
 		x.Pop(pk, hdr+1)
 		f.Stats.ShmServed++
@@ -378,14 +410,71 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) {
 	}
 }
 
+// restart takes node d's new round: every packet to d not acknowledged is sent again
+// with it (s.3.2.4). So that the retries of every sender do not overflow d again at
+// once, they go one at a time, each after the acknowledgement of the one before, the
+// first after a random delay below retry_delay x 2^(restarts in a row) (our design: the
+// paper does not say how the retries are paced).
+func (f *Firmware) restart(x *i960.Exec, d int, round uint32) {
+	f.roundOf[d] = round
+	q := f.retryQ[d][:0]
+	for _, seq := range slices.Sorted(maps.Keys(f.buffered)) {
+		if f.buffered[seq].pk.Dst == d { // in flight, in the out queue, or already waiting
+			q = append(q, seq)
+		}
+	}
+	// Packets still in the out queue for d are taken out of it: they go with the retries.
+	f.out = slices.DeleteFunc(f.out, func(o *outPkt) bool { return o.data && o.pk.Dst == d })
+	for _, seq := range q {
+		f.buffered[seq].queued = true
+	}
+	f.retryQ[d] = q
+	if len(q) == 0 {
+		return
+	}
+	f.backoff[d] = min(f.backoff[d]+1, 8)
+	limit := int64(f.p.RetryDelay) << f.backoff[d]
+	f.kickGen[d]++
+	x.After(actors.Duration(x.Rand().Uint64()%uint64(limit)), kick{d, f.kickGen[d]})
+}
+
+// nextRetry sends the oldest packet waiting for d after a restart.
+func (f *Firmware) nextRetry(x *i960.Exec, d int) {
+	for len(f.retryQ[d]) > 0 {
+		seq := f.retryQ[d][0]
+		f.retryQ[d] = f.retryQ[d][1:]
+		if o := f.buffered[seq]; o != nil {
+			f.resend(x, o)
+			return
+		}
+	}
+}
+
 // overflow starts a new round after the PLM discarded a packet (IEEE 1394, s.3.2.4):
 // packets of the old round still in the FIFO are discarded, every sender retries its
-// unacknowledged packets to this node with the new round.
+// unacknowledged packets to this node with the new round. Overflows within
+// retry_delay of the last round start one more round when it has passed (our design:
+// the discards of one burst make one round, not one each).
 func (f *Firmware) overflow(x *i960.Exec) {
 	if f.arctic {
 		return
 	}
+	f.Stats.Overflows++
+	x.Instr(10)
+	if x.Now().Sub(f.lastRound) < f.p.RetryDelay {
+		if !f.roundDue {
+			f.roundDue = true
+			x.After(f.lastRound.Add(f.p.RetryDelay).Sub(x.Now()), roundTimer{})
+		}
+		return
+	}
+	f.newRound(x)
+}
+
+// newRound starts a round and broadcasts it.
+func (f *Firmware) newRound(x *i960.Exec) {
 	x.Instr(f.p.AckInstr)
+	f.lastRound = x.Now()
 	f.round++
 	f.Stats.Rounds++
 	f.send(x, &wire.Packet{Src: f.node, Dst: wire.Broadcast, Prio: wire.High, Bytes: int64(f.p.AckBytes),

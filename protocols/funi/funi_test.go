@@ -56,9 +56,9 @@ func TestArcticImprovesOnIEEE1394(t *testing.T) {
 	require.Less(t, a.Latency, b.Latency)
 }
 
-// A hotspot on eight nodes overflows node 0's receive FIFO and Rx queue: NACKs, retries
-// and new rounds, and still every message arrives exactly once. The digest does not
-// depend on the workers or the partitioning.
+// A hotspot on eight nodes whose receiving application is slower than its senders fills
+// node 0's Rx queue: NACKs and retries, and still every message arrives exactly once.
+// The digest does not depend on the workers or the partitioning.
 func TestHotspotLosesNothing(t *testing.T) {
 	mp := preset(t, "startjr", 8)
 	var digest string
@@ -96,4 +96,31 @@ func TestRefusesSeaStar(t *testing.T) {
 	_, err := NewJob(machine.Default(), DefaultParams(), 1)
 	require.ErrorIs(t, err, actors.ErrConfig)
 	require.ErrorContains(t, err, "machine=startjr")
+}
+
+// With the receive FIFOs shrunk and the i960 slowed (exhaustion on demand), the PLMs
+// discard packets: new rounds, restarts and paced retries recover every message, in
+// every pattern, identically for one and two workers.
+func TestRoundsRecoverDiscards(t *testing.T) {
+	mp := preset(t, "startjr", 8)
+	mp.StarTJR.Squall.FIFOBytes = 256
+	mp.StarTJR.I960.Clock = 10 * actors.Megahertz
+	for _, pat := range []string{"hotspot", "alltoall", "gids"} {
+		var digest string
+		for i, o := range []actors.Options{{Seed: 7, Workers: 1}, {Seed: 7, Engine: actors.Parallel, Workers: 2, Partitioner: actors.Block{}}} {
+			r, rep, err := Load(context.Background(), mp, DefaultParams(), pat, 8, 0, o)
+			require.NoError(t, err, pat)
+			require.Zero(t, r.Lost(), "%s: %+v", pat, r)
+			require.Zero(t, r.Duplicates+r.Misdel, pat)
+			require.Positive(t, r.Discarded, "%s: the PLM must discard", pat)
+			require.Positive(t, r.FW.Rounds, pat)
+			require.Positive(t, r.FW.Restarts, pat)
+			require.Positive(t, r.FW.Retries, pat)
+			if i == 0 {
+				digest = rep.Digest
+			} else {
+				require.Equal(t, digest, rep.Digest, pat)
+			}
+		}
+	}
 }

@@ -136,6 +136,7 @@ func Load(ctx context.Context, mp machine.Params, p Params, pattern string, msgs
 		s.GIDRejected += t.GIDRejected
 		s.QueueFull += t.QueueFull
 		s.Duplicates += t.Duplicates
+		s.Overflows += t.Overflows
 		res.Discarded += job.M.Nodes[i].SIM.Stats.Discarded
 	}
 	return res, rep, nil
