@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
+	"github.com/seastar-sim/seastar/machine"
 	"github.com/seastar-sim/seastar/protocols/funi"
 	"github.com/spf13/pflag"
 )
@@ -142,6 +144,8 @@ func runJAM(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 			r.Set("recv_MBps", row.RecvMBps)
 			r.Set("recv_us", row.RecvPer.Microseconds())
 			r.Set("latency_us", row.Latency.Microseconds())
+			r.Set("fw_send_busy_us", row.SendBusy.Microseconds())
+			r.Set("fw_recv_busy_us", row.RecvBusy.Microseconds())
 			out.rows = append(out.rows, r)
 		}
 	}
@@ -152,25 +156,27 @@ func init() {
 	registerBenchmark(&benchmark{
 		name:  "funi",
 		short: "StarT-JR multi-node workloads: pingpong, hotspot, alltoall, two GIDs time-shared; protocol counters",
-		long: `funi runs JAM_n=20 workloads on every node of a StarT-JR cluster (--nodes, i.e.
-startjr.nodes: the preset has the two-node prototype; the paper's system has 8) and checks that every message arrived exactly once at the right application:
+		long: `funi runs JAM_n=20 workloads on every node of StarT-JR clusters of --nodes nodes (the
+paper's system has 8), on each --network (default: the machine's; 1394,arctic compares
+them) and checks that every message arrived exactly once at the right application:
 pingpong (pairs), hotspot (every node streams to node 0), alltoall (round robin), gids
 (two applications time-share the nodes, funi.gid_quantum, each running alltoall). Each
 receiving handler computes --work. Rows give the time, the messages sent, received and
 lost, and the FUNI counters: NACKs (queue full, wrong GID), retries, restarts and rounds
 (IEEE 1394 loss recovery), packets the PLMs discarded. A run that loses a message exits 1.`,
 		example: `  run bench funi
-  run bench funi --nodes 8 --pattern hotspot --work 100us
-  run sweep --bench funi --vary machine=startjr,startjr-arctic --vary startjr.nodes=2,4,8 -- --pattern alltoall`,
+  run bench funi --pattern hotspot --work 100us
+  run bench funi --pattern alltoall --nodes 2,4,8 --network 1394,arctic
+  run bench funi --set startjr.squall.fifo_bytes=256 --set startjr.i960.clock=10MHz   # exhaustion: rounds`,
 		ids:    []string{"pattern", "nodes", "network"},
 		preset: "startjr",
 		flags: func(f *pflag.FlagSet) any {
-			s := &funiState{patterns: strings.Join(funi.Patterns, ","), messages: 20, nodes: 2}
+			s := &funiState{patterns: strings.Join(funi.Patterns, ","), messages: 20, nodes: "8"}
 			f.StringVar(&s.patterns, "pattern", s.patterns, "workloads: "+strings.Join(funi.Patterns, ", "))
 			f.IntVar(&s.messages, "messages", s.messages, "messages per sender and destination (round trips for pingpong)")
 			f.StringVar(&s.work, "work", "0", "host time each receiving handler computes, e.g. 100us")
-			f.IntVar(&s.nodes, "nodes", s.nodes, "nodes (sets startjr.nodes)")
-			bindKey(f, "nodes", "startjr.nodes")
+			f.StringVar(&s.nodes, "nodes", s.nodes, "cluster sizes, e.g. 2,4,8 (each sets startjr.nodes)")
+			f.StringVar(&s.networks, "network", "", "networks: 1394, arctic (default: the machine's startjr.network)")
 			return s
 		},
 		check: func(cfg *Config, state any) error { _, err := state.(*funiState).plan(cfg); return err },
@@ -179,14 +185,15 @@ lost, and the FUNI counters: NACKs (queue full, wrong GID), retries, restarts an
 }
 
 type funiState struct {
-	patterns, work string
-	messages       int
-	nodes          int
+	patterns, work  string
+	messages        int
+	nodes, networks string
 }
 
 type funiPlan struct {
-	patterns []string
-	work     actors.Duration
+	patterns, networks []string
+	nodes              []int
+	work               actors.Duration
 }
 
 func (s *funiState) plan(cfg *Config) (*funiPlan, error) {
@@ -204,6 +211,28 @@ func (s *funiState) plan(cfg *Config) (*funiPlan, error) {
 	if s.messages < 1 {
 		return nil, usage(fmt.Errorf("--messages must be >= 1"))
 	}
+	for item := range strings.SplitSeq(s.nodes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(item))
+		if err != nil || n < 2 {
+			return nil, usage(fmt.Errorf("--nodes: want node counts >= 2 such as 2,4,8 (got %q)", item))
+		}
+		p.nodes = append(p.nodes, n)
+	}
+	p.networks = []string{cfg.Params.StarTJR.Network}
+	if s.networks != "" {
+		if p.networks, err = listOf("network", s.networks, "1394", "arctic"); err != nil {
+			return nil, err
+		}
+	}
+	for _, net := range p.networks {
+		for _, n := range p.nodes {
+			mp := cfg.Params
+			mp.StarTJR.Network, mp.StarTJR.Nodes = net, n
+			if err := mp.StarTJR.Validate(); err != nil {
+				return nil, usage(fmt.Errorf("startjr.%w", err))
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -214,40 +243,56 @@ func runFUNI(ctx context.Context, cfg *Config, opts actors.Options, state any) (
 		return nil, err
 	}
 	out := &benchOutput{}
-	next := stages(opts.Work, len(p.patterns))
+	next := stages(opts.Work, len(p.patterns)*len(p.networks)*len(p.nodes))
 	var lost int64
 	for _, pat := range p.patterns {
-		next()
-		r, rep, err := funi.Load(ctx, cfg.Params, cfg.FUNI, pat, s.messages, p.work, opts)
-		if rep != nil {
-			out.reports = append(out.reports, rep)
+		for _, net := range p.networks {
+			for _, n := range p.nodes {
+				next()
+				mp := cfg.Params
+				mp.StarTJR.Network, mp.StarTJR.Nodes = net, n
+				row, r, err := funiRow(ctx, mp, cfg, pat, s.messages, p.work, opts, out)
+				if err != nil {
+					return out, err
+				}
+				out.rows = append(out.rows, row)
+				lost += r.Lost() + r.Misdel
+			}
 		}
-		if err != nil {
-			return out, failed(fmt.Errorf("%s: %w", pat, err))
-		}
-		var row results.Row
-		row.Set("pattern", pat)
-		row.Set("nodes", int64(cfg.Params.StarTJR.Nodes))
-		row.Set("network", cfg.Params.StarTJR.Network)
-		row.Set("time_us", r.Time.Microseconds())
-		row.Set("sent", r.Sent)
-		row.Set("received", r.Received)
-		row.Set("lost", r.Lost())
-		row.Set("misdelivered", r.Misdel)
-		row.Set("bandwidth_MBps", float64(r.Bytes)/r.Time.Microseconds())
-		row.Set("nacks", r.FW.Nacks)
-		row.Set("nacks_full", r.FW.QueueFull)
-		row.Set("nacks_gid", r.FW.GIDRejected)
-		row.Set("retries", r.FW.Retries)
-		row.Set("restarts", r.FW.Restarts)
-		row.Set("rounds", r.FW.Rounds)
-		row.Set("stale", r.FW.Stale)
-		row.Set("discarded", r.Discarded)
-		out.rows = append(out.rows, row)
-		lost += r.Lost() + r.Misdel
 	}
 	if lost > 0 {
 		return out, failed(fmt.Errorf("%d messages lost or misdelivered", lost))
 	}
 	return out, nil
+}
+
+// funiRow runs one workload and returns its row.
+func funiRow(ctx context.Context, mp machine.Params, cfg *Config, pat string, msgs int, work actors.Duration, opts actors.Options, out *benchOutput) (results.Row, funi.LoadResult, error) {
+	var row results.Row
+	r, rep, err := funi.Load(ctx, mp, cfg.FUNI, pat, msgs, work, opts)
+	if rep != nil {
+		out.reports = append(out.reports, rep)
+	}
+	if err != nil {
+		return row, r, failed(fmt.Errorf("%s on %d nodes (%s): %w", pat, mp.StarTJR.Nodes, mp.StarTJR.Network, err))
+	}
+	row.Set("pattern", pat)
+	row.Set("nodes", int64(mp.StarTJR.Nodes))
+	row.Set("network", mp.StarTJR.Network)
+	row.Set("time_us", r.Time.Microseconds())
+	row.Set("sent", r.Sent)
+	row.Set("received", r.Received)
+	row.Set("lost", r.Lost())
+	row.Set("misdelivered", r.Misdel)
+	row.Set("bandwidth_MBps", float64(r.Bytes)/r.Time.Microseconds())
+	row.Set("nacks", r.FW.Nacks)
+	row.Set("nacks_full", r.FW.QueueFull)
+	row.Set("nacks_gid", r.FW.GIDRejected)
+	row.Set("retries", r.FW.Retries)
+	row.Set("restarts", r.FW.Restarts)
+	row.Set("rounds", r.FW.Rounds)
+	row.Set("stale", r.FW.Stale)
+	row.Set("discarded", r.Discarded)
+	row.Set("overflows", r.FW.Overflows)
+	return row, r, nil
 }

@@ -74,6 +74,9 @@ type Row struct {
 	SendPer, RecvPer           actors.Duration // per message in a stream, at the sender (call to call) and at the receiver
 	SendMBps, RecvMBps         float64         // payload bytes over those times
 	Latency                    actors.Duration // one-way user to user: half a ping-pong round trip
+	// SendBusy and RecvBusy are the i960's occupancy per message of the stream on the
+	// sending and the receiving node: handler time plus host-load stalls.
+	SendBusy, RecvBusy actors.Duration
 }
 
 // TableConfig is the methodology's sizes.
@@ -95,7 +98,7 @@ func Table(ctx context.Context, mp machine.Params, p Params, pr Primitive, c Tab
 	gap := 500 * actors.Microsecond // far longer than a message's trip: each send and receive is alone
 	// Overheads.
 	var sendT, recvT actors.Duration
-	rep, err := runPair(ctx, mp, p, opts, func(j *JAM) {
+	rep, _, err := runPair(ctx, mp, p, opts, func(j *JAM) {
 		for range c.Overheads {
 			t := j.Proc().Now()
 			pr.send(j, 1, 0)
@@ -119,7 +122,7 @@ func Table(ctx context.Context, mp machine.Params, p Params, pr Primitive, c Tab
 	// Stream.
 	half := c.Stream / 2
 	var s0, s1, r0, r1 actors.Time
-	rep, err = runPair(ctx, mp, p, opts, func(j *JAM) {
+	rep, job, err := runPair(ctx, mp, p, opts, func(j *JAM) {
 		for i := range c.Stream {
 			pr.send(j, 1, 0)
 			if i == half {
@@ -142,11 +145,16 @@ func Table(ctx context.Context, mp machine.Params, p Params, pr Primitive, c Tab
 	reps = append(reps, rep)
 	n := actors.Duration(c.Stream - 1 - half)
 	row.SendPer, row.RecvPer = s1.Sub(s0)/n, r1.Sub(r0)/n
+	busy := func(n int) actors.Duration {
+		card := job.M.Nodes[n].Card
+		return (card.Stats.Busy + card.Extra.Stall) / actors.Duration(c.Stream)
+	}
+	row.SendBusy, row.RecvBusy = busy(0), busy(1)
 	row.SendMBps = float64(pr.payload()) / row.SendPer.Microseconds()
 	row.RecvMBps = float64(pr.payload()) / row.RecvPer.Microseconds()
 	// Latency.
 	var l0, l1 actors.Time
-	rep, err = runPair(ctx, mp, p, opts, func(j *JAM) {
+	rep, _, err = runPair(ctx, mp, p, opts, func(j *JAM) {
 		pr.send(j, 1, 0) // warm-up
 		j.Wait(pr.prio())
 		l0 = j.Proc().Now()
@@ -171,18 +179,19 @@ func Table(ctx context.Context, mp machine.Params, p Params, pr Primitive, c Tab
 
 // runPair runs a on node 0 and b on node 1 of a fresh cluster; each registers one
 // handler that does nothing (the measured code does its own work).
-func runPair(ctx context.Context, mp machine.Params, p Params, opts actors.Options, a, b func(j *JAM)) (*actors.Report, error) {
+func runPair(ctx context.Context, mp machine.Params, p Params, opts actors.Options, a, b func(j *JAM)) (*actors.Report, *Job, error) {
 	job, err := NewJob(mp, p, 1)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	nop := func(*JAM, *Message) {}
 	for node, prog := range []func(*JAM){a, b} {
 		if _, err := job.Spawn(node, 0, "jam", func(j *JAM) { j.Register(nop); prog(j) }); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return job.Run(ctx, opts)
+	rep, err := job.Run(ctx, opts)
+	return rep, job, err
 }
 
 // ShmRead measures a single-word read of a shared-memory location cached in the local
