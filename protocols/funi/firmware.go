@@ -109,8 +109,46 @@ func NewFirmware(p Params, sp startjr.Params, node int, gidAt func(actors.Time) 
 // Polled implements i960.Firmware: the main loop watches the Tx head indices.
 func (f *Firmware) Polled(reg int) bool { return reg == txHead(0) || reg == txHead(1) }
 
-// Handle implements i960.Firmware.
+// Handle implements i960.Firmware. With tracing on, the handlers that work on a
+// message's packet add a span to its trace (i960/tx, i960/rx, i960/ack, i960/nack,
+// i960/retry, i960/discard).
 func (f *Firmware) Handle(x *i960.Exec, ev actors.Msg) {
+	t := x.Tracer()
+	if t == nil {
+		f.handle(x, ev)
+		return
+	}
+	id, name := f.traced(ev)
+	f.handle(x, ev)
+	if id != 0 && t.Sampled(id) {
+		t.Span(actors.Span{Trace: id, Name: name, Actor: x.Self(), Start: x.Start(), End: x.Now(),
+			Attrs: []actors.Attr{actors.IntAttr("node", int64(f.node))}})
+	}
+}
+
+// traced names the message an event works on, and the stage.
+func (f *Firmware) traced(ev actors.Msg) (uint64, string) {
+	switch e := ev.(type) {
+	case doorbell:
+		return e.msg.ID, "i960/doorbell"
+	case txSlotRead:
+		return e.msg.ID, "i960/tx"
+	case txPayload:
+		return e.msg.ID, "i960/tx_payload"
+	case txDMADone:
+		return e.msg.ID, "i960/tx_dma"
+	case retry:
+		if o := f.buffered[e.seq]; o != nil {
+			return o.pk.ID, "i960/retry"
+		}
+	case *squall.Arrived:
+		fr := e.Packet.Body.(*Frame)
+		return e.Packet.ID, "i960/rx_" + frameNames[fr.Kind]
+	}
+	return 0, ""
+}
+
+func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 	switch e := ev.(type) {
 	case doorbell:
 		x.Instr(10)
@@ -279,7 +317,7 @@ func (f *Firmware) resend(x *i960.Exec, o *outPkt) {
 func (f *Firmware) ack(x *i960.Exec, fr *Frame, kind frameKind, why string) {
 	x.Instr(f.p.AckInstr)
 	f.send(x, &wire.Packet{Src: f.node, Dst: fr.Src, Prio: wire.High, Bytes: int64(f.p.AckBytes),
-		Body: &Frame{Kind: kind, Src: f.node, Seq: fr.Seq, Why: why}}, false)
+		Body: &Frame{Kind: kind, Src: f.node, Seq: fr.Seq, Why: why}, ID: fr.Msg.ID}, false)
 	f.flush(x)
 }
 

@@ -105,8 +105,15 @@ func (j *JAM) send(m *Message, extra actors.Duration) {
 		j.p.BusRead(func(tag uint64) actors.Msg { return pci.Read{Addr: uint64(4 * reg), Bytes: 4, Tag: tag} })
 		j.txTail[prio] = j.txHead[prio] - (j.txHead[prio]-int(j.card.Mailbox(reg)))%(1<<32)
 	}
+	start := j.p.Now()
 	j.p.Compute(j.prm.SendFixed + extra + actors.Duration(m.SlotWords())*j.prm.SlotStore)
 	m.Sent = j.p.Now()
+	if t := j.p.Tracer(); t != nil && t.Sampled(m.ID) {
+		t.Span(actors.Span{Trace: m.ID, Name: "jam/" + m.Kind.String(), Actor: j.p.Self(), Start: start, End: m.Sent, Root: true,
+			Attrs: []actors.Attr{actors.IntAttr("src.node", int64(m.Src)), actors.IntAttr("dst.node", int64(m.Dst)),
+				actors.IntAttr("gid", int64(m.GID)), actors.IntAttr("size_bytes", m.PayloadBytes()), actors.IntAttr("reply", boolInt(m.Reply))}})
+		t.Span(actors.Span{Trace: m.ID, Name: "host/send", Actor: j.p.Self(), Start: start, End: m.Sent.Add(j.p.CPU().Params().MMIOWriteCost)})
+	}
 	j.txHead[prio]++
 	j.p.BusWrite(&pci.Write{Reg: txHead(prio), Bytes: 4,
 		Payload: &i960.MailboxStore{Reg: txHead(prio), Value: uint32(j.txHead[prio]), Event: doorbell{m}}})
@@ -188,7 +195,11 @@ func (j *JAM) take(prio int, addr uint64, m *Message) {
 	}
 	lines := (4*words + 31) / 32
 	cost += actors.Duration(lines-1) * hp.CacheMiss
+	start := j.p.Now()
 	j.p.Compute(cost)
+	if t := j.p.Tracer(); t != nil && t.Sampled(m.ID) {
+		t.Span(actors.Span{Trace: m.ID, Name: "host/recv", Actor: j.p.Self(), Start: start, End: j.p.Now()})
+	}
 	j.p.Forget(addr) // the valid bit cleared
 	j.rxIdx[prio]++
 	reg := rxTail(prio)
@@ -224,3 +235,10 @@ func (j *JAM) ShmRead(addr uint64) {
 const ShmBase = 0x1000_0000
 
 func (j *JAM) String() string { return fmt.Sprintf("jam(node %d gid %d)", j.node, j.gid) }
+
+func boolInt(b bool) int64 {
+	if b {
+		return 1
+	}
+	return 0
+}

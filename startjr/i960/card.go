@@ -212,6 +212,9 @@ func (x *Exec) Elapsed() actors.Duration { return x.c.p.Clock.Cycles(x.cycles) }
 // Now is the simulated time at this point of the handler.
 func (x *Exec) Now() actors.Time { return x.ctx.Now().Add(x.Elapsed()) }
 
+// Start is when the handler (or this part of it, after a host load) started.
+func (x *Exec) Start() actors.Time { return x.ctx.Now() }
+
 // Queued is when the event reached the card.
 func (x *Exec) Queued() actors.Time { return x.queued }
 
