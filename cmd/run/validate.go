@@ -13,6 +13,7 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/protocols/cci"
+	"github.com/seastar-sim/seastar/protocols/funi"
 	"github.com/seastar-sim/seastar/protocols/mpi"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 )
@@ -43,12 +44,13 @@ type validationItem struct {
 
 // validator computes items on the resolved configurations of both presets.
 type validator struct {
-	ctx        context.Context
-	opts       actors.Options
-	red, xt5   *Config
-	reports    []*actors.Report
-	progress   func(string)
-	simulation int
+	ctx         context.Context
+	opts        actors.Options
+	red, xt5    *Config
+	sjr, arctic *Config // StarT-JR on IEEE 1394, on Arctic
+	reports     []*actors.Report
+	progress    func(string)
+	simulation  int
 }
 
 func newValidateCmd(c *common) *cobra.Command {
@@ -94,12 +96,20 @@ func (c *common) runValidate(cmd *cobra.Command) error {
 	if err != nil {
 		return err
 	}
+	sjr, _, err := c.apply("startjr", file, c.sets, nil, nil)
+	if err != nil {
+		return err
+	}
+	arc, _, err := c.apply("startjr-arctic", file, c.sets, nil, nil)
+	if err != nil {
+		return err
+	}
 	out, err := c.newOutput("validate", false)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	v := &validator{ctx: cmd.Context(), opts: opts, red: red, xt5: xt5}
+	v := &validator{ctx: cmd.Context(), opts: opts, red: red, xt5: xt5, sjr: sjr, arctic: arc}
 	if !c.quiet {
 		stderr := cmd.ErrOrStderr()
 		v.progress = func(item string) {
@@ -139,7 +149,7 @@ func round6(f float64) float64 {
 var validationSteps = []string{"PortalPerf put, sizes", "PortalPerf get", "PortalPerf bidirectional put",
 	"PortalPerf put, caches off", "PortalPerf put, D-cache off", "PortalPerf put, no write-through", "NetPIPE bidirectional, sizes",
 	"CCI ping-pong UU 0 B", "CCI ping-pong RO 0 B", "CCI ping-pong UU 4 KB", "xt5 Portals ping-pong, sizes",
-	"xt5 Portals ping-pong with acks"}
+	"xt5 Portals ping-pong with acks", "StarT-JR JAM Table 2 (IEEE 1394)", "StarT-JR shared-memory read", "StarT-JR JAM on Arctic"}
 
 // perf runs PortalPerf op over sizes on cfg.
 func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak func(*portals3.PerfConfig)) ([]portals3.PerfRow, error) {
@@ -341,5 +351,40 @@ func (v *validator) run() ([]validationItem, error) {
 		return nil, err
 	}
 	add("xt5 Portals: latency added by requesting an ack, 0 B", d11+" s.V", "us", 0, (xa[0].Latency - xl[0]).Microseconds())
+	// StarT-JR: Table 2's rows (the calibration rows with their targets), the
+	// shared-memory read, and the JAM_4 figures on Arctic (Table 3).
+	const h96 = "Hoe & Ehrlich 1996"
+	targets := map[string][4]float64{"JAM_4": {2.2, 1.1, 29, 29}, "JAM_n=1": {2.0, 1.3, 27, 26}, "JAM_n=20": {5.4, 3.5, 42, 42}}
+	v.step(12)
+	for _, pr := range funi.Table2 {
+		row, reps, err := funi.Table(v.ctx, v.sjr.Params, v.sjr.FUNI, pr, funi.DefaultTableConfig(), v.opts)
+		if err != nil {
+			return nil, err
+		}
+		v.reports = append(v.reports, reps...)
+		t := targets[pr.Name]
+		add("StarT-JR "+pr.Name+" send overhead", h96+" Table 2", "us", t[0], row.SendOverhead.Microseconds())
+		add("StarT-JR "+pr.Name+" receive overhead", h96+" Table 2", "us", t[1], row.RecvOverhead.Microseconds())
+		add("StarT-JR "+pr.Name+" send, per message", h96+" Table 2", "us", t[2], row.SendPer.Microseconds())
+		add("StarT-JR "+pr.Name+" receive, per message", h96+" Table 2", "us", t[3], row.RecvPer.Microseconds())
+		add("StarT-JR "+pr.Name+" latency, one way", h96+" Table 2", "us", 0, row.Latency.Microseconds())
+	}
+	v.step(13)
+	hit, _, rep, err := funi.ShmRead(v.ctx, v.sjr.Params, v.sjr.FUNI, 4, v.opts)
+	if err != nil {
+		return nil, err
+	}
+	v.reports = append(v.reports, rep)
+	add("StarT-JR shared-memory read, cached in FUNI", h96+" s.1", "us", 2.0, hit.Microseconds())
+	v.step(14)
+	pr, _ := funi.PrimitiveByName("JAM_4")
+	row, reps, err := funi.Table(v.ctx, v.arctic.Params, v.arctic.FUNI, pr, funi.DefaultTableConfig(), v.opts)
+	if err != nil {
+		return nil, err
+	}
+	v.reports = append(v.reports, reps...)
+	add("StarT-JR on Arctic: JAM_4 overhead (send + receive)", h96+" Table 3", "us", 0, (row.SendOverhead + row.RecvOverhead).Microseconds())
+	add("StarT-JR on Arctic: JAM_4 latency, one way", h96+" Table 3", "us", 0, row.Latency.Microseconds())
+	add("StarT-JR on Arctic: JAM_4 bandwidth", h96+" Table 3", "MB/s", 0, row.SendMBps)
 	return items, nil
 }

@@ -12,7 +12,8 @@ import (
 )
 
 // run validate computes every item; the visible calibration targets hold within 5%
-// (docs/design.md section 6); --format csv is the common results schema.
+// (docs/design.md section 6), Portals 3.3 and StarT-JR; --format csv is the common results
+// schema.
 func TestValidate(t *testing.T) {
 	code, out, errs := invoke(t, "validate", "--format", "json", "--out", "none", "--quiet")
 	require.Equal(t, 0, code, errs)
@@ -32,7 +33,7 @@ func TestValidate(t *testing.T) {
 			assert.InDelta(t, 1, ratio, 0.05, "%s: model %v, target %v", r["item"], r["model"], r["target"])
 		}
 	}
-	assert.Equal(t, 3, targets, "the three visible Portals 3.3 targets")
+	assert.Equal(t, 3+3*4+1, targets, "the three visible Portals 3.3 targets, the StarT-JR calibration rows (four figures each) and the shared-memory read")
 
 	code, out, errs = invoke(t, "validate", "--format", "csv", "--out", "none", "--quiet")
 	require.Equal(t, 0, code, errs)
