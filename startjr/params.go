@@ -3,6 +3,7 @@ package startjr
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/fattree"
 	"github.com/seastar-sim/seastar/startjr/arctic"
 	"github.com/seastar-sim/seastar/startjr/i960"
 	"github.com/seastar-sim/seastar/startjr/ieee1394"
@@ -40,6 +41,11 @@ func (p Params) Validate() error {
 	}
 	if p.Network == "1394" && p.Nodes > MaxNodes1394 {
 		return fmt.Errorf("nodes: an IEEE 1394 bus joins at most %d nodes (got %d)", MaxNodes1394, p.Nodes)
+	}
+	if p.Network == "arctic" {
+		if _, err := fattree.ShapeOf(p.Arctic.Radix, p.Nodes); err != nil {
+			return fmt.Errorf("nodes: on Arctic %w", err)
+		}
 	}
 	for _, b := range []struct {
 		key string

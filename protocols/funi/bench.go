@@ -185,13 +185,28 @@ func runPair(ctx context.Context, mp machine.Params, p Params, opts actors.Optio
 		return nil, nil, err
 	}
 	nop := func(*JAM, *Message) {}
+	var done [2]bool
 	for node, prog := range []func(*JAM){a, b} {
-		if _, err := job.Spawn(node, 0, "jam", func(j *JAM) { j.Register(nop); prog(j) }); err != nil {
+		if _, err := job.Spawn(node, 0, "jam", func(j *JAM) { j.Register(nop); prog(j); done[node] = true }); err != nil {
 			return nil, nil, err
 		}
 	}
 	rep, err := job.Run(ctx, opts)
+	if err == nil {
+		err = unfinished(done[:])
+	}
 	return rep, job, err
+}
+
+// unfinished reports the nodes whose program did not finish when the run ran out of
+// events: a message that never arrived.
+func unfinished(done []bool) error {
+	for n, d := range done {
+		if !d {
+			return fmt.Errorf("funi: the program of node %d never finished: a message it waited for never arrived (the run ran out of events)", n)
+		}
+	}
+	return nil
 }
 
 // ShmRead measures a single-word read of a shared-memory location cached in the local

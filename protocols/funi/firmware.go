@@ -99,10 +99,9 @@ func NewFirmware(p Params, sp startjr.Params, node int, gidAt func(actors.Time) 
 		dmaParts: map[uint64]int{}, shmWait: map[uint64]bool{}, retryQ: make([][]uint64, sp.Nodes), backoff: make([]int, sp.Nodes), kickGen: make([]int, sp.Nodes),
 		lastRound: -1 << 62}
 	f.txRoom[0], f.txRoom[1] = int64(sp.Squall.FIFOBytes), int64(sp.Squall.FIFOBytes)
-	f.maxData = int64(sp.IEEE1394.MaxPayload) - int64(p.FrameBytes) - 8
-	if f.arctic {
-		f.maxData = f.maxData / 4 * 4
-	}
+	// A DMA packet's data: what a 1394 packet and a transmit FIFO hold besides the FUNI
+	// header and the segment and target words, whole words.
+	f.maxData = (min(int64(sp.IEEE1394.MaxPayload), int64(sp.Squall.FIFOBytes)) - int64(p.FrameBytes) - 8) / 4 * 4
 	return f
 }
 

@@ -112,6 +112,13 @@ func Load(ctx context.Context, mp machine.Params, p Params, pattern string, msgs
 	if err != nil {
 		return res, rep, err
 	}
+	var done []bool
+	for _, e := range ends {
+		done = append(done, e > 0)
+	}
+	if err := unfinished(done); err != nil {
+		return res, rep, err
+	}
 	for _, e := range ends {
 		res.Time = max(res.Time, e.Sub(0))
 	}
