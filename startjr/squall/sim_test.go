@@ -1,0 +1,80 @@
+package squall
+
+import (
+	"testing"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/actors/actorstest"
+	"github.com/seastar-sim/seastar/startjr/arctic"
+	"github.com/seastar-sim/seastar/startjr/ieee1394"
+	"github.com/seastar-sim/seastar/startjr/pci"
+	"github.com/seastar-sim/seastar/startjr/wire"
+	"github.com/stretchr/testify/require"
+)
+
+const ms = actors.Time(actors.Millisecond)
+
+func msgs(out []actorstest.Sent) []actors.Msg {
+	var m []actors.Msg
+	for _, s := range out {
+		m = append(m, s.Msg)
+	}
+	return m
+}
+
+func TestReceiveFIFOFullDiscardsOn1394AndHoldsOnArctic(t *testing.T) {
+	p := DefaultParams()
+	p.FIFOBytes = 128
+	pk := func() *wire.Packet { return &wire.Packet{Src: 1, Dst: 0, Bytes: 96} }
+	h, _ := actorstest.NewHarness("sim", New(p, 0, nil), 1)
+	first := pk()
+	h.Inject(0, PortNet0, first)
+	h.Inject(1, PortNet0, pk())
+	out := msgs(h.Run(ms))
+	require.Equal(t, []actors.Msg{&Arrived{Packet: first}, Overflow{Prio: wire.Low}}, out, "1394: the second is discarded")
+
+	ap := arctic.DefaultParams()
+	s := New(p, 0, &ap)
+	h, _ = actorstest.NewHarness("sim", s, 1)
+	second := pk()
+	h.Inject(0, PortNet0, first)
+	h.Inject(1, PortNet0, second)
+	require.Len(t, h.Run(ms), 1, "Arctic: the second waits in the fabric")
+	require.EqualValues(t, 1, s.Stats.Held)
+	h.Inject(2, PortCard, Pop{Prio: wire.Low, Bytes: 96})
+	require.Equal(t, []actors.Msg{&Arrived{Packet: second}}, msgs(h.Run(ms)))
+}
+
+func TestTransmitFreesInOrder(t *testing.T) {
+	h, _ := actorstest.NewHarness("sim", New(DefaultParams(), 0, nil), 1)
+	hi := &wire.Packet{Src: 0, Dst: 1, Prio: wire.High, Bytes: 8}
+	h.Inject(0, PortCard, &Transmit{Packet: &wire.Packet{Src: 0, Dst: 1, Bytes: 96}})
+	h.Inject(0, PortCard, &Transmit{Packet: hi})
+	out := h.Run(ms)
+	require.Equal(t, PortNet0, out[0].Port, "payload on the low-priority bus")
+	require.Equal(t, PortNet1, out[1].Port, "acknowledgements on the high-priority bus")
+	h.Inject(10, PortNet0, ieee1394.Sent{Prio: wire.Low})
+	require.Equal(t, []actors.Msg{TxFree{Prio: wire.Low, Bytes: 96}}, msgs(h.Run(ms)))
+}
+
+func TestACDHitsMissesAndReplacesLRU(t *testing.T) {
+	p := DefaultParams()
+	h, _ := actorstest.NewHarness("sim", New(p, 0, nil), 1)
+	line := uint64(p.LineBytes)
+	set := uint64(p.Sets()) * line // addresses one set apart map to the same set
+	a, b, c := uint64(0x1000_0000), 0x1000_0000+set, 0x1000_0000+2*set
+	read := func(addr, tag uint64) []actors.Msg {
+		h.Inject(h.Now(), PortACD, &pci.TargetRead{Addr: addr, Tag: tag})
+		return msgs(h.Run(h.Now() + ms))
+	}
+	require.Equal(t, []actors.Msg{ACDMiss{Addr: a}}, read(a, 1))
+	h.Inject(h.Now(), PortCard, &Fill{Addr: a})
+	require.Equal(t, []actors.Msg{pci.TargetData{Tag: 1}}, msgs(h.Run(h.Now()+ms)), "the retried load completes")
+	require.Equal(t, []actors.Msg{pci.TargetData{Tag: 2}}, read(a+4, 2), "a hit")
+	for i, addr := range []uint64{b, c} { // two more lines in the same two-way set
+		read(addr, uint64(10+i))
+		h.Inject(h.Now(), PortCard, &Fill{Addr: addr})
+		h.Run(h.Now() + ms)
+	}
+	require.Equal(t, []actors.Msg{ACDMiss{Addr: a}}, read(a, 3), "the least recently used line was replaced")
+}
