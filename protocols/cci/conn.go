@@ -36,6 +36,7 @@ type Conn struct {
 	peerGen   uint32
 
 	nextSeq uint32            // next message sequence number
+	low     uint32            // lowest sequence number sent and not answered (nextSeq if none)
 	rmaSeq  uint32            // next RMA sequence number (a separate space)
 	pending map[uint32]*op    // reliable operations awaiting their answer, by sequence
 	expect  uint32            // lowest sequence number not yet received
@@ -99,7 +100,7 @@ func (ep *Endpoint) allocConn() (*Conn, error) {
 	for i, c := range ep.conns {
 		if c == nil {
 			ep.gens[i]++
-			c = &Conn{ep: ep, slot: i, gen: ep.gens[i], nextSeq: 1, expect: 1, pending: map[uint32]*op{}}
+			c = &Conn{ep: ep, slot: i, gen: ep.gens[i], nextSeq: 1, low: 1, expect: 1, pending: map[uint32]*op{}}
 			ep.conns[i] = c
 			return c, nil
 		}
@@ -353,6 +354,10 @@ func (ep *Endpoint) Send(c *Conn, m Payload, ctx any) error {
 	case m.Data != nil && int64(len(m.Data)) != m.Len:
 		return fmt.Errorf("cci: send of %dB with %d bytes: %w", m.Len, len(m.Data), ErrInvalid)
 	}
+	if c.Attr == RO && c.nextSeq-c.low >= uint32(ep.P.ROWindow) {
+		ep.Stats.NoBuffers++ // the oldest message is not acknowledged yet: the receiver may hold the rest for it
+		return ErrNoBuffers
+	}
 	if !ep.s.claim(ep, false, true) {
 		return ErrNoBuffers
 	}
@@ -452,6 +457,9 @@ func (ep *Endpoint) finish(o *op, st Status) {
 	c := o.conn
 	if c.pending[o.seq] == o {
 		delete(c.pending, o.seq)
+		for c.low < c.nextSeq && c.pending[c.low] == nil {
+			c.low++
+		}
 	}
 	switch o.kind {
 	case opMsg:

@@ -36,6 +36,7 @@ type Params struct {
 	Endpoints   int          `param:"endpoints" help:"user-level endpoints per node (kernel header tables and NIC endpoint table)" source:"Dillow & Atchley 2011 s.IV.B: tables for 32 endpoints"`
 	Conns       int          `param:"conns" help:"connections per endpoint (rows of its header table)" source:"assumed"`
 	Events      int          `param:"events" help:"events per endpoint the library can hand to the application at once" source:"assumed"`
+	ROWindow    int          `param:"ro_window" help:"messages a reliable-ordered connection may send beyond its oldest unacknowledged one (a send past it is CCI_ENOBUFS): the receiver's reorder buffer never holds more, however many are lost" source:"our design (Dillow & Atchley 2011 do not say how RO bounds reordering): half the events"`
 	Tasks       int          `param:"tasks" help:"NIC task structures (transmits, receives, RMA) in SRAM" source:"assumed"`
 	TaskBytes   actors.Bytes `param:"task_bytes" help:"size of a NIC task structure" source:"assumed"`
 	LocalPeers  int          `param:"local_peers" help:"per-peer records (source state and spilled CAM contents) kept in SRAM; the rest live in host memory mapped cached" source:"Dillow & Atchley 2011 s.IV.B.2: a small amount in local memory; count assumed"`
@@ -88,7 +89,7 @@ func DefaultParams() Params {
 		MSS: 4 * actors.KiB, HeaderBytes: 24, WordBytes: 8, SlotBytes: 64, RMAHeader: 48, ConnInfo: 16,
 		TxAreas: 32, TxAreaBytes: 16 * actors.KiB, RxAreas: 8192, RxAreaBytes: 16 * actors.KiB,
 		CQSlots: 1024, CQEntry: 32, CmdSlots: 64, CmdBytes: 32, CmdBatch: 8, CreditBatch: 32, ReadyBatch: 4,
-		Endpoints: 32, Conns: 1024, Events: 1024, Tasks: 512, TaskBytes: 64, LocalPeers: 128, PeerBytes: 128,
+		Endpoints: 32, Conns: 1024, Events: 1024, ROWindow: 512, Tasks: 512, TaskBytes: 64, LocalPeers: 128, PeerBytes: 128,
 		MRs: 256, MRBytes: 32, PIOAckMax: 256, RMAFragment: 64 * actors.KiB,
 		RTO: actors.Millisecond, Retries: 16, RNRDelay: 20 * actors.Microsecond, RNRRetries: 1000,
 		LibSend: 300, LibEvent: 200, LibReturn: 80, LibAtomic: 50, LibRMA: 300,
@@ -128,6 +129,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("ready_batch must be 1, or in 1..rx_areas/4 = %d (got %d)", p.RxAreas/4, p.ReadyBatch)
 	case p.Endpoints < 1 || p.Endpoints > 1<<16:
 		return fmt.Errorf("endpoints must be in 1..65536 (got %d)", p.Endpoints)
+	case p.ROWindow < 1 || p.ROWindow >= p.Events:
+		return fmt.Errorf("ro_window must be >= 1 and below events (%d), so that the reorder buffer leaves events to deliver (got %d)", p.Events, p.ROWindow)
 	case p.Conns < 1 || p.Events < 1 || p.Tasks < 1 || p.LocalPeers < 0 || p.MRs < 1 || p.PIOAckMax < 1:
 		return fmt.Errorf("conns, events, tasks, mrs and pio_queue must be >= 1 and local_peers >= 0")
 	case p.RMAFragment < 1:
