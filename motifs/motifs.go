@@ -179,7 +179,10 @@ type Result struct {
 	// Retries are the router transmissions that failed their CRC and were repeated
 	// (router.crc_error_rate): link-level recovery.
 	Retries uint64
-	Report  *actors.Report
+	// GBN sums the go-back-n counters of every node's firmware
+	// (portals.recovery=gbn): end-to-end recovery.
+	GBN    portals3.GBNStats
+	Report *actors.Report
 }
 
 // Run builds the machine, places and launches the job and runs it.
@@ -220,6 +223,9 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 		Iters: cfg.Iters, Size: cfg.Size, Report: rep}
 	if err == nil && opts.Cluster == nil { // across processes each holds only its share of the ports
 		res.Retries = router.CollectStats(model).Retries
+		for _, n := range m.Nodes {
+			res.GBN.Add(n.PPC.Firmware().(*portals3.Firmware).GBN)
+		}
 	}
 	if err != nil {
 		return res, err

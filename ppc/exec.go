@@ -123,6 +123,13 @@ func (x *Exec) Discard(p *router.Packet) {
 	x.ctx.Send(PortRXDMA, rxdma.Discard{Packet: p}, x.Elapsed())
 }
 
+// DiscardMessage has the RX DMA engine drop the head packet and the rest of its
+// message (a message the firmware refuses).
+func (x *Exec) DiscardMessage(p *router.Packet) {
+	x.StoreUncached(1)
+	x.ctx.Send(PortRXDMA, rxdma.Discard{Packet: p, Whole: true}, x.Elapsed())
+}
+
 // HostWrite stores bytes into host memory (an event, an upper pending) through an HT
 // window: HostWriteCycles per 8-byte store, posted. payload, if not nil, is delivered to
 // the host when the bytes land, after any DMA data already on the link.

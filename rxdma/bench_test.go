@@ -91,7 +91,7 @@ func TestEngineScripts(t *testing.T) {
 			case "discard":
 				p := pkts[actorstest.StrArg(t, d, "name")]
 				require.NotNil(t, p, "no packet named %s", actorstest.StrArg(t, d, "name"))
-				h.Inject(at, PortPPC, Discard{Packet: p})
+				h.Inject(at, PortPPC, Discard{Packet: p, Whole: d.HasArg("whole")})
 			case "run":
 				return actorstest.RunScript(t, d, h, b.Ports())
 			case "stats":

@@ -34,7 +34,9 @@ type Engine struct {
 	ticking  bool
 	ackStall bool
 	ackAt    actors.Time
-	dropping map[dropKey]bool // messages being dropped (DropRate), by source and class
+	dropping map[dropKey]bool        // messages being dropped (DropRate), by source and class
+	refused  map[dropKey]bool        // messages the PPC refused whole (Discard.Whole) whose first packet has left the head: their later packets are discarded
+	whole    map[*router.Packet]bool // first packets of messages refused whole, not yet at the head
 
 	// traced holds the sampled messages in the FIFO: when their SOM packet came.
 	traced map[uint64]actors.Time
@@ -170,6 +172,14 @@ func (e *Engine) onGrant(ctx actors.Context, g cam.Grant) {
 // the head packet and discards it, so that it needs no CAM entry).
 func (e *Engine) onDiscard(ctx actors.Context, d Discard) {
 	e.discard[d.Packet] = true
+	if d.Whole && !d.Packet.EOM {
+		// The rest of the message is refused once this packet reaches the head: packets
+		// of the source's earlier message may still be ahead of it.
+		if e.whole == nil {
+			e.whole, e.refused = map[*router.Packet]bool{}, map[dropKey]bool{}
+		}
+		e.whole[d.Packet] = true
+	}
 	e.Stats.PPCDiscards++
 	if e.waiting && e.fifo[e.head] == d.Packet {
 		e.waiting = false
@@ -193,6 +203,18 @@ func (e *Engine) drain(ctx actors.Context) {
 		p := e.fifo[e.head]
 		if e.discard[p] {
 			delete(e.discard, p)
+			if e.whole[p] {
+				delete(e.whole, p)
+				e.refused[dropKey{src: p.Src, class: p.Class}] = true
+			}
+			e.Stats.Discarded += int64(p.Payload) - e.used
+			e.pop(ctx, p)
+			continue
+		}
+		if k := (dropKey{src: p.Src, class: p.Class}); !p.SOM && e.refused[k] {
+			if p.EOM {
+				delete(e.refused, k)
+			}
 			e.Stats.Discarded += int64(p.Payload) - e.used
 			e.pop(ctx, p)
 			continue

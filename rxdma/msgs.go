@@ -24,7 +24,13 @@ func (d Done) String() string { return fmt.Sprintf("rxdma.Done(node%d #%d)", d.S
 
 // Discard asks the engine to drop Packet when it reaches the FIFO head, without a CAM
 // command: the PPC has read it (a header-only message, Dillow & Atchley 2011, s.II).
-type Discard struct{ Packet *router.Packet }
+type Discard struct {
+	Packet *router.Packet
+	// Whole discards the rest of the packet's message too (its later packets, from the
+	// same source on the same class), without CAM commands: a message the firmware
+	// refuses.
+	Whole bool
+}
 
 func (d Discard) String() string { return fmt.Sprintf("rxdma.Discard(%s)", d.Packet) }
 

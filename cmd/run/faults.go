@@ -148,6 +148,12 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 				row.Set("bytes_sent", r.MPI.BytesSent)
 				row.Set("bytes_received", r.MPI.BytesReceived)
 				row.Set("retries", r.Retries)
+				if pc.Portals.Recovery == "gbn" {
+					row.Set("retransmits", r.GBN.Retransmits)
+					row.Set("refusals", r.GBN.Refusals)
+					row.Set("refused_resources", r.GBN.Refused+r.GBN.RefusedCAM)
+					row.Set("timeouts", r.GBN.Timeouts)
+				}
 			}
 			if ok {
 				row.Set("iter_time_us", r.IterTime.Microseconds())

@@ -41,3 +41,43 @@ func TestFaultsCampaign(t *testing.T) {
 	assert.Contains(t, out, "LOST")
 	assert.Contains(t, errs, "1 of 2 points LOST data")
 }
+
+// With portals.recovery=gbn the campaign loses nothing where the C firmware's
+// behaviour loses messages (drops) or panics (exhaustion): go-back-n retransmits, the
+// same on one and two workers.
+func TestFaultsCampaignRecovers(t *testing.T) {
+	args := []string{"faults", "--motif", "hotspot", "--torus", "2x2x2", "--iters", "2", "--crc", "0,1e-2", "--drop", "0.05",
+		"--set", "portals.recovery=gbn", "--out", "none", "--quiet", "--format", "json"}
+	var digests []string
+	for _, w := range []string{"1", "2"} {
+		code, out, errs := invoke(t, append(args, "--workers", w)...)
+		require.Equal(t, 0, code, errs)
+		var v struct {
+			Digest string           `json:"digest"`
+			Rows   []map[string]any `json:"rows"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &v))
+		require.Len(t, v.Rows, 2)
+		for _, r := range v.Rows {
+			assert.Equal(t, "ok", r["delivered"], "%v", r)
+			assert.Equal(t, r["messages_sent"], r["messages_received"])
+			assert.Greater(t, r["retransmits"], 0.0, "lost messages are sent again: %v", r)
+		}
+		digests = append(digests, v.Digest)
+	}
+	assert.Equal(t, digests[0], digests[1])
+
+	exhaust := []string{"faults", "--motif", "hotspot", "--torus", "2x2x2", "--iters", "2", "--crc", "0", "--set", "portals.sources=2",
+		"--out", "none", "--quiet", "--format", "json"}
+	code, out, errs := invoke(t, exhaust...)
+	assert.Equal(t, exitSimulation, code, "the C firmware panics: %s", errs)
+	assert.Contains(t, out, "out of source structures")
+	code, out, errs = invoke(t, append(exhaust, "--set", "portals.recovery=gbn")...)
+	require.Equal(t, 0, code, errs)
+	var v struct {
+		Rows []map[string]any `json:"rows"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	assert.Equal(t, "ok", v.Rows[0]["delivered"])
+	assert.Greater(t, v.Rows[0]["refused_resources"], 0.0, "messages refused for want of a source structure, then resent")
+}

@@ -19,9 +19,11 @@ func init() {
 		e.Int(w.Len)
 		e.Uint(w.ID)
 		e.Blob(w.Data)
+		e.Uint(uint64(w.Seq))
+		e.Bool(w.Nack)
 	}, func(d *actors.Decoder) *Wire {
 		return &Wire{Kind: WireKind(d.Byte()), Src: router.NodeID(d.Int()), Dst: router.NodeID(d.Int()), Hdr: d.Value(),
-			Inline: d.Int(), Len: d.Int(), ID: d.Uint(), Data: d.Blob()}
+			Inline: d.Int(), Len: d.Int(), ID: d.Uint(), Data: d.Blob(), Seq: uint32(d.Uint()), Nack: d.Bool()}
 	})
 	actors.RegisterCodec("portals3.ptl.Header", encodeHeader, decodeHeader)
 }

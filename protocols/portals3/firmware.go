@@ -38,6 +38,11 @@ type Firmware struct {
 	byPID  map[ptl.PID]int // accelerated slot of a pid
 	wireID uint64          // messages the firmware originates
 	Stats  FirmwareStats
+
+	g      *gbn // recovery=gbn; nil for the C firmware's behaviour
+	GBN    GBNStats
+	pioMax int   // PIO command FIFO depth (gbn's acknowledgements)
+	pioBuf int64 // PIO buffer bytes
 }
 
 type pending struct {
@@ -49,9 +54,12 @@ type pending struct {
 	rxLeft  int             // RX commands pushed and not retired
 	regions []Region
 	mlength int64
-	have    bool         // the host's receive command arrived
-	role    pendRole     // accelerated pendings: what the pending is for
-	d       ptl.Delivery // accelerated pendings: what the firmware's matching decided
+	have    bool            // the host's receive command arrived
+	role    pendRole        // accelerated pendings: what the pending is for
+	d       ptl.Delivery    // accelerated pendings: what the firmware's matching decided
+	prog    []txdma.Command // gbn: the whole TX program, for retransmissions
+	acked   bool            // gbn: the destination acknowledged it
+	unrefd  bool            // gbn: its first transmission left, releasing the destination's source structure
 }
 
 type pendState uint8
@@ -62,6 +70,7 @@ const (
 	rxWaiting // header sent to the host, waiting for its receive command
 	rxActive  // payload being received
 	rxDone    // completion posted, waiting for release
+	txSent    // gbn: sent, waiting for its acknowledgement
 )
 
 type source struct {
@@ -87,7 +96,12 @@ type FirmwareStats struct {
 func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *Firmware {
 	f := &Firmware{node: node, p: p, cmax: int64(cp.CommandMax), depth: cp.QueueDepth, camN: cp.Entries,
 		crc: int64(tp.CRCBytes), fifo: tp.CommandsMax, pend: make([]pending, p.Pendings+p.AccelProcs*p.AccelPendings),
-		srcs: map[router.NodeID]*source{}, accel: make([]accelProc, p.AccelProcs), byPID: map[ptl.PID]int{}}
+		srcs: map[router.NodeID]*source{}, accel: make([]accelProc, p.AccelProcs), byPID: map[ptl.PID]int{},
+		pioMax: tp.PIOCommandsMax, pioBuf: int64(tp.PIOBufferBytes)}
+	if p.Recovery == "gbn" {
+		f.g = newGBN()
+	}
+
 	for i := p.Pendings - 1; i >= p.TxPendings; i-- {
 		f.rxFree = append(f.rxFree, i)
 	}
@@ -137,7 +151,15 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case rxdma.Done:
 		f.onRxDone(x, ev)
 	case txdma.Done:
-		f.onTxDone(x, ev)
+		if ev.Tag&ctlTag != 0 {
+			f.onCtlSent(x)
+		} else {
+			f.onTxDone(x, ev)
+		}
+	case gbnTimeout:
+		f.onTimeout(x, ev)
+	case gbnGoBack:
+		f.goBack(x, ev.dst, ev.seq)
 	case txdma.Retired:
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
@@ -196,6 +218,16 @@ func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 	if c.Pending < 0 || c.Pending >= f.p.TxPendings || f.pend[c.Pending].state != free {
 		x.Fatalf("portals: transmit command with bad or busy TX pending %d", c.Pending)
 	}
+	if f.g != nil && f.srcs[c.Wire.Dst] == nil && len(f.srcs) == f.p.Sources {
+		f.GBN.SourceWaits++ // no source structure for the destination: wait for one
+		f.g.txWait = append(f.g.txWait, c)
+		return
+	}
+	f.startTx(x, c)
+}
+
+// startTx queues a transmit command's pending on the TX pending list.
+func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
 	pd := &f.pend[c.Pending]
 	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst}
 	f.source(x, c.Wire.Dst)
@@ -206,6 +238,9 @@ func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 	}
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(c.Pending)})
 	x.Store(8)
+	if f.g != nil {
+		f.gbnTx(pd, c.Pending)
+	}
 	f.txList = append(f.txList, c.Pending)
 	x.Gauge("tx_pending", len(f.txList))
 	if len(f.txList) == 1 {
@@ -245,6 +280,8 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	x.Gauge("tx_pending", len(f.txList))
 	if k := f.slotOf(id); k >= 0 {
 		f.accelTxDone(x, k, id)
+	} else if f.g != nil {
+		f.gbnTxDone(x, id)
 	} else {
 		pd := &f.pend[id]
 		f.post(x, TxDone, id, pd.peer, pd.wire)
@@ -267,12 +304,19 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 		x.Fatalf("portals: packet %s is not a Portals message", s.Packet)
 	}
 	x.LoadUncached(int(f.p.HeaderBytes / 4)) // read the header out of the RX FIFO
+	if w.Kind == Ctl {
+		f.onCtl(x, s, w)
+		return
+	}
 	if hdr, ok := w.Hdr.(*ptl.Header); ok && len(f.byPID) > 0 {
 		x.Instr(4) // which firmware-level process: the pid table
 		if k, ok := f.byPID[hdr.Dst.PID]; ok {
 			f.onAccelSOM(x, s, w, hdr, k)
 			return
 		}
+	}
+	if f.g != nil && !f.gbnAccept(x, s, w) {
+		return
 	}
 	if len(f.rxFree) == 0 {
 		x.Fatalf("portals: out of RX pendings (%d in use) for a message from node %d: resource exhaustion panics the node",
@@ -281,6 +325,9 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	id := f.rxFree[len(f.rxFree)-1]
 	f.rxFree = f.rxFree[:len(f.rxFree)-1]
 	src := f.source(x, w.Src)
+	if f.g != nil && w.Len > 0 && src.entry < 0 {
+		f.takeEntry(x, w.Src, src) // gbnAccept made sure one is free
+	}
 	f.pend[id] = pending{state: rxWaiting, wire: w, peer: w.Src}
 	if w.Len > 0 { // inline messages never use the RX DMA engine
 		src.rxList = append(src.rxList, id)
@@ -342,13 +389,18 @@ func (f *Firmware) programRx(x *ppc.Exec, n router.NodeID, src *source) {
 		if len(f.camFre) == 0 {
 			x.Fatalf("portals: CAM full (%d entries) for a message from node %d: resource exhaustion panics the node", f.camN, n)
 		}
-		src.entry = f.camFre[len(f.camFre)-1]
-		f.camFre = f.camFre[:len(f.camFre)-1]
-		f.Stats.PeakCAM = max(f.Stats.PeakCAM, f.camN-len(f.camFre))
-		x.CAM(cam.SetEntry{Entry: src.entry, Src: n})
+		f.takeEntry(x, n, src)
 	}
 	pd.state = rxActive
 	f.feedRx(x, src, pd, src.rxList[0])
+}
+
+// takeEntry gives source n a free CAM entry.
+func (f *Firmware) takeEntry(x *ppc.Exec, n router.NodeID, src *source) {
+	src.entry = f.camFre[len(f.camFre)-1]
+	f.camFre = f.camFre[:len(f.camFre)-1]
+	f.Stats.PeakCAM = max(f.Stats.PeakCAM, f.camN-len(f.camFre))
+	x.CAM(cam.SetEntry{Entry: src.entry, Src: n})
 }
 
 // feedRx pushes commands while the CAM queue has room. Every command notifies, so that
@@ -421,4 +473,5 @@ func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
 	*pd = pending{}
 	f.rxFree = append(f.rxFree, c.Pending)
 	f.unref(peer)
+	f.retryTxWait(x)
 }

@@ -56,6 +56,9 @@ type Stack struct {
 	Stats  StackStats
 
 	accelUsed int // accelerated slots given to processes
+	// txWait holds sends that found every TX pending in use (recovery=gbn, where TX
+	// pendings stay in use until acknowledged): sent as pendings free, in order.
+	txWait []deferredSend
 	// mailboxRead is the host's read of a mailbox's head pointer over HyperTransport
 	// before it posts a command, without the write-through technique (a round trip:
 	// 2 x ht.latency + ht.sram_latency); 0 with it (ppc.write_through).
@@ -67,6 +70,16 @@ type StackStats struct {
 	Messages    int64 // generic events handled
 	Dropped     int64 // incoming messages that matched nothing
 	MatchWalked int64 // match entries examined
+	TxWaits     int64 // sends that waited for a TX pending (recovery=gbn)
+}
+
+// deferredSend is a send waiting for a TX pending.
+type deferredSend struct {
+	op      *txOp
+	hdr     ptl.Header
+	regions []ptl.Region
+	bridge  Bridge
+	payload []byte
 }
 
 // txOp is what a TX pending carries, for its completion.
@@ -129,6 +142,11 @@ func (s *Stack) allocTx(c ctx) int {
 // TX pending's upper half, then a transmit command with the DMA program into the
 // mailbox (Pedretti & Hudson 2005 s.4.3.1).
 func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, bridge Bridge, payload []byte) {
+	if len(s.txFree) == 0 && s.p.Recovery == "gbn" {
+		s.Stats.TxWaits++
+		s.txWait = append(s.txWait, deferredSend{op: op, hdr: hdr, regions: regions, bridge: bridge, payload: payload})
+		return
+	}
 	tr, t0 := s.traceStart(c)
 	id := s.allocTx(c)
 	s.wireID++
@@ -310,6 +328,11 @@ func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
 	}
 	delete(s.txOps, ev.Pending)
 	s.txFree = append(s.txFree, ev.Pending)
+	if len(s.txWait) > 0 {
+		d := s.txWait[0]
+		s.txWait = s.txWait[1:]
+		s.send(c, d.op, d.hdr, d.regions, d.bridge, d.payload)
+	}
 	switch op.kind {
 	case Put:
 		posted, err := op.proc.ni.SendDone(op.hdr, false)

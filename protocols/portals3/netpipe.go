@@ -201,7 +201,8 @@ func netpipeRank(pr *Process, cfg NetPIPEConfig, rank int, peer ptl.ProcessID, r
 		put := func() error { return pr.Put(md, ack, peer, perfPt, netpipeBits, 0, 0) }
 		pingpong := func() error { return pingPong(pr, eq, rank, put) }
 		if cfg.Mode == NetPIPEBidir {
-			pingpong = func() error { return exchange(pr, eq, put, cfg.Ack) } // warm-up and timing alike
+			var early int
+			pingpong = func() error { return exchange(pr, eq, put, cfg.Ack, &early) } // warm-up and timing alike
 		}
 		if rank == 0 {
 			if err := syncSend(); err != nil {
@@ -329,8 +330,10 @@ func netpipeRow(mode NetPIPEMode, size int64, n int, elapsed actors.Duration) Ne
 
 // exchange is one step of a bidirectional test: put, then wait for the put's own end
 // (SEND_END, or its ACK with acks) and for the peer's put to arrive (PUT_END), in
-// whichever order they come.
-func exchange(pr *Process, eq ptl.EQHandle, put func() error, ack bool) error {
+// whichever order they come. The peer's next put may arrive before this put's end
+// (when the end waits for an acknowledgement, recovery=gbn): *early counts such
+// PUT_ENDs, for the next steps.
+func exchange(pr *Process, eq ptl.EQHandle, put func() error, ack bool, early *int) error {
 	if err := put(); err != nil {
 		return err
 	}
@@ -338,14 +341,22 @@ func exchange(pr *Process, eq ptl.EQHandle, put func() error, ack bool) error {
 	if ack {
 		done = ptl.EventAck
 	}
-	sent, got := false, false
+	sent, got := false, *early > 0
+	if got {
+		*early--
+	}
 	for !sent || !got {
 		ev, err := pr.EQWait(eq)
 		if err != nil {
 			return err
 		}
 		sent = sent || ev.Type == done
-		got = got || ev.Type == ptl.EventPutEnd
+		if ev.Type == ptl.EventPutEnd {
+			if got {
+				*early++
+			}
+			got = true
+		}
 	}
 	return nil
 }

@@ -252,11 +252,12 @@ func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []
 		}
 		n := cfg.iters(size)
 		var start actors.Time
+		var early int // bidir: peer puts that arrived before this rank's own put ended
 		for it := range cfg.Warmup + n {
 			if it == cfg.Warmup {
 				start = pr.Now()
 			}
-			if err := perfIteration(pr, cfg.Op, rank, md, eq, peer); err != nil {
+			if err := perfIteration(pr, cfg.Op, rank, md, eq, peer, &early); err != nil {
 				return fmt.Errorf("size %d iteration %d: %w", size, it, err)
 			}
 			if rank == 0 {
@@ -293,7 +294,7 @@ func SizeProgress(work *actors.Work, rank int, sizes []int64, reps func(size int
 }
 
 // perfIteration is one timed step of a rank.
-func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQHandle, peer ptl.ProcessID) error {
+func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQHandle, peer ptl.ProcessID, early *int) error {
 	put := func() error { return pr.Put(md, ptl.NoAckReq, peer, perfPt, 1, 0, 0) }
 	switch op {
 	case PerfPut:
@@ -315,7 +316,7 @@ func perfIteration(pr *Process, op PerfOp, rank int, md ptl.MDHandle, eq ptl.EQH
 		_, err := pr.WaitFor(eq, ptl.EventReplyEnd)
 		return err
 	default: // bidir: send at once, wait for both event pairs
-		return exchange(pr, eq, put, false)
+		return exchange(pr, eq, put, false, early)
 	}
 }
 

@@ -268,3 +268,76 @@ func TestIterationsRepeatExactly(t *testing.T) {
 		assert.Equal(t, one[i].Latency, many[i].Latency, "size %d", sizes[i])
 	}
 }
+
+// recovery=gbn: with 5% of arriving messages lost (data, acknowledgements and
+// refusals alike), put, get and bidirectional PortalPerf complete; the C firmware's
+// behaviour loses a message and the benchmark never finishes. Without loss, go-back-n
+// costs its acknowledgements: latency rises a little.
+func TestGoBackNRecoversLostMessages(t *testing.T) {
+	lossy := func(recovery string) func(*PerfConfig) {
+		return func(c *PerfConfig) {
+			c.Machine.RXDMA.DropRate = actors.MustParseProb("0.05")
+			c.Portals.Recovery = recovery
+		}
+	}
+	for _, op := range []PerfOp{PerfPut, PerfGet, PerfBidir} {
+		rows := perf(t, op, []int64{0, 8, 64 << 10}, 20, lossy("gbn"))
+		for _, r := range rows {
+			assert.Positive(t, r.Iters, "%s %d", op, r.Size)
+		}
+	}
+	cfg := DefaultPerfConfig()
+	cfg.Op, cfg.Sizes, cfg.Iters, cfg.Warmup = PerfPut, []int64{0}, 100, 1
+	lossy("panic")(&cfg)
+	_, err := PortalPerf(context.Background(), cfg, serial)
+	require.ErrorContains(t, err, "did not complete", "a lost message stays lost")
+
+	plain := perf(t, PerfPut, []int64{0}, 2, nil)
+	gbn := perf(t, PerfPut, []int64{0}, 2, func(c *PerfConfig) { c.Portals.Recovery = "gbn" })
+	assert.Greater(t, gbn[0].Latency, plain[0].Latency)
+	assert.Less(t, gbn[0].Latency, plain[0].Latency*3/2)
+}
+
+// recovery=gbn: a target with one RX pending refuses what it cannot take and the
+// sender resends; the C firmware panics the node.
+func TestGoBackNRefusesOnExhaustion(t *testing.T) {
+	burst := func(recovery string) (*Firmware, error) {
+		cfg := DefaultPerfConfig()
+		cfg.Portals.Recovery = recovery
+		cfg.Portals.Pendings = cfg.Portals.TxPendings + 1 // one RX pending
+		g := actors.NewGraph()
+		mp := cfg.Machine
+		mp.Torus, mp.Wrap = "2x1x1", "mesh"
+		m, stacks, err := Build(g, mp, cfg.Portals)
+		require.NoError(t, err)
+		require.NoError(t, stacks[1].Spawn("sink", 0, 0, 1, 1000, QKBridge, func(pr *Process) {
+			eq, _ := pr.EQAlloc(4096)
+			me, _ := pr.MEAttach(0, ptl.MatchAny(), 0, 0, ptl.Retain, ptl.InsAfter)
+			_, _ = pr.MDAttach(me, ptl.MD{Start: 0x2000, Length: 64 << 10, Threshold: ptl.ThreshInf,
+				Options: ptl.MDOpPut | ptl.MDManageRemote | ptl.MDTruncate, EQ: eq}, ptl.Retain)
+			for range 40 {
+				_, _ = pr.WaitFor(eq, ptl.EventPutEnd)
+			}
+		}))
+		require.NoError(t, stacks[0].Spawn("burst", 0, 0, 1, 1000, QKBridge, func(pr *Process) {
+			eq, _ := pr.EQAlloc(4096)
+			md, _ := pr.MDBind(ptl.MD{Start: 0x1000, Length: 8, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+			for range 40 {
+				_ = pr.Put(md, ptl.NoAckReq, node1, 0, 0, 0, 0)
+			}
+			for range 40 {
+				_, _ = pr.WaitFor(eq, ptl.EventSendEnd)
+			}
+		}))
+		model, err := g.Build()
+		require.NoError(t, err)
+		_, err = actors.Run(context.Background(), model, serial)
+		return m.Nodes[1].PPC.Firmware().(*Firmware), err
+	}
+	_, err := burst("panic")
+	require.ErrorContains(t, err, "out of RX pendings")
+	fw, err := burst("gbn")
+	require.NoError(t, err)
+	assert.EqualValues(t, 40, fw.Stats.Received)
+	assert.Positive(t, fw.GBN.Refused, "refused for want of an RX pending")
+}

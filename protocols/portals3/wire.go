@@ -22,9 +22,10 @@ const (
 	Get
 	Ack
 	Reply
+	Ctl // recovery=gbn: a NIC's acknowledgement or refusal of a message (not a Portals message)
 )
 
-var wireNames = [...]string{"put", "get", "ack", "reply"}
+var wireNames = [...]string{"put", "get", "ack", "reply", "ctl"}
 
 func (k WireKind) String() string {
 	if int(k) < len(wireNames) {
@@ -37,7 +38,7 @@ func (k WireKind) String() string {
 // travel on separate virtual channels, so that responses can never be blocked behind
 // requests.
 func (k WireKind) Class() uint8 {
-	if k == Ack || k == Reply {
+	if k == Ack || k == Reply || k == Ctl {
 		return 1
 	}
 	return 0
@@ -57,6 +58,11 @@ type Wire struct {
 	// Data is the payload's bytes when the sender's memory holds real bytes (data
 	// correctness tests); nil when only sizes are modelled.
 	Data []byte
+	// Seq is the message's number from Src to Dst (recovery=gbn; 0 otherwise). On a
+	// Ctl message it is the number acknowledged (cumulatively) or, with Nack, the one
+	// the sender must resend from.
+	Seq  uint32
+	Nack bool
 }
 
 func (w *Wire) String() string {

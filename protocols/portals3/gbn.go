@@ -1,0 +1,288 @@
+package portals3
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/router"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
+)
+
+// Go-back-n recovery (portals.recovery=gbn), our design for what the C firmware does
+// not do (it panics the node when sources, RX pendings or CAM entries run out, and a
+// lost message stays lost; Pedretti & Hudson 2005 s.4.3.3):
+//
+//   - The sending NIC numbers every message per destination (Wire.Seq) and keeps it,
+//     with its DMA program, until the destination's NIC acknowledges it; the host's
+//     TxDone (and so SEND_END) waits for the acknowledgement. When every TX pending is
+//     in use the host queues its sends instead of failing.
+//   - The receiving NIC takes a message only in order and only if it has an RX pending
+//     and a source structure for it; it acknowledges it (a cumulative acknowledgement,
+//     a PIO message) and the rest goes on as without recovery. A message out of order
+//     (one before it was lost or refused) or without resources is discarded whole and
+//     refused, naming the number to resend from; a duplicate is discarded and
+//     acknowledged again.
+//   - The sender goes back on a refusal (after portals.nack_delay) or when its oldest
+//     unacknowledged message to a destination times out (portals.rto): it resends every
+//     unacknowledged message from that one on, in order.
+//   - A message with a payload takes its source's CAM entry when it is accepted, so a
+//     message is refused, not held, when no entry is free (a held message at the head
+//     of the RX FIFO would block the packets of the messages that hold the entries).
+//     A transmit that finds no free source structure waits for one, and releases it
+//     when it has left (not when it is acknowledged: acknowledgements may need the
+//     peer's structures in turn).
+
+// ctlTag marks the TX notifications of acknowledgements and refusals (PIO messages).
+const ctlTag = 1 << 63
+
+type gbn struct {
+	txSeq   map[router.NodeID]uint32 // last number given per destination
+	unacked map[router.NodeID][]int  // TX pendings not acknowledged, in number order
+	expect  map[router.NodeID]uint32 // next number expected per source (0: 1)
+	rtoGen  map[router.NodeID]uint64
+	ctlQ    []*Wire // acknowledgements and refusals waiting for PIO room
+	pioN    int
+	pioB    int64
+	txWait  []*TxCommand // transmits waiting for a source structure
+}
+
+// GBNStats counts go-back-n's work on one node.
+type GBNStats struct {
+	Acks, Refusals, Retransmits, Timeouts, GoBacks int64 // as sender: go-backs and timeouts that resent something
+	AcksSent, Refused, RefusedCAM, OutOfOrder      int64 // as receiver: refused = no pending or source; refused CAM = no entry
+	Duplicates                                     int64
+	SourceWaits                                    int64
+}
+
+// Add adds o's counts to s.
+func (s *GBNStats) Add(o GBNStats) {
+	s.Acks += o.Acks
+	s.Refusals += o.Refusals
+	s.Retransmits += o.Retransmits
+	s.Timeouts += o.Timeouts
+	s.GoBacks += o.GoBacks
+	s.AcksSent += o.AcksSent
+	s.Refused += o.Refused
+	s.RefusedCAM += o.RefusedCAM
+	s.OutOfOrder += o.OutOfOrder
+	s.Duplicates += o.Duplicates
+	s.SourceWaits += o.SourceWaits
+}
+
+type (
+	gbnTimeout struct {
+		dst router.NodeID
+		gen uint64
+	}
+	gbnGoBack struct {
+		dst router.NodeID
+		seq uint32
+	}
+)
+
+func (t gbnTimeout) String() string { return fmt.Sprintf("portals.gbnTimeout(node%d)", t.dst) }
+func (b gbnGoBack) String() string {
+	return fmt.Sprintf("portals.gbnGoBack(node%d from %d)", b.dst, b.seq)
+}
+
+func newGBN() *gbn {
+	return &gbn{txSeq: map[router.NodeID]uint32{}, unacked: map[router.NodeID][]int{}, expect: map[router.NodeID]uint32{},
+		rtoGen: map[router.NodeID]uint64{}}
+}
+
+// gbnTx numbers a transmit and keeps its program for retransmissions.
+func (f *Firmware) gbnTx(pd *pending, id int) {
+	g := f.g
+	dst := pd.wire.Dst
+	g.txSeq[dst]++
+	pd.wire.Seq = g.txSeq[dst]
+	pd.prog = slices.Clone(pd.txCmds)
+	g.unacked[dst] = append(g.unacked[dst], id)
+}
+
+// gbnTxDone is a message's (re)transmission leaving the NIC: an acknowledged message
+// completes at the host; else it waits, under its destination's timer.
+func (f *Firmware) gbnTxDone(x *ppc.Exec, id int) {
+	pd := &f.pend[id]
+	if !pd.unrefd {
+		pd.unrefd = true
+		f.unref(pd.peer)
+		f.retryTxWait(x)
+	}
+	if pd.acked {
+		f.completeTx(x, id)
+		return
+	}
+	pd.state = txSent
+	if u := f.g.unacked[pd.peer]; len(u) > 0 && u[0] == id {
+		f.armRTO(x, pd.peer)
+	}
+}
+
+// completeTx posts a sent and acknowledged message's TxDone to the host.
+func (f *Firmware) completeTx(x *ppc.Exec, id int) {
+	pd := &f.pend[id]
+	f.post(x, TxDone, id, pd.peer, pd.wire)
+	*pd = pending{}
+	f.Stats.Sent++
+}
+
+func (f *Firmware) armRTO(x *ppc.Exec, dst router.NodeID) {
+	f.g.rtoGen[dst]++
+	x.After(f.p.RTO, gbnTimeout{dst: dst, gen: f.g.rtoGen[dst]})
+}
+
+// goBack resends every unacknowledged message to dst numbered from on that is not
+// already waiting to be sent, and returns how many.
+func (f *Firmware) goBack(x *ppc.Exec, dst router.NodeID, from uint32) int {
+	n := 0
+	for _, id := range f.g.unacked[dst] {
+		pd := &f.pend[id]
+		if pd.wire.Seq < from || pd.state != txSent {
+			continue
+		}
+		x.Instr(f.p.FwTxInstr)
+		pd.state = txQueued
+		pd.txCmds = slices.Clone(pd.prog)
+		f.txList = append(f.txList, id)
+		f.GBN.Retransmits++
+		n++
+		if len(f.txList) == 1 {
+			f.feedTx(x)
+		}
+	}
+	if n > 0 {
+		f.GBN.GoBacks++
+		x.Gauge("tx_pending", len(f.txList))
+	}
+	return n
+}
+
+// onCtl takes an acknowledgement or refusal from dst.
+func (f *Firmware) onCtl(x *ppc.Exec, s rxdma.SOM, w *Wire) {
+	x.Discard(s.Packet)
+	x.Instr(f.p.FwCtlInstr)
+	if f.g == nil {
+		x.Fatalf("portals: node %d got a go-back-n %s but runs recovery=%s", f.node, w, f.p.Recovery)
+	}
+	dst := w.Src
+	if w.Nack {
+		f.GBN.Refusals++
+		x.After(f.p.NackDelay, gbnGoBack{dst: dst, seq: w.Seq})
+		return
+	}
+	f.GBN.Acks++
+	u := f.g.unacked[dst]
+	n := 0
+	for _, id := range u {
+		pd := &f.pend[id]
+		if pd.wire.Seq > w.Seq {
+			break
+		}
+		n++
+		pd.acked = true
+		if pd.state == txSent {
+			f.completeTx(x, id)
+		} // else its transmission is still in the TX list: it completes when it leaves
+	}
+	f.g.unacked[dst] = u[n:]
+	if len(f.g.unacked[dst]) == 0 {
+		delete(f.g.unacked, dst)
+		f.g.rtoGen[dst]++ // nothing left to time out
+	} else if n > 0 {
+		f.armRTO(x, dst)
+	}
+}
+
+func (f *Firmware) onTimeout(x *ppc.Exec, t gbnTimeout) {
+	if t.gen != f.g.rtoGen[t.dst] || len(f.g.unacked[t.dst]) == 0 {
+		return
+	}
+	if f.goBack(x, t.dst, f.pend[f.g.unacked[t.dst][0]].wire.Seq) > 0 {
+		f.GBN.Timeouts++ // a timeout that resent (not one whose message was still queued to leave)
+	}
+	f.armRTO(x, t.dst)
+}
+
+// gbnAccept decides on a new message from its header: true to take it (it was
+// acknowledged); false when it was discarded and refused or re-acknowledged.
+func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire) bool {
+	g := f.g
+	exp := max(g.expect[w.Src], 1)
+	refuse := func(n *int64) bool {
+		*n++
+		f.discardWhole(x, s, w)
+		f.sendCtl(x, w.Src, exp, true)
+		return false
+	}
+	switch {
+	case w.Seq < exp:
+		f.GBN.Duplicates++
+		f.discardWhole(x, s, w)
+		f.sendCtl(x, w.Src, exp-1, false)
+		return false
+	case w.Seq > exp:
+		return refuse(&f.GBN.OutOfOrder)
+	case len(f.rxFree) == 0 || (f.srcs[w.Src] == nil && len(f.srcs) == f.p.Sources):
+		return refuse(&f.GBN.Refused)
+	case w.Len > 0 && (f.srcs[w.Src] == nil || f.srcs[w.Src].entry < 0) && len(f.camFre) == 0:
+		return refuse(&f.GBN.RefusedCAM)
+	}
+	g.expect[w.Src] = exp + 1
+	f.sendCtl(x, w.Src, w.Seq, false)
+	return true
+}
+
+func (f *Firmware) discardWhole(x *ppc.Exec, s rxdma.SOM, w *Wire) {
+	if w.Len == 0 {
+		x.Discard(s.Packet)
+		return
+	}
+	x.DiscardMessage(s.Packet)
+}
+
+// sendCtl sends an acknowledgement of seq (or a refusal asking to resend from seq) to
+// node dst by PIO, queued while the PIO FIFO or buffer is full.
+func (f *Firmware) sendCtl(x *ppc.Exec, dst router.NodeID, seq uint32, nack bool) {
+	x.Instr(f.p.FwCtlInstr)
+	f.wireID++
+	w := &Wire{Kind: Ctl, Src: f.node, Dst: dst, Seq: seq, Nack: nack, ID: uint64(f.node)<<40 | 1<<39 | f.wireID}
+	if !nack {
+		f.GBN.AcksSent++
+	}
+	f.g.ctlQ = append(f.g.ctlQ, w)
+	f.flushCtl(x)
+}
+
+func (f *Firmware) flushCtl(x *ppc.Exec) {
+	g := f.g
+	n := int64(f.p.CtlBytes)
+	for len(g.ctlQ) > 0 && g.pioN < f.pioMax && g.pioB+n <= f.pioBuf {
+		w := g.ctlQ[0]
+		g.ctlQ = g.ctlQ[1:]
+		g.pioN++
+		g.pioB += n
+		x.PIO(&txdma.PIO{Dst: w.Dst, Class: Ctl.Class(), Data: w, Bytes: n, Notify: true, Tag: ctlTag})
+	}
+}
+
+func (f *Firmware) onCtlSent(x *ppc.Exec) {
+	f.g.pioN--
+	f.g.pioB -= int64(f.p.CtlBytes)
+	f.flushCtl(x)
+}
+
+// retryTxWait takes the transmits that waited for a source structure, while there are
+// structures.
+func (f *Firmware) retryTxWait(x *ppc.Exec) {
+	if f.g == nil {
+		return
+	}
+	for len(f.g.txWait) > 0 && (f.srcs[f.g.txWait[0].Wire.Dst] != nil || len(f.srcs) < f.p.Sources) {
+		c := f.g.txWait[0]
+		f.g.txWait = f.g.txWait[1:]
+		f.startTx(x, c)
+	}
+}
