@@ -56,3 +56,30 @@ func TestHalo3DSameDigestEverywhere(t *testing.T) {
 		sameResult(t, ref, res[p], fmt.Sprintf("2 processes, process %d", p))
 	}
 }
+
+// Faults with recovery: a hotspot on 4x4x2 with 5% of messages lost, CRC errors and
+// go-back-n delivers everything and gives the same digest, events, simulated time and
+// MPI counts with the serial engine, 2 workers, and split across 2 processes.
+func TestFaultsWithRecoverySameDigestEverywhere(t *testing.T) {
+	cfg := small(Hotspot, "4x4x2")
+	cfg.Machine.RXDMA.DropRate = actors.MustParseProb("0.05")
+	cfg.Machine.Router.CRCErrorRate = actors.MustParseProb("1e-3")
+	cfg.Portals.Recovery = "gbn"
+	ref := run(t, cfg, serial)
+	require.Equal(t, ref.MPI.Sends, ref.MPI.Received)
+	require.Positive(t, ref.GBN.Retransmits, "messages were lost and sent again")
+	sameResult(t, ref, run(t, cfg, actors.Options{Workers: 2, Partitioner: actors.Node{}}), "2 workers")
+	res := make([]*Result, 2)
+	errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},
+		func(p int, o actors.Options) error {
+			r, err := Run(context.Background(), cfg, o)
+			res[p] = r
+			return err
+		})
+	for p := range 2 {
+		require.NoError(t, errs[p], "process %d", p)
+		assert.Equal(t, ref.Report.Digest, res[p].Report.Digest, "process %d", p)
+		assert.Equal(t, ref.Report.Events, res[p].Report.Events, "process %d", p)
+		assert.Equal(t, ref.MPI, res[p].MPI, "process %d", p)
+	}
+}
