@@ -21,9 +21,10 @@ func init() {
 		e.Blob(w.Data)
 		e.Uint(uint64(w.Seq))
 		e.Bool(w.Nack)
+		e.Bool(w.Resync)
 	}, func(d *actors.Decoder) *Wire {
 		return &Wire{Kind: WireKind(d.Byte()), Src: router.NodeID(d.Int()), Dst: router.NodeID(d.Int()), Hdr: d.Value(),
-			Inline: d.Int(), Len: d.Int(), ID: d.Uint(), Data: d.Blob(), Seq: uint32(d.Uint()), Nack: d.Bool()}
+			Inline: d.Int(), Len: d.Int(), ID: d.Uint(), Data: d.Blob(), Seq: uint32(d.Uint()), Nack: d.Bool(), Resync: d.Bool()}
 	})
 	actors.RegisterCodec("portals3.ptl.Header", encodeHeader, decodeHeader)
 }

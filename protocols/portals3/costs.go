@@ -72,6 +72,7 @@ type Params struct {
 	// Recovery (generic mode).
 	Recovery   string          `param:"recovery" enum:"panic|gbn" help:"what the firmware does when it runs out of sources, RX pendings or CAM entries, or a message is lost: panic (the C firmware: exhaustion panics the node, a lost message stays lost) or gbn (go-back-n: messages carry a sequence number per destination; the target's NIC acknowledges each in-order message it can take and refuses the others; the sender's NIC keeps every message until acknowledged and resends from the refused or timed-out one on; the host's SEND_END waits for the acknowledgement); gbn is generic mode only" source:"Pedretti & Hudson 2005 s.4.3.3 (panic); gbn: our design, docs/design.md s.4"`
 	RTO        actors.Duration `param:"rto" help:"gbn: retransmission timeout of a destination's oldest unacknowledged message" source:"assumed: 200 us, far above a loaded round trip"`
+	Retries    int             `param:"retries" help:"gbn: timeouts of a message (without an acknowledgement or a refusal) before the sender gives up on its destination: every unacknowledged message to it ends with PTL_NI_FAIL (SEND_END of a put, GET_END of a reply) and the sequence restarts" source:"assumed: 16"`
 	NackDelay  actors.Duration `param:"nack_delay" help:"gbn: wait before resending after a refusal (the target was out of resources)" source:"assumed: 20 us"`
 	FwCtlInstr int             `param:"fw_ctl_instr" help:"gbn: instructions to build or take an acknowledgement or refusal" source:"assumed: 40"`
 	CtlBytes   actors.Bytes    `param:"ctl_bytes" help:"gbn: size of an acknowledgement or refusal, sent by PIO" source:"assumed: 16"`
@@ -91,7 +92,7 @@ func DefaultParams() Params {
 		FwMatchInstr: 40, FwMatchMEInstr: 12, FwMatchMELoads: 2, FwDMAInstr: 10, FwTableInstr: 60,
 		AccelLibCall: 100 * actors.Nanosecond, AccelLibEvent: 70 * actors.Nanosecond,
 		LinuxSyscall: 250 * actors.Nanosecond, PinPage: 100 * actors.Nanosecond,
-		Recovery: "panic", RTO: 200 * actors.Microsecond, NackDelay: 20 * actors.Microsecond, FwCtlInstr: 40, CtlBytes: 16,
+		Recovery: "panic", RTO: 200 * actors.Microsecond, Retries: 16, NackDelay: 20 * actors.Microsecond, FwCtlInstr: 40, CtlBytes: 16,
 	}
 }
 
@@ -132,8 +133,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("recovery must be panic or gbn (got %q)", p.Recovery)
 	case p.Recovery == "gbn" && p.Mode != "generic":
 		return fmt.Errorf("recovery=gbn is for generic mode (mode is %s): accelerated processes keep the C firmware's behaviour", p.Mode)
-	case p.RTO <= 0 || p.NackDelay < 0 || p.FwCtlInstr < 0 || p.CtlBytes < 1:
-		return fmt.Errorf("rto must be > 0, nack_delay and fw_ctl_instr >= 0, ctl_bytes >= 1B")
+	case p.RTO <= 0 || p.NackDelay < 0 || p.FwCtlInstr < 0 || p.CtlBytes < 1 || p.Retries < 1:
+		return fmt.Errorf("rto must be > 0, nack_delay and fw_ctl_instr >= 0, ctl_bytes >= 1B, retries >= 1")
 	}
 	for _, d := range []actors.Duration{p.KernPut, p.KernIRQ, p.KernMatch, p.KernMatchME, p.KernEvent, p.KernEQ,
 		p.KernTable, p.KernRxCmd, p.LinuxSyscall, p.PinPage, p.AccelLibCall, p.AccelLibEvent} {

@@ -60,6 +60,8 @@ type pending struct {
 	prog    []txdma.Command // gbn: the whole TX program, for retransmissions
 	acked   bool            // gbn: the destination acknowledged it
 	unrefd  bool            // gbn: its first transmission left, releasing the destination's source structure
+	tries   int             // gbn: times resent
+	failed  bool            // gbn: given up: it completes with PTL_NI_FAIL when its transmission leaves
 }
 
 type pendState uint8
@@ -159,7 +161,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case gbnTimeout:
 		f.onTimeout(x, ev)
 	case gbnGoBack:
-		f.goBack(x, ev.dst, ev.seq)
+		f.goBack(x, ev.dst, ev.seq, false)
 	case txdma.Retired:
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
@@ -204,7 +206,14 @@ func (f *Firmware) unref(n router.NodeID) {
 
 // post writes a generic event into host memory and interrupts the host.
 func (f *Firmware) post(x *ppc.Exec, kind EventKind, pend int, src router.NodeID, w *Wire) {
-	x.HostWrite(eventSlotBytes, &GenericEvent{Slot: genericSlot(f.eqNext, f.p.EQSlots), Kind: kind, Pending: pend, Src: src, Wire: w})
+	f.postEvent(x, &GenericEvent{Kind: kind, Pending: pend, Src: src, Wire: w})
+}
+
+// postEvent writes ev into the next slot of the generic event queue and interrupts the
+// host.
+func (f *Firmware) postEvent(x *ppc.Exec, ev *GenericEvent) {
+	ev.Slot = genericSlot(f.eqNext, f.p.EQSlots)
+	x.HostWrite(eventSlotBytes, ev)
 	f.eqNext++
 	x.Interrupt(IRQVector)
 	f.Stats.Interrupts++

@@ -26,7 +26,12 @@ import (
 //     acknowledged again.
 //   - The sender goes back on a refusal (after portals.nack_delay) or when its oldest
 //     unacknowledged message to a destination times out (portals.rto): it resends every
-//     unacknowledged message from that one on, in order.
+//     unacknowledged message from that one on, in order. A message timed out
+//     portals.retries times makes it give up on the destination: every unacknowledged
+//     message to it completes with PTL_NI_FAIL (SEND_END of a put, GET_END of a reply;
+//     a lost get request or ack has no failure event in Portals 3.3 and its initiator
+//     keeps waiting), and the next messages carry Resync until one is acknowledged, so
+//     that the receiver restarts its sequence there.
 //   - A message with a payload takes its source's CAM entry when it is accepted, so a
 //     message is refused, not held, when no entry is free (a held message at the head
 //     of the RX FIFO would block the packets of the messages that hold the entries).
@@ -45,7 +50,8 @@ type gbn struct {
 	ctlQ    []*Wire // acknowledgements and refusals waiting for PIO room
 	pioN    int
 	pioB    int64
-	txWait  []*TxCommand // transmits waiting for a source structure
+	txWait  []*TxCommand           // transmits waiting for a source structure
+	resync  map[router.NodeID]bool // gave up on it: the next messages carry Resync
 }
 
 // GBNStats counts go-back-n's work on one node.
@@ -53,7 +59,7 @@ type GBNStats struct {
 	Acks, Refusals, Retransmits, Timeouts, GoBacks int64 // as sender: go-backs and timeouts that resent something
 	AcksSent, Refused, RefusedCAM, OutOfOrder      int64 // as receiver: refused = no pending or source; refused CAM = no entry
 	Duplicates                                     int64
-	SourceWaits                                    int64
+	SourceWaits, Failed                            int64 // Failed: messages given up on (PTL_NI_FAIL)
 }
 
 // Add adds o's counts to s.
@@ -69,6 +75,7 @@ func (s *GBNStats) Add(o GBNStats) {
 	s.OutOfOrder += o.OutOfOrder
 	s.Duplicates += o.Duplicates
 	s.SourceWaits += o.SourceWaits
+	s.Failed += o.Failed
 }
 
 type (
@@ -89,7 +96,7 @@ func (b gbnGoBack) String() string {
 
 func newGBN() *gbn {
 	return &gbn{txSeq: map[router.NodeID]uint32{}, unacked: map[router.NodeID][]int{}, expect: map[router.NodeID]uint32{},
-		rtoGen: map[router.NodeID]uint64{}}
+		rtoGen: map[router.NodeID]uint64{}, resync: map[router.NodeID]bool{}}
 }
 
 // gbnTx numbers a transmit and keeps its program for retransmissions.
@@ -98,6 +105,7 @@ func (f *Firmware) gbnTx(pd *pending, id int) {
 	dst := pd.wire.Dst
 	g.txSeq[dst]++
 	pd.wire.Seq = g.txSeq[dst]
+	pd.wire.Resync = g.resync[dst]
 	pd.prog = slices.Clone(pd.txCmds)
 	g.unacked[dst] = append(g.unacked[dst], id)
 }
@@ -111,7 +119,7 @@ func (f *Firmware) gbnTxDone(x *ppc.Exec, id int) {
 		f.unref(pd.peer)
 		f.retryTxWait(x)
 	}
-	if pd.acked {
+	if pd.acked || pd.failed {
 		f.completeTx(x, id)
 		return
 	}
@@ -121,12 +129,30 @@ func (f *Firmware) gbnTxDone(x *ppc.Exec, id int) {
 	}
 }
 
-// completeTx posts a sent and acknowledged message's TxDone to the host.
+// completeTx posts a sent and acknowledged (or given up) message's TxDone to the host.
 func (f *Firmware) completeTx(x *ppc.Exec, id int) {
 	pd := &f.pend[id]
-	f.post(x, TxDone, id, pd.peer, pd.wire)
+	f.postEvent(x, &GenericEvent{Kind: TxDone, Pending: id, Src: pd.peer, Wire: pd.wire, Failed: pd.failed})
+	if pd.failed {
+		f.GBN.Failed++
+	} else {
+		f.Stats.Sent++
+	}
 	*pd = pending{}
-	f.Stats.Sent++
+}
+
+// giveUp fails every unacknowledged message to dst and restarts the sequence.
+func (f *Firmware) giveUp(x *ppc.Exec, dst router.NodeID) {
+	for _, id := range f.g.unacked[dst] {
+		pd := &f.pend[id]
+		pd.failed = true
+		if pd.state == txSent {
+			f.completeTx(x, id)
+		} // else it completes when its transmission leaves
+	}
+	delete(f.g.unacked, dst)
+	f.g.rtoGen[dst]++
+	f.g.resync[dst] = true
 }
 
 func (f *Firmware) armRTO(x *ppc.Exec, dst router.NodeID) {
@@ -135,13 +161,21 @@ func (f *Firmware) armRTO(x *ppc.Exec, dst router.NodeID) {
 }
 
 // goBack resends every unacknowledged message to dst numbered from on that is not
-// already waiting to be sent, and returns how many.
-func (f *Firmware) goBack(x *ppc.Exec, dst router.NodeID, from uint32) int {
+// already waiting to be sent, and returns how many. A resend after a timeout counts
+// towards portals.retries; one after a refusal does not (the destination is alive).
+func (f *Firmware) goBack(x *ppc.Exec, dst router.NodeID, from uint32, timeout bool) int {
 	n := 0
 	for _, id := range f.g.unacked[dst] {
 		pd := &f.pend[id]
 		if pd.wire.Seq < from || pd.state != txSent {
 			continue
+		}
+		if timeout {
+			pd.tries++
+		}
+		if pd.tries > f.p.Retries {
+			f.giveUp(x, dst)
+			return n
 		}
 		x.Instr(f.p.FwTxInstr)
 		pd.state = txQueued
@@ -174,6 +208,7 @@ func (f *Firmware) onCtl(x *ppc.Exec, s rxdma.SOM, w *Wire) {
 		return
 	}
 	f.GBN.Acks++
+	delete(f.g.resync, dst)
 	u := f.g.unacked[dst]
 	n := 0
 	for _, id := range u {
@@ -200,7 +235,7 @@ func (f *Firmware) onTimeout(x *ppc.Exec, t gbnTimeout) {
 	if t.gen != f.g.rtoGen[t.dst] || len(f.g.unacked[t.dst]) == 0 {
 		return
 	}
-	if f.goBack(x, t.dst, f.pend[f.g.unacked[t.dst][0]].wire.Seq) > 0 {
+	if f.goBack(x, t.dst, f.pend[f.g.unacked[t.dst][0]].wire.Seq, true) > 0 {
 		f.GBN.Timeouts++ // a timeout that resent (not one whose message was still queued to leave)
 	}
 	f.armRTO(x, t.dst)
@@ -211,6 +246,10 @@ func (f *Firmware) onTimeout(x *ppc.Exec, t gbnTimeout) {
 func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire) bool {
 	g := f.g
 	exp := max(g.expect[w.Src], 1)
+	if w.Resync && w.Seq > exp { // the sender gave up on what came before
+		exp = w.Seq
+		g.expect[w.Src] = exp
+	}
 	refuse := func(n *int64) bool {
 		*n++
 		f.discardWhole(x, s, w)

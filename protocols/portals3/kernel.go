@@ -335,13 +335,13 @@ func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
 	}
 	switch op.kind {
 	case Put:
-		posted, err := op.proc.ni.SendDone(op.hdr, false)
+		posted, err := op.proc.ni.SendDone(op.hdr, ev.Failed)
 		if err != nil {
 			c.Fatalf("portals: send done %s: %v", op.hdr, err)
 		}
 		s.deliver(c, op.proc, posted)
 	case Reply:
-		posted, err := op.proc.ni.Complete(*op.reply, false)
+		posted, err := op.proc.ni.Complete(*op.reply, ev.Failed)
 		if err != nil {
 			c.Fatalf("portals: get done %s: %v", op.hdr, err)
 		}

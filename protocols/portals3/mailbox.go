@@ -66,6 +66,7 @@ type GenericEvent struct {
 	Pending int
 	Src     router.NodeID
 	Wire    *Wire
+	Failed  bool // TxDone (recovery=gbn): the destination never acknowledged it
 }
 
 func (e *GenericEvent) String() string {

@@ -341,3 +341,31 @@ func TestGoBackNRefusesOnExhaustion(t *testing.T) {
 	assert.EqualValues(t, 40, fw.Stats.Received)
 	assert.Positive(t, fw.GBN.Refused, "refused for want of an RX pending")
 }
+
+// recovery=gbn: when every message is lost, the sender resends portals.retries times,
+// then gives up: the put's SEND_END carries PTL_NI_FAIL.
+func TestGoBackNGivesUpWithNIFail(t *testing.T) {
+	cfg := DefaultPerfConfig()
+	cfg.Portals.Recovery, cfg.Portals.Retries = "gbn", 3
+	cfg.Machine.RXDMA.DropRate = actors.MustParseProb("1")
+	g := actors.NewGraph()
+	mp := cfg.Machine
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	m, stacks, err := Build(g, mp, cfg.Portals)
+	require.NoError(t, err)
+	var ev ptl.Event
+	require.NoError(t, stacks[0].Spawn("lost", 0, 0, 1, 1000, QKBridge, func(pr *Process) {
+		eq, _ := pr.EQAlloc(64)
+		md, _ := pr.MDBind(ptl.MD{Start: 0x1000, Length: 8, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+		_ = pr.Put(md, ptl.NoAckReq, node1, 0, 0, 0, 0)
+		ev, _ = pr.WaitFor(eq, ptl.EventSendEnd)
+	}))
+	model, err := g.Build()
+	require.NoError(t, err)
+	_, err = actors.Run(context.Background(), model, serial)
+	require.NoError(t, err)
+	assert.Equal(t, ptl.NIFail, ev.NIFailType)
+	fw := m.Nodes[0].PPC.Firmware().(*Firmware)
+	assert.EqualValues(t, 1, fw.GBN.Failed)
+	assert.EqualValues(t, 3, fw.GBN.Retransmits)
+}

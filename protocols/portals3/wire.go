@@ -63,6 +63,9 @@ type Wire struct {
 	// the sender must resend from.
 	Seq  uint32
 	Nack bool
+	// Resync (recovery=gbn) marks the messages a sender sends after giving up on the
+	// destination: the receiver takes the first as the new start of the sequence.
+	Resync bool
 }
 
 func (w *Wire) String() string {
