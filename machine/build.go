@@ -79,6 +79,9 @@ func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) 
 	if err != nil {
 		return nil, fmt.Errorf("node %d: %w", id, err)
 	}
+	if int(id) == p.PPC.StallNode && p.PPC.StallFor > 0 {
+		core.Stall(p.PPC.StallAt, p.PPC.StallFor)
+	}
 	n := &Node{ID: id, Name: m.Topo.NodeName(id), Host: host.New(p.Host), HT: ht.New(p.HT), PPC: core,
 		TX: txdma.New(p.TXDMA, id, m.Net.Injector()), RX: rxdma.New(p.RXDMA, p.Router.VCs), CAM: cam.NewBlock(p.CAM)}
 	hostR := g.Add(n.Name+".host", n.Host)

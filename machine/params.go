@@ -121,8 +121,12 @@ func (p Params) Topology() (router.Topology, error) { return router.ParseTopolog
 
 // Validate checks every block and the topology.
 func (p Params) Validate() error {
-	if _, err := p.Topology(); err != nil {
+	topo, err := p.Topology()
+	if err != nil {
 		return err
+	}
+	if n := topo.Nodes(); p.PPC.StallNode >= n || p.Router.DownNode >= n {
+		return fmt.Errorf("ppc.stall_node (%d) and router.down_node (%d) must name a node of the %d-node torus", p.PPC.StallNode, p.Router.DownNode, n)
 	}
 	if p.OnChipLatency <= 0 {
 		return fmt.Errorf("onchip_latency must be > 0 (got %s): blocks may run in different partitions", p.OnChipLatency)

@@ -35,6 +35,15 @@ type Core struct {
 	x    Exec // the running handler's view, reused by every dispatch
 	ring TraceRing
 	sram []Allocation
+
+	stallFrom, stallTo actors.Time // fault injection: no handler runs in [stallFrom, stallTo)
+	Stalled            actors.Duration
+}
+
+// Stall makes the core run no handler from at for d (fault injection: a firmware hang):
+// events queue meanwhile and the main loop resumes at at+d.
+func (c *Core) Stall(at, d actors.Duration) {
+	c.stallFrom, c.stallTo = actors.Time(0).Add(at), actors.Time(0).Add(at+d)
 }
 
 // Stats counts the core's work.
@@ -93,6 +102,11 @@ func (c *Core) SRAM() []Allocation { return c.sram }
 func (c *Core) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case firmware.Tick:
+		if now := ctx.Now(); now >= c.stallFrom && now < c.stallTo {
+			c.Stalled += c.stallTo.Sub(now)
+			ctx.SendSelf(firmware.Tick{}, c.stallTo.Sub(now)) // stalled: the loop resumes then
+			return
+		}
 		c.dispatch(ctx)
 		return
 	case wake:

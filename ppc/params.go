@@ -39,6 +39,11 @@ type Params struct {
 	SRAM  actors.Bytes `param:"sram" help:"local SRAM" source:"Pedretti & Hudson 2005 s.2"`
 	Image actors.Bytes `param:"image" help:"firmware code and static data in SRAM" source:"Pedretti & Hudson 2005 s.4: 22 KB image"`
 	Stack actors.Bytes `param:"stack" help:"firmware stack in SRAM" source:"assumed"`
+
+	// Fault injection: a NIC that stalls.
+	StallNode int             `param:"stall_node" help:"fault injection: the node whose PPC stalls (its main loop runs no handler from stall_at for stall_for; events wait), -1 for none" source:"fault injection, default none"`
+	StallAt   actors.Duration `param:"stall_at" help:"fault injection: simulated time the stall starts" source:"fault injection"`
+	StallFor  actors.Duration `param:"stall_for" help:"fault injection: how long the PPC stalls (0: no stall)" source:"fault injection, default 0"`
 }
 
 // DefaultParams returns the PowerPC of Red Storm's SeaStar with the C firmware's
@@ -50,6 +55,7 @@ func DefaultParams() Params {
 		HostReadCycles: 120, HostWriteCycles: 4, CommandStores: 2, PollCycles: 20, DispatchCycles: 10, WriteThrough: true,
 		TraceEnabled: false, TraceCost: 10 * actors.Nanosecond, TraceRecords: 4096,
 		SRAM: 384 * actors.KiB, Image: 22 * actors.KiB, Stack: 8 * actors.KiB,
+		StallNode: -1,
 	}
 }
 
@@ -79,6 +85,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("image and stack must be >= 0 (got %s, %s)", p.Image, p.Stack)
 	case p.Image+p.Stack > p.SRAM:
 		return fmt.Errorf("image (%s) and stack (%s) exceed the sram (%s)", p.Image, p.Stack, p.SRAM)
+	case p.StallNode < -1 || p.StallAt < 0 || p.StallFor < 0:
+		return fmt.Errorf("stall_node must be >= -1, stall_at and stall_for >= 0")
 	}
 	return nil
 }

@@ -2,6 +2,8 @@ package router
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
 )
@@ -41,6 +43,14 @@ type Params struct {
 	// its retransmission (error detection and the retry request's round trip); the
 	// link stays busy meanwhile. Default 100 ns, about one link round trip.
 	RetryDelay actors.Duration `param:"retry_delay" help:"time from a failed transmission to its retransmission (link blocked)" source:"assumed: about one link round trip"`
+	// DownNode, DownDir, DownAt and DownFor take one link down for a while (fault
+	// injection): the outgoing link of node DownNode's port DownDir sends nothing from
+	// DownAt for DownFor (the link-level protocol waits for it to come back: packets are
+	// delayed, not lost).
+	DownNode int             `param:"down_node" help:"fault injection: the node whose outgoing link goes down, -1 for none" source:"fault injection, default none"`
+	DownDir  string          `param:"down_dir" enum:"xp|xm|yp|ym|zp|zm" help:"fault injection: the port of that link" source:"fault injection"`
+	DownAt   actors.Duration `param:"down_at" help:"fault injection: simulated time the link goes down" source:"fault injection"`
+	DownFor  actors.Duration `param:"down_for" help:"fault injection: how long the link stays down (0: never down)" source:"fault injection, default 0"`
 	// Arbitration chooses, among the crossbar inputs with a packet for the same VC of an
 	// output, which goes first: "age" takes the packet injected earliest (ties in
 	// round-robin order), which shares a congested output fairly between near and far
@@ -67,6 +77,8 @@ func DefaultParams() Params {
 		InputBufferPackets: 8,
 		OutputQueuePackets: 2,
 		RetryDelay:         100 * actors.Nanosecond,
+		DownNode:           -1,
+		DownDir:            "xp",
 		NICLatency:         2 * actors.Nanosecond,
 		Arbitration:        "age",
 	}
@@ -96,6 +108,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("output_queue_packets must be in 1..32768 (got %d)", p.OutputQueuePackets)
 	case p.RetryDelay < 0:
 		return fmt.Errorf("retry_delay must be >= 0 (got %s)", p.RetryDelay)
+	case p.DownNode < -1 || p.DownAt < 0 || p.DownFor < 0:
+		return fmt.Errorf("down_node must be >= -1, down_at and down_for >= 0")
+	case !slices.Contains(dirNames[:NIC], p.DownDir):
+		return fmt.Errorf("down_dir must be one of %s (got %q)", strings.Join(dirNames[:NIC], ", "), p.DownDir)
 	case p.NICLatency <= 0:
 		return fmt.Errorf("nic_latency must be > 0 (got %s)", p.NICLatency)
 	case p.Arbitration != "age" && p.Arbitration != "round_robin":

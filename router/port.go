@@ -1,6 +1,8 @@
 package router
 
 import (
+	"slices"
+
 	"github.com/seastar-sim/seastar/actors"
 )
 
@@ -16,11 +18,20 @@ type config struct {
 	packetTime   actors.Duration
 	hop          actors.Duration // pipeline latency, for NIC-to-NIC loopback
 	from, to     actors.Time     // statistics window
+	downNode     NodeID          // fault injection: the link of this node and port is down in [downFrom, downTo)
+	downDir      Dir
+	downFrom     actors.Time
+	downTo       actors.Time
 }
 
 func newConfig(topo Topology, p Params, ejectCredits int, dateline bool) *config {
-	return &config{p: p, topo: topo, vcs: p.VCs, ejectCredits: ejectCredits, dateline: dateline,
+	c := &config{p: p, topo: topo, vcs: p.VCs, ejectCredits: ejectCredits, dateline: dateline,
 		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime}
+	if p.DownNode >= 0 && p.DownFor > 0 {
+		c.downNode, c.downDir = NodeID(p.DownNode), Dir(slices.Index(dirNames[:], p.DownDir))
+		c.downFrom, c.downTo = actors.Time(0).Add(p.DownAt), actors.Time(0).Add(p.DownAt+p.DownFor)
+	}
+	return c
 }
 
 // clip returns the part of [a, b) inside the statistics window.

@@ -29,6 +29,7 @@ var errDataLost = errors.New("faults: data was lost or duplicated (see the rows 
 
 func newFaultsCmd(c *common) *cobra.Command {
 	var crc, drop string
+	var fl faultFlags
 	var state *motifState
 	cmd := &cobra.Command{
 		Use:   "faults",
@@ -37,19 +38,26 @@ func newFaultsCmd(c *common) *cobra.Command {
 fault setting: every value of --crc (router.crc_error_rate: link transmissions that fail
 their 16-bit CRC; the SeaStar's link-level retry repeats them, Dillow & Atchley 2011
 s.II) combined with every value of --drop (rxdma.drop_rate: messages lost at the
-receiving NIC; Portals 3.3 has no end-to-end recovery, so such a loss is expected to
-show as LOST). Each point is checked end to end: every rank finished, the receives
-completed equal the messages sent and the bytes received equal the bytes sent. Rows:
-the fault setting, delivered (ok or LOST), messages and bytes sent and received, the
-router retries, the iteration time and the time lost against the fault-free point.
+receiving NIC; with the C firmware's behaviour, portals.recovery=panic, such a loss shows
+as LOST; --set portals.recovery=gbn recovers it), every value of --stall (ppc.stall_for:
+the PPC of --fault-node runs no handler for that long from --fault-at) and every value of
+--down (router.down_for: the outgoing link of --fault-node on --fault-dir sends nothing
+for that long from --fault-at). Resource exhaustion is a --set away (portals.sources,
+portals.pendings, cam.entries). Each point is checked end to end: every rank finished,
+the receives completed equal the messages sent and the bytes received equal the bytes
+sent. Rows: the fault setting, delivered (ok or LOST), messages and bytes sent and
+received, the router retries, go-back-n's retransmits, refusals and timeouts (with
+recovery=gbn), the iteration time and the time lost against the fault-free point.
 A campaign with a LOST point says so on stderr and exits 1. The results directory
 holds the rows in the common schema (docs/results.md); plot them with run plot, e.g.
 --x crc_error_rate --y iter_time_us.`,
 		Example: `  run faults
   run faults --crc 0,1e-4,1e-3,1e-2 --motif halo3d --torus 4x4x4 --iters 3
-  run faults --crc 0 --drop 0,0.001 --motif pingpong --torus 2x1x1`,
+  run faults --crc 0 --drop 0,0.001 --motif pingpong --torus 2x1x1
+  run faults --crc 0,1e-3 --drop 0,0.01,0.05 --set portals.recovery=gbn
+  run faults --crc 0 --stall 0,100us,1ms --down 0,1ms --set portals.recovery=gbn`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return c.runFaults(cmd, state, crc, drop) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return c.runFaults(cmd, state, crc, drop, fl) },
 	}
 	f := cmd.Flags()
 	state = motifFlags(f, true)
@@ -62,10 +70,21 @@ holds the rows in the common schema (docs/results.md); plot them with run plot, 
 	f.Lookup("torus").DefValue = "4x4x4"
 	f.StringVar(&crc, "crc", "0,1e-5,1e-4,1e-3,1e-2", "values of router.crc_error_rate: a list or range, as --vary takes them")
 	f.StringVar(&drop, "drop", "0", "values of rxdma.drop_rate: a list or range, as --vary takes them")
+	f.StringVar(&fl.stall, "stall", "0", "values of ppc.stall_for: how long the PPC of --fault-node stalls")
+	f.StringVar(&fl.down, "down", "0", "values of router.down_for: how long the link of --fault-node on --fault-dir is down")
+	f.IntVar(&fl.node, "fault-node", 0, "the node whose PPC stalls or whose link goes down")
+	f.StringVar(&fl.dir, "fault-dir", "xp", "the port whose outgoing link goes down: xp, xm, yp, ym, zp, zm")
+	f.StringVar(&fl.at, "fault-at", "100us", "when the stall or the link failure starts (simulated time)")
 	return cmd
 }
 
-func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropList string) error {
+// faultFlags are run faults' NIC-stall and link-down settings.
+type faultFlags struct {
+	stall, down, dir, at string
+	node                 int
+}
+
+func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropList string, fl faultFlags) error {
 	opts, err := c.options()
 	if err != nil {
 		return err
@@ -100,6 +119,45 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 	if err != nil {
 		return err
 	}
+	durations := func(flag, key, list string) ([]actors.Duration, error) {
+		vals, err := tree.ParseList(key, list)
+		if err != nil {
+			return nil, usage(fmt.Errorf("--%s: %w", flag, err))
+		}
+		out := make([]actors.Duration, len(vals))
+		for i, v := range vals {
+			if out[i], err = actors.ParseDuration(v); err != nil {
+				return nil, usage(fmt.Errorf("--%s: %w", flag, err))
+			}
+		}
+		return out, nil
+	}
+	stalls, err := durations("stall", "ppc.stall_for", fl.stall)
+	if err != nil {
+		return err
+	}
+	downs, err := durations("down", "router.down_for", fl.down)
+	if err != nil {
+		return err
+	}
+	at, err := actors.ParseDuration(fl.at)
+	if err != nil || at < 0 {
+		return usage(fmt.Errorf("--fault-at: want a simulated time such as 100us (got %q)", fl.at))
+	}
+	type point struct {
+		crc, drop   actors.Prob
+		stall, down actors.Duration
+	}
+	var points []point
+	for _, crc := range crcs {
+		for _, drop := range drops {
+			for _, stall := range stalls {
+				for _, down := range downs {
+					points = append(points, point{crc, drop, stall, down})
+				}
+			}
+		}
+	}
 	out, err := c.newOutput("faults", false)
 	if err != nil {
 		return err
@@ -108,69 +166,79 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 	res := &benchOutput{}
 	var base actors.Duration
 	lost := 0
-	for _, crc := range crcs {
-		for _, drop := range drops {
-			pc := *cfg
-			pc.Router.CRCErrorRate, pc.RXDMA.DropRate = crc, drop
-			mc, err := state.plan(&pc, opts.Seed)
-			if err != nil {
-				return err
-			}
-			if !c.quiet {
-				fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s\n", crc, drop)
-			}
-			o := opts
-			// A loss leaves ranks waiting forever: bound the run far beyond the fault-free one.
-			if base > 0 {
-				o.End = actors.Time(0).Add(lostBound * base * actors.Duration(mc.Iters+mc.Warmup))
-			}
-			r, runErr := motifs.Run(cmd.Context(), mc, o)
-			if errors.Is(runErr, actors.ErrInterrupted) {
-				return runErr
-			}
-			var row results.Row
-			row.Set("motif", string(mc.Motif))
-			row.Set("crc_error_rate", crc.Float64())
-			row.Set("drop_rate", drop.Float64())
-			ok := runErr == nil && r != nil && r.MPI.Received == r.MPI.Sends && r.MPI.BytesReceived == r.MPI.BytesSent
-			if ok {
-				row.Set("delivered", "ok")
-			} else {
-				row.Set("delivered", "LOST")
-				lost++
-			}
-			if r != nil {
-				if r.Report != nil {
-					res.reports = append(res.reports, r.Report)
-				}
-				row.Set("messages_sent", r.MPI.Sends)
-				row.Set("messages_received", r.MPI.Received)
-				row.Set("bytes_sent", r.MPI.BytesSent)
-				row.Set("bytes_received", r.MPI.BytesReceived)
-				row.Set("retries", r.Retries)
-				if pc.Portals.Recovery == "gbn" {
-					row.Set("retransmits", r.GBN.Retransmits)
-					row.Set("refusals", r.GBN.Refusals)
-					row.Set("refused_resources", r.GBN.Refused+r.GBN.RefusedCAM)
-					row.Set("timeouts", r.GBN.Timeouts)
-				}
-			}
-			if ok {
-				row.Set("iter_time_us", r.IterTime.Microseconds())
-				if crc == (actors.Prob{}) && drop == (actors.Prob{}) {
-					base = r.IterTime
-				}
-				if base > 0 {
-					row.Set("time_lost_pct", 100*(r.IterTime.Seconds()/base.Seconds()-1))
-				}
-			}
-			if runErr != nil {
-				row.Set("error", firstLine(runErr.Error()))
-			}
-			res.rows = append(res.rows, row)
+	for _, pt := range points {
+		crc, drop := pt.crc, pt.drop
+		pc := *cfg
+		pc.Router.CRCErrorRate, pc.RXDMA.DropRate = crc, drop
+		if pt.stall > 0 {
+			pc.PPC.StallNode, pc.PPC.StallAt, pc.PPC.StallFor = fl.node, at, pt.stall
 		}
+		if pt.down > 0 {
+			pc.Router.DownNode, pc.Router.DownDir, pc.Router.DownAt, pc.Router.DownFor = fl.node, fl.dir, at, pt.down
+		}
+		if err := pc.Params.Validate(); err != nil {
+			return usage(fmt.Errorf("--fault-node, --fault-dir: %w", err))
+		}
+		mc, err := state.plan(&pc, opts.Seed)
+		if err != nil {
+			return err
+		}
+		if !c.quiet {
+			fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s, nic stall %s, link down %s\n", crc, drop, pt.stall, pt.down)
+		}
+		o := opts
+		// A loss leaves ranks waiting forever: bound the run far beyond the fault-free one.
+		if base > 0 {
+			o.End = actors.Time(0).Add(lostBound * base * actors.Duration(mc.Iters+mc.Warmup))
+		}
+		r, runErr := motifs.Run(cmd.Context(), mc, o)
+		if errors.Is(runErr, actors.ErrInterrupted) {
+			return runErr
+		}
+		var row results.Row
+		row.Set("motif", string(mc.Motif))
+		row.Set("crc_error_rate", crc.Float64())
+		row.Set("drop_rate", drop.Float64())
+		row.Set("nic_stall_us", pt.stall.Microseconds())
+		row.Set("link_down_us", pt.down.Microseconds())
+		ok := runErr == nil && r != nil && r.MPI.Received == r.MPI.Sends && r.MPI.BytesReceived == r.MPI.BytesSent
+		if ok {
+			row.Set("delivered", "ok")
+		} else {
+			row.Set("delivered", "LOST")
+			lost++
+		}
+		if r != nil {
+			if r.Report != nil {
+				res.reports = append(res.reports, r.Report)
+			}
+			row.Set("messages_sent", r.MPI.Sends)
+			row.Set("messages_received", r.MPI.Received)
+			row.Set("bytes_sent", r.MPI.BytesSent)
+			row.Set("bytes_received", r.MPI.BytesReceived)
+			row.Set("retries", r.Retries)
+			if pc.Portals.Recovery == "gbn" {
+				row.Set("retransmits", r.GBN.Retransmits)
+				row.Set("refusals", r.GBN.Refusals)
+				row.Set("refused_resources", r.GBN.Refused+r.GBN.RefusedCAM)
+				row.Set("timeouts", r.GBN.Timeouts)
+			}
+		}
+		if ok {
+			row.Set("iter_time_us", r.IterTime.Microseconds())
+			if pt == (point{}) {
+				base = r.IterTime
+			}
+			if base > 0 {
+				row.Set("time_lost_pct", 100*(r.IterTime.Seconds()/base.Seconds()-1))
+			}
+		}
+		if runErr != nil {
+			row.Set("error", firstLine(runErr.Error()))
+		}
+		res.rows = append(res.rows, row)
 	}
-	if err := c.finishSingle(cmd, out, "faults", []string{"motif", "crc_error_rate", "drop_rate"}, tree, localFlags(cmd), res, start); err != nil {
+	if err := c.finishSingle(cmd, out, "faults", []string{"motif", "crc_error_rate", "drop_rate", "nic_stall_us", "link_down_us"}, tree, localFlags(cmd), res, start); err != nil {
 		return failed(err)
 	}
 	if lost > 0 {

@@ -81,3 +81,34 @@ func TestFaultsCampaignRecovers(t *testing.T) {
 	assert.Equal(t, "ok", v.Rows[0]["delivered"])
 	assert.Greater(t, v.Rows[0]["refused_resources"], 0.0, "messages refused for want of a source structure, then resent")
 }
+
+// A NIC that stalls and a link that goes down delay the workload and lose nothing,
+// with or without go-back-n; the same digests on one and two workers.
+func TestFaultsStallAndLinkDown(t *testing.T) {
+	args := []string{"faults", "--motif", "hotspot", "--torus", "2x2x2", "--iters", "2", "--crc", "0", "--stall", "0,500us",
+		"--down", "0,500us", "--fault-node", "1", "--fault-at", "50us", "--out", "none", "--quiet", "--format", "json"}
+	for _, rec := range []string{"panic", "gbn"} {
+		var digests []string
+		for _, w := range []string{"1", "2"} {
+			code, out, errs := invoke(t, append(args, "--set", "portals.recovery="+rec, "--workers", w)...)
+			require.Equal(t, 0, code, errs)
+			var v struct {
+				Digest string           `json:"digest"`
+				Rows   []map[string]any `json:"rows"`
+			}
+			require.NoError(t, json.Unmarshal([]byte(out), &v))
+			require.Len(t, v.Rows, 4)
+			for i, r := range v.Rows {
+				assert.Equal(t, "ok", r["delivered"], "%s %v", rec, r)
+				if i > 0 {
+					assert.Greater(t, r["time_lost_pct"], 0.0, "%s: the fault costs time: %v", rec, r)
+				}
+			}
+			digests = append(digests, v.Digest)
+		}
+		assert.Equal(t, digests[0], digests[1], rec)
+	}
+	code, _, errs := invoke(t, "faults", "--torus", "2x2x2", "--crc", "0", "--stall", "1ms", "--fault-node", "8", "--out", "none")
+	assert.Equal(t, exitUsage, code)
+	assert.Contains(t, errs, "must name a node")
+}
