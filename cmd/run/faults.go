@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -241,10 +243,48 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 	if err := c.finishSingle(cmd, out, "faults", []string{"motif", "crc_error_rate", "drop_rate", "nic_stall_us", "link_down_us"}, tree, localFlags(cmd), res, start); err != nil {
 		return failed(err)
 	}
+	if out.dir != "" {
+		varied := map[string]bool{"crc_error_rate": len(crcs) > 1, "drop_rate": len(drops) > 1, "nic_stall_us": len(stalls) > 1, "link_down_us": len(downs) > 1}
+		if err := faultPlots(out.dir, varied); err != nil {
+			return failed(err)
+		}
+	}
 	if lost > 0 {
 		fmt.Fprintf(cmd.ErrOrStderr(), "run: faults: %d of %d points LOST data: the workload did not deliver every message exactly once\n",
 			lost, len(res.rows))
 		return failed(errDataLost)
+	}
+	return nil
+}
+
+// faultPlots draws, into DIR/plots, the time lost and the iteration time against each
+// fault setting the campaign varied, one curve per combination of the others.
+func faultPlots(dir string, varied map[string]bool) error {
+	t, err := results.ReadTable(dir)
+	if err != nil {
+		return err
+	}
+	for _, x := range []string{"crc_error_rate", "drop_rate", "nic_stall_us", "link_down_us"} {
+		if !varied[x] {
+			continue
+		}
+		for _, metric := range []string{"time_lost_pct", "iter_time_us"} {
+			pl := &results.XYPlot{Title: "run faults", X: x, Metric: metric}
+			cs, err := t.Curves(pl)
+			if err != nil {
+				continue // no point delivered: nothing to draw
+			}
+			p, _, err := results.DrawXY(pl, cs)
+			if err != nil {
+				continue
+			}
+			if err := os.MkdirAll(filepath.Join(dir, "plots"), 0o755); err != nil {
+				return err
+			}
+			if _, err := results.WriteFigure(p, filepath.Join(dir, "plots"), results.PlotFileName(metric, x)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -111,4 +112,16 @@ func TestFaultsStallAndLinkDown(t *testing.T) {
 	code, _, errs := invoke(t, "faults", "--torus", "2x2x2", "--crc", "0", "--stall", "1ms", "--fault-node", "8", "--out", "none")
 	assert.Equal(t, exitUsage, code)
 	assert.Contains(t, errs, "must name a node")
+}
+
+// The campaign's results directory holds plots of the time lost against each fault
+// setting it varied.
+func TestFaultsCampaignPlots(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "f")
+	code, _, errs := invoke(t, "faults", "--motif", "hotspot", "--torus", "2x2x2", "--iters", "1", "--crc", "0,1e-2", "--out", dir, "--quiet")
+	require.Equal(t, 0, code, errs)
+	for _, f := range []string{"time_lost_pct_vs_crc_error_rate.png", "iter_time_us_vs_crc_error_rate.svg"} {
+		assert.FileExists(t, filepath.Join(dir, "plots", f))
+	}
+	assert.NoFileExists(t, filepath.Join(dir, "plots", "time_lost_pct_vs_drop_rate.png"), "drop_rate was not varied")
 }
