@@ -2,6 +2,7 @@ package actors
 
 import (
 	"context"
+	"crypto/x509"
 	"strings"
 	"testing"
 	"time"
@@ -80,4 +81,58 @@ func TestClusterAuthentication(t *testing.T) {
 	}()
 	ep.send(l.Addr(), frame)
 	assert.ErrorContains(t, <-second, "seen before")
+}
+
+// With TLS (keys derived from the token) a session with the right token runs as
+// before; a peer with another token, or speaking plain gRPC, cannot even complete the
+// connection: the traffic is encrypted and both ends must hold the token.
+func TestClusterTLS(t *testing.T) {
+	token := []byte("a shared secret for TLS")
+	cfg := ClusterConfig{Timeout: 3 * time.Second, Token: token, TLS: true}
+	l, err := Listen(cfg)
+	require.NoError(t, err)
+	defer l.Close()
+	ctx := context.Background()
+	served := make(chan error, 1)
+	go func() {
+		s, err := l.Accept(ctx)
+		if err == nil {
+			err = s.Confirm("cfg")
+			s.Close(err)
+		}
+		served <- err
+	}()
+	coord := cfg
+	coord.Listen = "localhost:0" // another endpoint than the worker's: the traffic crosses gRPC
+	cl, err := Connect(ctx, coord, []string{l.Addr()}, Hello{ConfigHash: "cfg"})
+	require.NoError(t, err, "same token, TLS on both ends")
+	cl.Close(nil)
+	require.NoError(t, <-served)
+
+	for name, c := range map[string]ClusterConfig{
+		"another token, TLS": {Listen: "localhost:0", Timeout: 3 * time.Second, Token: []byte("another secret"), TLS: true},
+		"the token, plain":   {Listen: "localhost:0", Timeout: 3 * time.Second, Token: token},
+	} {
+		_, err := Connect(ctx, c, []string{l.Addr()}, Hello{ConfigHash: "cfg"})
+		require.Error(t, err, name)
+	}
+	_, err = Listen(ClusterConfig{TLS: true})
+	assert.ErrorContains(t, err, "TLS needs a session token")
+}
+
+// The authority both ends derive from a token is the same everywhere; another token
+// gives another one, which does not verify the first's certificates.
+func TestClusterTLSAuthorityFromToken(t *testing.T) {
+	a1, err := clusterTLS([]byte("t1"))
+	require.NoError(t, err)
+	a2, err := clusterTLS([]byte("t1"))
+	require.NoError(t, err)
+	b, err := clusterTLS([]byte("t2"))
+	require.NoError(t, err)
+	leaf, err := x509.ParseCertificate(a1.Certificates[0].Certificate[0])
+	require.NoError(t, err)
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: a2.RootCAs, DNSName: tlsServerName, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}})
+	assert.NoError(t, err, "the same token: the same authority")
+	_, err = leaf.Verify(x509.VerifyOptions{Roots: b.RootCAs, DNSName: tlsServerName})
+	assert.Error(t, err, "another token: another authority")
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -24,6 +25,7 @@ import (
 	"github.com/asynkron/protoactor-go/actor"
 	"github.com/asynkron/protoactor-go/remote"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -74,6 +76,10 @@ type ClusterConfig struct {
 	// accepts only hellos authenticated with it (see the package's "Safety"); without
 	// one (tests, library use) peers are not authenticated.
 	Token []byte
+	// TLS encrypts and mutually authenticates the traffic with keys derived from Token
+	// (clustertls.go). It is on whenever the endpoint binds a non-loopback address and
+	// a token is set; TLS forces it on loopback too.
+	TLS bool
 }
 
 // helloMaxAge bounds how old (or how far in the future, for clocks that differ
@@ -228,11 +234,12 @@ func decodeFrame(b []byte) (*frame, error) {
 // and the index of the process they are for, so that one test process can play every
 // process of a session.
 type endpoint struct {
-	sys  *actor.ActorSystem
-	rem  *remote.Remote
-	addr string
-	host string
-	any  bool // bound with AllowNonLoopback
+	sys    *actor.ActorSystem
+	rem    *remote.Remote
+	addr   string
+	host   string
+	any    bool   // bound with AllowNonLoopback
+	tlsKey string // the TLS identity it serves ("" for plain)
 
 	mu        sync.Mutex
 	sessions  map[sessKey]*Cluster
@@ -283,23 +290,43 @@ func endpointFor(cfg ClusterConfig) (*endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
+	if cfg.TLS && len(cfg.Token) == 0 {
+		return nil, configErrorf("cluster: TLS needs a session token")
+	}
 	endpoints.mu.Lock()
 	defer endpoints.mu.Unlock()
 	for _, ep := range endpoints.all {
 		_, p, _ := net.SplitHostPort(ep.addr)
-		if ep.host == host && (port == 0 || p == strconv.Itoa(port)) {
+		if ep.host == host && (port == 0 || p == strconv.Itoa(port)) && ep.tlsKey == tlsKey(cfg, host) {
 			return ep, nil
 		}
 	}
-	ep, err := newEndpoint(host, port, cfg.AllowNonLoopback)
+	var tc *tls.Config
+	if tlsKey(cfg, host) != "" {
+		if tc, err = clusterTLS(cfg.Token); err != nil {
+			return nil, err
+		}
+	}
+	ep, err := newEndpoint(host, port, cfg.AllowNonLoopback, tc)
 	if err != nil {
 		return nil, err
 	}
+	ep.tlsKey = tlsKey(cfg, host)
 	endpoints.all = append(endpoints.all, ep)
 	return ep, nil
 }
 
-func newEndpoint(host string, port int, allow bool) (ep *endpoint, err error) {
+// tlsKey identifies the TLS identity of an endpoint on host ("" for plain traffic): an
+// endpoint is reused only by a session with the same one.
+func tlsKey(cfg ClusterConfig, host string) string {
+	if len(cfg.Token) == 0 || (!cfg.TLS && isLoopback(host)) {
+		return ""
+	}
+	h := sha256.Sum256(cfg.Token)
+	return string(h[:])
+}
+
+func newEndpoint(host string, port int, allow bool, tc *tls.Config) (ep *endpoint, err error) {
 	listen := net.JoinHostPort(host, strconv.Itoa(port))
 	// Bind once here so that a busy or invalid address is a clean error (remote.Start
 	// panics), and to learn the port when 0 was asked for.
@@ -318,6 +345,11 @@ func newEndpoint(host string, port int, allow bool) (ep *endpoint, err error) {
 	rc.ServerOptions = append(rc.ServerOptions, grpc.MaxRecvMsgSize(maxFrame), grpc.MaxSendMsgSize(maxFrame))
 	rc.DialOptions = append(rc.DialOptions, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxFrame),
 		grpc.MaxCallSendMsgSize(maxFrame)))
+	if tc != nil { // replaces the default insecure transport on both sides
+		creds := credentials.NewTLS(tc)
+		rc.ServerOptions = append(rc.ServerOptions, grpc.Creds(creds))
+		rc.DialOptions = slices.Insert(rc.DialOptions[1:], 0, grpc.WithTransportCredentials(creds))
+	}
 	ep = &endpoint{sys: sys, host: host, any: allow, sessions: map[sessKey]*Cluster{}, hellos: make(chan *frame, 16)}
 	ep.rem = remote.NewRemote(sys, rc)
 	func() {
@@ -729,8 +761,12 @@ func Connect(ctx context.Context, cfg ClusterConfig, peers []string, hello Hello
 		return nil, err
 	}
 	for _, p := range peers {
-		if _, _, err := net.SplitHostPort(p); err != nil {
+		h, _, err := net.SplitHostPort(p)
+		if err != nil {
 			return nil, configErrorf("cluster: peer %q: %v (want host:port)", p, err)
+		}
+		if !isLoopback(h) {
+			cfg.TLS = true // a worker on another interface speaks TLS (tlsKey)
 		}
 	}
 	ep, err := endpointFor(cfg)

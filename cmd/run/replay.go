@@ -43,7 +43,7 @@ not a results directory that can be replayed.`,
 // traces go, the peers of a multi-process run, and how the output looks. The value
 // after each flag that takes one is dropped with it.
 var replayDropped = []string{"out", "config", "cpuprofile", "trace-file", "trace-otlp", "trace-ring", "trace-timeline",
-	"trace-sample", "trace-epoch", "trace-time-scale", "peers", "peer-listen", "peer-timeout", "allow-non-loopback",
+	"trace-sample", "trace-epoch", "trace-time-scale", "peers", "peer-listen", "peer-timeout", "allow-non-loopback", "tls",
 	"quiet", "format", "resume"}
 
 // replayArgs turns a recorded command line into the replay's: without the flags of

@@ -35,6 +35,7 @@ type clusterFlags struct {
 	listen    string
 	remote    bool   // allow non-loopback addresses
 	tokenFile string // --token-file
+	tls       bool   // --tls: TLS on loopback too
 }
 
 // tokenEnv is the environment variable that holds the token a coordinator and its
@@ -80,13 +81,14 @@ func (cf *clusterFlags) register(f *pflag.FlagSet) {
 	f.StringSliceVar(&cf.peers, "peers", nil, "split the run across this process and the run worker processes at these addresses (host:port,...); phold, motif and bench only")
 	f.DurationVar(&cf.timeout, "peer-timeout", actors.DefaultPeerTimeout, "a peer that stays silent this long (dead, hung, unreachable) ends the run with an error")
 	f.StringVar(&cf.listen, "peer-listen", "127.0.0.1:0", "the address this process binds for a run split across processes")
-	f.BoolVar(&cf.remote, "allow-non-loopback", false, "allow binding a non-loopback address for runs across processes (the traffic is authenticated, not encrypted: trusted networks only)")
+	f.BoolVar(&cf.remote, "allow-non-loopback", false, "allow binding a non-loopback address for runs across processes (the traffic is then encrypted and both ends authenticated with TLS keyed by the token)")
+	f.BoolVar(&cf.tls, "tls", false, "encrypt and mutually authenticate the traffic of a run across processes on loopback too (TLS 1.3 with keys derived from the token; always on for a non-loopback address); coordinator and workers must agree")
 	f.StringVar(&cf.tokenFile, "token-file", "", "file holding the token a coordinator and its workers share (default $"+tokenEnv+"; run worker generates and prints one if neither is set)")
 }
 
 // clusterOnly are the flags a worker does not get from the coordinator's command line:
 // the cluster's, and those that write files or output.
-var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true, "token-file": true,
+var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true, "token-file": true, "tls": true,
 	"out": true, "quiet": true, "cpuprofile": true, "trace-otlp": true, "trace-file": true, "trace-ring": true,
 	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true}
 
@@ -136,7 +138,8 @@ func (c *common) joinCluster(cmd *cobra.Command, tree *params.Tree, opts *actors
 	if token == nil {
 		return nil, usage(fmt.Errorf("--peers: the workers need their token: set $%s or --token-file (run worker prints the one it generated)", tokenEnv))
 	}
-	cfg := actors.ClusterConfig{Listen: c.cluster.listen, AllowNonLoopback: c.cluster.remote, Timeout: c.cluster.timeout, Token: token}
+	cfg := actors.ClusterConfig{Listen: c.cluster.listen, AllowNonLoopback: c.cluster.remote, Timeout: c.cluster.timeout, Token: token,
+		TLS: c.cluster.tls}
 	cl, err := actors.Connect(cmd.Context(), cfg, c.cluster.peers, hello)
 	if err != nil {
 		return nil, fmt.Errorf("--peers: %w", err)
@@ -206,8 +209,11 @@ benchmark's own flags) and a configuration sent as content; the worker opens no 
 it is given and writes no file. A coordinator from another build, or one whose
 configuration resolves differently here, is refused at connect. A peer that dies or
 stays silent for the coordinator's --peer-timeout ends the run with an error in every
-process. Addresses are loopback-only unless --allow-non-loopback; the traffic is
-authenticated at connect but not encrypted.`,
+process. Addresses are loopback-only unless --allow-non-loopback. On a non-loopback
+address (and on loopback with --tls, on both ends) the traffic is TLS 1.3, encrypted and
+mutually authenticated with certificates both ends derive from the token, so the worker
+proves it holds the token too; on loopback without --tls it is authenticated at connect
+only.`,
 		Example: `  export SEASTAR_CLUSTER_TOKEN=$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
   run worker &                                   # prints: listening on 127.0.0.1:PORT
   run motif halo3d --torus 8x8x8 --peers 127.0.0.1:PORT
@@ -225,7 +231,7 @@ authenticated at connect but not encrypted.`,
 				}
 			}
 			l, err := actors.Listen(actors.ClusterConfig{Listen: listen, AllowNonLoopback: c.cluster.remote, Timeout: c.cluster.timeout,
-				Token: token})
+				Token: token, TLS: c.cluster.tls})
 			if err != nil {
 				return usage(fmt.Errorf("--listen: %w", err))
 			}

@@ -213,6 +213,23 @@ func TestWorkerProcesses(t *testing.T) {
 		assert.Equal(t, 0, w2.wait(t), w2.stderr.String())
 	})
 
+	t.Run("phold-tls", func(t *testing.T) {
+		ph := append(append([]string{}, smallPhold...), "--format", "json", "--out", "none")
+		code, out, errs := runBin(t, bin, append(ph, "--engine", "serial")...)
+		require.Equal(t, 0, code, errs)
+		ref := digestOf(t, out)
+		w, addr := startWorker(t, bin, "--once", "--tls")
+		code, out, errs = runBin(t, bin, append(ph, "--workers", "2", "--tls", "--peers", addr)...)
+		require.Equal(t, 0, code, errs)
+		assert.Equal(t, ref, digestOf(t, out), "the same results over TLS")
+		assert.Equal(t, 0, w.wait(t), w.stderr.String())
+		// A coordinator without TLS cannot talk to a worker that speaks it.
+		w, addr = startWorker(t, bin, "--once", "--tls")
+		code, _, errs = runBin(t, bin, append(ph, "--peer-timeout", "3s", "--peers", addr)...)
+		assert.Equal(t, exitSimulation, code, errs)
+		_ = w // the cleanup kills it
+	})
+
 	t.Run("version-mismatch", func(t *testing.T) {
 		other := filepath.Join(dir, "run-other")
 		b, err := os.ReadFile(bin)
