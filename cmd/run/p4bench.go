@@ -319,3 +319,101 @@ func runP4Trig(ctx context.Context, cfg *Config, opts actors.Options, state any)
 	}
 	return out, nil
 }
+
+func init() {
+	registerBenchmark(&benchmark{
+		name:  "p4-flowctl",
+		short: "Portals 4 flow control driven by exhaustion: unexpected headers run out, the entry is disabled, drained, re-enabled, refused puts resent",
+		long: `p4-flowctl streams --messages puts (at most --window unacknowledged) from node 0 to node 1,
+where every message arrives unexpected on a portal with flow control and the NI holds at
+most --unexpected unexpected headers; node 1's host takes each message with a use-once
+receive after --work on the one before. When the headers run out the NIC disables the
+entry (PTL_EVENT_PT_DISABLED) and refuses puts with PTL_NI_PT_DISABLED; node 1 drains its
+queue, takes what arrived, re-enables the entry (PtlPTEnable) and sends a resume put;
+node 0 resends the refused puts. Rows: the time, the disables, refusals and resends, the
+messages received (each exactly once, else the run fails) and the rate.`,
+		example: `  run bench p4-flowctl
+  run bench p4-flowctl --unexpected 2,8,32 --work 5us
+  run bench p4-flowctl --set portals4.nic=onload`,
+		ids:   []string{"unexpected", "window", "size_bytes"},
+		flags: p4FlowFlags,
+		check: func(cfg *Config, state any) error { _, err := state.(*p4FlowState).plan(); return p4Check(cfg, err) },
+		run:   runP4Flow,
+	})
+}
+
+type p4FlowState struct {
+	messages, window int
+	unexpected, work string
+	size             int64
+}
+
+func p4FlowFlags(f *pflag.FlagSet) any {
+	s := &p4FlowState{messages: 200, window: 32, unexpected: "4", work: "2us", size: 64}
+	f.IntVar(&s.messages, "messages", s.messages, "puts sent")
+	f.IntVar(&s.window, "window", s.window, "puts in flight at most (unacknowledged)")
+	f.StringVar(&s.unexpected, "unexpected", s.unexpected, "unexpected headers the target NI holds: a list, e.g. 2,8,32")
+	f.StringVar(&s.work, "work", s.work, "host time the target spends per message it takes")
+	f.Int64Var(&s.size, "size", s.size, "bytes per put")
+	return s
+}
+
+type p4FlowPlan struct {
+	unexpected []int
+	work       actors.Duration
+}
+
+func (s *p4FlowState) plan() (*p4FlowPlan, error) {
+	p := &p4FlowPlan{}
+	for item := range strings.SplitSeq(s.unexpected, ",") {
+		var n int
+		if _, err := fmt.Sscanf(strings.TrimSpace(item), "%d", &n); err != nil || n < 1 {
+			return nil, usage(fmt.Errorf("--unexpected: want counts >= 1 such as 2,8,32 (got %q)", item))
+		}
+		p.unexpected = append(p.unexpected, n)
+	}
+	var err error
+	if p.work, err = actors.ParseDuration(s.work); err != nil || p.work < 0 {
+		return nil, usage(fmt.Errorf("--work: want a duration >= 0 such as 2us (got %q)", s.work))
+	}
+	if s.messages < 1 || s.window < 1 || s.size < 0 {
+		return nil, usage(fmt.Errorf("--messages and --window must be >= 1, --size >= 0"))
+	}
+	return p, nil
+}
+
+func runP4Flow(ctx context.Context, cfg *Config, opts actors.Options, state any) (*benchOutput, error) {
+	s := state.(*p4FlowState)
+	p, err := s.plan()
+	if err != nil {
+		return nil, err
+	}
+	out := &benchOutput{}
+	next := stages(opts.Work, len(p.unexpected))
+	for _, u := range p.unexpected {
+		next()
+		c := portals4.FlowCtlConfig{Messages: s.messages, Window: s.window, Unexpected: u, Size: s.size, Work: p.work}
+		res, rep, err := portals4.FlowControl(ctx, cfg.Params, cfg.Portals4, c, opts)
+		if rep != nil {
+			out.reports = append(out.reports, rep)
+		}
+		if err != nil {
+			return out, failed(err)
+		}
+		if res.Received != int64(s.messages) || res.Duplicates != 0 {
+			return out, failed(fmt.Errorf("p4-flowctl: %d of %d messages received, %d twice", res.Received, s.messages, res.Duplicates))
+		}
+		var r results.Row
+		r.Set("unexpected", int64(u))
+		r.Set("window", int64(s.window))
+		r.Set("size_bytes", s.size)
+		r.Set("time_us", res.Time.Microseconds())
+		r.Set("msg_per_s", float64(s.messages)/res.Time.Seconds())
+		r.Set("disables", res.Disables)
+		r.Set("refused", res.Refused)
+		r.Set("resent", res.Resent)
+		r.Set("received", res.Received)
+		out.rows = append(out.rows, r)
+	}
+	return out, nil
+}
