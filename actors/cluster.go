@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"os"
 	"runtime"
@@ -473,9 +474,10 @@ type Cluster struct {
 	failed   chan struct{} // closed when err is set
 	runs     uint64        // runs begun
 	running  bool
-	cur      *distRun // the run in progress, nil between runs
-	pending  []*frame // frames for runs not begun yet
-	accepted []bool   // coordinator: workers that accepted the session
+	cur      *distRun       // the run in progress, nil between runs
+	pending  []*frame       // frames for runs not begun yet
+	accepted []bool         // coordinator: workers that accepted the session
+	ended    map[int]string // coordinator: workers whose end came between runs, with its message
 	acceptCh chan struct{}
 	stop     chan struct{}
 	stopped  sync.Once
@@ -656,6 +658,22 @@ func (c *Cluster) receive(f *frame) {
 		c.mu.Lock()
 		accepted := c.accepted[f.from]
 		c.mu.Unlock()
+		c.mu.Lock()
+		idle := c.self == 0 && accepted && !c.running
+		if idle && c.ended == nil {
+			c.ended = map[int]string{}
+		}
+		if idle {
+			// Between runs: the worker finished its command (or its last run failed,
+			// which every process of the session saw). Relaying an end now could
+			// overtake the frames other workers still need from it to finish that run;
+			// the next run, if any, fails on it (beginRun), and Close ends the rest.
+			c.ended[f.from] = msg
+		}
+		c.mu.Unlock()
+		if idle {
+			return
+		}
 		switch {
 		case c.self != 0 && msg == "":
 			c.fail(fmt.Errorf("cluster: the %s ended the session", c.peerName(f.from)))
@@ -692,6 +710,12 @@ func (c *Cluster) beginRun(r *distRun) error {
 	}
 	if c.running {
 		return configErrorf("cluster: runs of one session must not overlap (a sweep over several processes needs --jobs 1)")
+	}
+	for _, i := range slices.Sorted(maps.Keys(c.ended)) { // a worker that ended between runs
+		if msg := c.ended[i]; msg != "" {
+			return fmt.Errorf("cluster: %s failed: %s", c.peerName(i), msg)
+		}
+		return fmt.Errorf("cluster: %s ended its session early (its command finished after %d runs)", c.peerName(i), c.runs)
 	}
 	r.k = c.runs
 	c.runs++
