@@ -169,3 +169,16 @@ func TestValidate(t *testing.T) {
 		assert.ErrorContains(t, err, tc.want)
 	}
 }
+
+// A generic event queue too small for the events outstanding is a clear error naming
+// the key, not a silent loss of events (the firmware writes over an entry the host has
+// not taken, as the C firmware would).
+func TestGenericEventQueueOverflowIsAnError(t *testing.T) {
+	cfg := small(Hotspot, "2x2x2")
+	cfg.Portals.EQSlots = 2
+	_, err := Run(context.Background(), cfg, serial)
+	var se *actors.SimError
+	require.ErrorAs(t, err, &se)
+	assert.Contains(t, se.Msg, "generic event queue overflow")
+	assert.Contains(t, se.Msg, "portals.eq_slots 2")
+}

@@ -212,7 +212,7 @@ func (f *Firmware) post(x *ppc.Exec, kind EventKind, pend int, src router.NodeID
 // postEvent writes ev into the next slot of the generic event queue and interrupts the
 // host.
 func (f *Firmware) postEvent(x *ppc.Exec, ev *GenericEvent) {
-	ev.Slot = genericSlot(f.eqNext, f.p.EQSlots)
+	ev.Slot, ev.Seq = genericSlot(f.eqNext, f.p.EQSlots), f.eqNext
 	x.HostWrite(eventSlotBytes, ev)
 	f.eqNext++
 	x.Interrupt(IRQVector)

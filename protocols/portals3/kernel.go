@@ -214,12 +214,19 @@ func (s *Stack) interrupt(k *host.Kernel, vector int) bool {
 	if !ok {
 		return false
 	}
+	ev := m.(*GenericEvent)
+	if ev.Seq != s.eqNext {
+		// The firmware wrote over an entry the host had not taken: the queue in host
+		// memory is too small for the events outstanding (the firmware does not wait
+		// for room, as the C firmware does not).
+		c.Fatalf("portals: generic event queue overflow on node %d: event %d found where event %d was expected (portals.eq_slots %d is too small for the events outstanding)",
+			s.node, ev.Seq, s.eqNext, s.p.EQSlots)
+	}
 	k.Forget(slot)
 	s.eqNext++
 	s.Stats.Messages++
 	t0 := k.Now()
 	k.Charge(s.p.KernIRQ)
-	ev := m.(*GenericEvent)
 	switch ev.Kind {
 	case NewHeader:
 		s.onHeader(c, ev)

@@ -66,7 +66,8 @@ type GenericEvent struct {
 	Pending int
 	Src     router.NodeID
 	Wire    *Wire
-	Failed  bool // TxDone (recovery=gbn): the destination never acknowledged it
+	Failed  bool   // TxDone (recovery=gbn): the destination never acknowledged it
+	Seq     uint64 // the event's number in the queue (the firmware's count when it wrote it)
 }
 
 func (e *GenericEvent) String() string {
