@@ -1,6 +1,8 @@
 package motifs
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -28,6 +30,9 @@ type rankLog struct {
 	sends, recvd []msgRec      // point-to-point messages, in order
 	calls        []actors.Duration
 	bytes, msgs  int64
+	// Verify: payloads checked intact, not intact, received twice; the identities seen.
+	verified, corrupt, dupes int64
+	seen                     map[uint64]bool
 }
 
 // msgRec is a message as one side saw it: the other rank, when it was sent (at the
@@ -295,11 +300,18 @@ func (e *env) traffic(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) erro
 	sbuf, rbuf := c.Alloc(size), c.Alloc(size)
 	var reqs []*mpi.Request
 	var sts []mpi.Status
+	var rbufs []mpi.Buf // Verify: a buffer per receive
 	return func(it int, timed bool) error {
 		c.Compute(e.cfg.Compute)
 		nr := int(e.recvs[it*p+rank])
 		reqs, sts = reqs[:0], slices.Grow(sts[:0], nr+m)[:nr+m]
+		rbufs = rbufs[:0]
 		for range nr {
+			rbuf := rbuf
+			if e.cfg.Verify {
+				rbuf = c.Alloc(size)
+				rbufs = append(rbufs, rbuf)
+			}
 			r, err := c.Irecv(rbuf, mpi.AnySource, it%(mpi.TagUB+1))
 			if err != nil {
 				return err
@@ -307,7 +319,12 @@ func (e *env) traffic(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) erro
 			reqs = append(reqs, r)
 		}
 		dests := e.dests[(it*p+rank)*m : (it*p+rank+1)*m]
-		for _, d := range dests {
+		for k, d := range dests {
+			sbuf := sbuf
+			if e.cfg.Verify {
+				sbuf = c.Alloc(size)
+				fillPayload(sbuf.Data, payloadID(rank, it, k))
+			}
 			t := c.Wtime()
 			r, err := c.Isend(sbuf, int(d), it%(mpi.TagUB+1))
 			if err != nil {
@@ -319,9 +336,51 @@ func (e *env) traffic(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) erro
 		if err := c.Waitall(reqs, sts); err != nil {
 			return err
 		}
-		for _, st := range sts[:nr] {
+		for j, st := range sts[:nr] {
 			lg.recvd = append(lg.recvd, msgRec{peer: int32(st.Source), at: st.Done})
+			if e.cfg.Verify {
+				lg.check(rbufs[j].Data, st.Source)
+			}
 		}
 		return nil
 	}
+}
+
+// payloadID is the identity a Verify payload carries: sender, iteration, number.
+func payloadID(rank, it, k int) uint64 { return uint64(rank)<<40 | uint64(it)<<20 | uint64(k) }
+
+// fillPayload writes the payload of message id: its identity, then words of a
+// splitmix64 stream seeded by it.
+func fillPayload(b []byte, id uint64) {
+	binary.LittleEndian.PutUint64(b, id)
+	x := id
+	var w [8]byte
+	for i := 8; i < len(b); i += 8 {
+		x += 0x9e3779b97f4a7c15
+		z := (x ^ x>>30) * 0xbf58476d1ce4e5b9
+		z = (z ^ z>>27) * 0x94d049bb133111eb
+		binary.LittleEndian.PutUint64(w[:], z^z>>31)
+		copy(b[i:], w[:])
+	}
+}
+
+// check verifies a received payload from rank src: intact (the pattern of the
+// identity it carries, sent by src) or corrupt; an identity seen before is a duplicate.
+func (lg *rankLog) check(b []byte, src int) {
+	id := binary.LittleEndian.Uint64(b)
+	want := make([]byte, len(b))
+	fillPayload(want, id)
+	if int(id>>40) != src || !bytes.Equal(b, want) {
+		lg.corrupt++
+		return
+	}
+	if lg.seen == nil {
+		lg.seen = map[uint64]bool{}
+	}
+	if lg.seen[id] {
+		lg.dupes++
+		return
+	}
+	lg.seen[id] = true
+	lg.verified++
 }

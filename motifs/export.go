@@ -31,6 +31,9 @@ func (lg *rankLog) Snapshot(e *actors.Encoder) {
 	}
 	e.Int(lg.bytes)
 	e.Int(lg.msgs)
+	e.Int(lg.verified)
+	e.Int(lg.corrupt)
+	e.Int(lg.dupes)
 }
 
 // Restore implements actors.Snapshotter.
@@ -56,4 +59,5 @@ func (lg *rankLog) Restore(d *actors.Decoder) {
 		lg.calls[i] = d.Duration()
 	}
 	lg.bytes, lg.msgs = d.Int(), d.Int()
+	lg.verified, lg.corrupt, lg.dupes = d.Int(), d.Int(), d.Int()
 }

@@ -19,6 +19,9 @@ func (e *env) summarize(res *Result) {
 		}
 		res.Bytes += lg.bytes
 		res.Messages += lg.msgs
+		res.Verified += lg.verified
+		res.Corrupt += lg.corrupt
+		res.Duplicates += lg.dupes
 		lats = append(lats, lg.calls...)
 	}
 	span := last.Sub(first)

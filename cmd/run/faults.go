@@ -47,8 +47,9 @@ the PPC of --fault-node runs no handler for that long from --fault-at) and every
 for that long from --fault-at). Resource exhaustion is a --set away (portals.sources,
 portals.pendings, cam.entries). Each point is checked end to end: every rank finished,
 the receives completed equal the messages sent and the bytes received equal the bytes
-sent. Rows: the fault setting, delivered (ok or LOST), messages and bytes sent and
-received, the router retries, go-back-n's retransmits, refusals and timeouts (with
+sent, and (random and hotspot, which carry real payloads) every payload arrived intact
+and once, checked against its sender's pattern. Rows: the fault setting, delivered (ok or
+LOST), messages and bytes sent and received, the payloads intact, corrupt or twice, the router retries, go-back-n's retransmits, refusals and timeouts (with
 recovery=gbn), the iteration time and the time lost against the fault-free point.
 A campaign with a LOST point says so on stderr and exits 1. The results directory
 holds the rows in the common schema (docs/results.md); plot them with run plot, e.g.
@@ -185,6 +186,8 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		if err != nil {
 			return err
 		}
+		// Traffic motifs carry real payloads, each checked at its receiver.
+		mc.Verify = mc.Motif == motifs.Random || mc.Motif == motifs.Hotspot
 		if !c.quiet {
 			fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s, nic stall %s, link down %s\n", crc, drop, pt.stall, pt.down)
 		}
@@ -204,6 +207,9 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		row.Set("nic_stall_us", pt.stall.Microseconds())
 		row.Set("link_down_us", pt.down.Microseconds())
 		ok := runErr == nil && r != nil && r.MPI.Received == r.MPI.Sends && r.MPI.BytesReceived == r.MPI.BytesSent
+		if ok && mc.Verify {
+			ok = r.Corrupt == 0 && r.Duplicates == 0 && r.Verified == int64((mc.Iters+mc.Warmup)*r.Ranks*mc.Messages)
+		}
 		if ok {
 			row.Set("delivered", "ok")
 		} else {
@@ -219,6 +225,11 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 			row.Set("bytes_sent", r.MPI.BytesSent)
 			row.Set("bytes_received", r.MPI.BytesReceived)
 			row.Set("retries", r.Retries)
+			if mc.Verify {
+				row.Set("payloads_intact", r.Verified)
+				row.Set("payloads_corrupt", r.Corrupt)
+				row.Set("payloads_twice", r.Duplicates)
+			}
 			if pc.Portals.Recovery == "gbn" {
 				row.Set("retransmits", r.GBN.Retransmits)
 				row.Set("refusals", r.GBN.Refusals)

@@ -63,6 +63,9 @@ func TestFaultsCampaignRecovers(t *testing.T) {
 			assert.Equal(t, "ok", r["delivered"], "%v", r)
 			assert.Equal(t, r["messages_sent"], r["messages_received"])
 			assert.Greater(t, r["retransmits"], 0.0, "lost messages are sent again: %v", r)
+			assert.Greater(t, r["payloads_intact"], 0.0, "payloads checked at their receivers: %v", r)
+			assert.Zero(t, r["payloads_corrupt"], "%v", r)
+			assert.Zero(t, r["payloads_twice"], "%v", r)
 		}
 		digests = append(digests, v.Digest)
 	}
