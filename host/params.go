@@ -21,6 +21,7 @@ type Params struct {
 	CacheBytes              actors.Bytes    `param:"cache_bytes" help:"per-core cache (L2) a copy runs in when source and destination fit" source:"AMD Opteron specifications: 1 MiB L2 on Red Storm's single-core Opteron; 512 KiB per core on the XT5's six-core Opteron"`
 	CachedCopyBytesPerCycle int             `param:"cached_copy_bytes_per_cycle" help:"bytes one core copies per cycle within its cache" source:"assumed: 4 (a 16-byte load and store every 4 cycles)"`
 	MMIOWriteCost           actors.Duration `param:"mmio_write_cost" help:"core time to issue an uncached store to the SeaStar (posted)" source:"assumed"`
+	PinFailRate             actors.Prob     `param:"pin_fail_rate" help:"fault injection: probability that pinning one page for a memory registration fails (the registration returns an out-of-memory error)" source:"fault injection, default 0"`
 }
 
 // DefaultParams returns the Red Storm compute node (Catamount, one 2.0 GHz core).

@@ -227,6 +227,9 @@ func runCCI(ctx context.Context, cfg *Config, opts actors.Options, state any) (*
 		r.Set("bandwidth_MBps", best.Bandwidth/1e6)
 		r.Set("msg_per_s", best.MsgRate)
 		r.Set("iters", iters)
+		if run.op == "rma" && cfg.Host.PinFailRate != (actors.Prob{}) {
+			r.Set("pin_failures", best.Client.PinFailures+best.Server.PinFailures)
+		}
 		out.rows = append(out.rows, r)
 	}
 	return out, nil

@@ -402,7 +402,7 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 	err = b.stacks[0].Spawn("cci-rma-source", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
 		must(pr, err)
-		local, err := ep.Register(cfg.Size, nil, AccessRead)
+		local, err := registerRetry(pr, ep, cfg.Size, AccessRead)
 		must(pr, err)
 		var remote Handle
 		for remote.Key == 0 { // the server's handle, in its first message
@@ -444,7 +444,7 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 		err = b.stacks[1].Spawn("cci-rma-sink", 0, func(pr *Process) {
 			ep, c, err := b.accept(pr)
 			must(pr, err)
-			h, err := ep.Register(cfg.Size, nil, AccessWrite)
+			h, err := registerRetry(pr, ep, cfg.Size, AccessWrite)
 			must(pr, err)
 			msg := make([]byte, 8)
 			binary.LittleEndian.PutUint32(msg, h.Index)
@@ -466,4 +466,20 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 	}
 	res.setRates(cfg, first, start, end)
 	return res, nil
+}
+
+// registerRetry registers n bytes, trying again after a pause while the kernel cannot
+// pin the pages (host.pin_fail_rate), as an application would; it gives up after
+// registerTries attempts.
+func registerRetry(pr *Process, ep *Endpoint, n int64, acc Access) (Handle, error) {
+	const registerTries = 100
+	var err error
+	for range registerTries {
+		var h Handle
+		if h, err = ep.Register(n, nil, acc); !errors.Is(err, ErrNoMem) {
+			return h, err
+		}
+		pr.p.Compute(10 * actors.Microsecond) // assumed: the application's back-off
+	}
+	return Handle{}, err
 }

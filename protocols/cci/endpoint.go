@@ -111,6 +111,7 @@ type EndpointStats struct {
 	BadSource        int64 // from another node or endpoint than the connection's peer (forged)
 	BadType          int64 // a type the connection does not carry
 	Dups             int64 // retransmitted messages already received
+	PinFailures      int64 // registrations that failed to pin a page (host.pin_fail_rate)
 	StaleAnswers     int64 // answers for no outstanding message
 	Held, PeakHeld   int64 // RO messages held for an earlier one
 	NoBuffers        int64 // sends refused for lack of TX area space

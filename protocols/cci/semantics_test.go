@@ -573,3 +573,17 @@ func TestROWindowBoundsReordering(t *testing.T) {
 	assert.Less(t, srv.PeakHeld, int64(p.ROWindow), "the reorder buffer stays below the window")
 	assert.Positive(t, w.stacks[0].eps[0].Stats.NoBuffers, "the sender met the window")
 }
+
+// Memory registration failures (host.pin_fail_rate): cci_rma_register returns
+// CCI_ENOMEM when a page cannot be pinned; the benchmark's application tries again
+// and the RMA stream completes.
+func TestRegistrationFailuresAreRetried(t *testing.T) {
+	cfg := DefaultBenchConfig()
+	cfg.Attr, cfg.RMA, cfg.Size, cfg.Window, cfg.Iters, cfg.Warmup = RU, true, 64<<10, 2, 8, 1
+	cfg.Machine.Host.PinFailRate = actors.MustParseProb("0.05")
+	res, err := Stream(context.Background(), cfg, actors.Options{Seed: 1})
+	require.NoError(t, err)
+	assert.Positive(t, res.Client.PinFailures+res.Server.PinFailures, "16 pages a region at 5%%: some pins fail")
+	assert.Positive(t, res.Bandwidth)
+	assert.Equal(t, "cci: out of memory", ErrNoMem.Error())
+}

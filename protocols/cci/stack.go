@@ -188,6 +188,15 @@ func (ep *Endpoint) Register(n int64, data []byte, acc Access) (Handle, error) {
 		return Handle{}, fmt.Errorf("cci: register %dB with %d bytes of data: %w", n, len(data), ErrInvalid)
 	}
 	pages := (n + int64(s.p.PageBytes) - 1) / int64(s.p.PageBytes)
+	if fail := ep.p.CPU().Params().PinFailRate; fail != (actors.Prob{}) { // fault injection
+		for pg := range pages {
+			if fail.Sample(ep.p.Rand().Uint64()) {
+				s.kernel(ep.p, s.p.PinPage*actors.Duration(pg+1)) // the pages pinned so far, then undone
+				ep.Stats.PinFailures++
+				return Handle{}, fmt.Errorf("cci: register %dB: page %d of %d could not be pinned: %w", n, pg, pages, ErrNoMem)
+			}
+		}
+	}
 	s.kernel(ep.p, s.p.PinPage*actors.Duration(pages))
 	idx := -1
 	for i, r := range s.mrs {

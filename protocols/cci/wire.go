@@ -76,11 +76,12 @@ const (
 	ErrRNR                 // CCI_ERR_RNR: the receiver stayed not ready
 	ErrTimedOut            // CCI_ETIMEDOUT: no ack after every retransmission
 	ErrClosed              // the endpoint is closed
+	ErrNoMem               // CCI_ENOMEM: a memory registration could not pin its pages
 	numStatuses
 )
 
 var statusNames = [numStatuses]string{"ok", "no buffers", "message too long", "invalid argument", "connection refused", "connection rejected",
-	"disconnected", "receiver not ready", "timed out", "endpoint closed"}
+	"disconnected", "receiver not ready", "timed out", "endpoint closed", "out of memory"}
 
 func (s Status) String() string {
 	if s < numStatuses {
