@@ -78,13 +78,14 @@ holds the rows in the common schema (docs/results.md); plot them with run plot, 
 	f.IntVar(&fl.node, "fault-node", 0, "the node whose PPC stalls or whose link goes down")
 	f.StringVar(&fl.dir, "fault-dir", "xp", "the port whose outgoing link goes down: xp, xm, yp, ym, zp, zm")
 	f.StringVar(&fl.at, "fault-at", "100us", "when the stall or the link failure starts (simulated time)")
+	f.StringVar(&fl.maxTime, "max-time", "1s", "simulated time a point may run before it counts as LOST (the first point; the others get 1000 x the fault-free run)")
 	return cmd
 }
 
 // faultFlags are run faults' NIC-stall and link-down settings.
 type faultFlags struct {
-	stall, down, dir, at string
-	node                 int
+	stall, down, dir, at, maxTime string
+	node                          int
 }
 
 func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropList string, fl faultFlags) error {
@@ -143,6 +144,10 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 	if err != nil {
 		return err
 	}
+	maxTime, err := actors.ParseDuration(fl.maxTime)
+	if err != nil || maxTime <= 0 {
+		return usage(fmt.Errorf("--max-time: want a simulated time > 0 such as 1s (got %q)", fl.maxTime))
+	}
 	at, err := actors.ParseDuration(fl.at)
 	if err != nil || at < 0 {
 		return usage(fmt.Errorf("--fault-at: want a simulated time such as 100us (got %q)", fl.at))
@@ -192,7 +197,9 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 			fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s, nic stall %s, link down %s\n", crc, drop, pt.stall, pt.down)
 		}
 		o := opts
-		// A loss leaves ranks waiting forever: bound the run far beyond the fault-free one.
+		// A loss leaves ranks waiting forever, and recovery can livelock: bound the run
+		// far beyond the fault-free one, and the first point by --max-time.
+		o.End = actors.Time(0).Add(maxTime)
 		if base > 0 {
 			o.End = actors.Time(0).Add(lostBound * base * actors.Duration(mc.Iters+mc.Warmup))
 		}

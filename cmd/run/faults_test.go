@@ -84,6 +84,19 @@ func TestFaultsCampaignRecovers(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(out), &v))
 	assert.Equal(t, "ok", v.Rows[0]["delivered"])
 	assert.Greater(t, v.Rows[0]["refused_resources"], 0.0, "messages refused for want of a source structure, then resent")
+
+	// Two CAM entries for a 64-node hotspot: the C firmware panics; go-back-n refuses and
+	// resends (with its timer backing off, the retransmissions do not make senders give up).
+	cam := []string{"faults", "--motif", "hotspot", "--torus", "4x4x4", "--iters", "1", "--warmup", "0", "--crc", "0", "--drop", "0,0.02",
+		"--set", "cam.entries=2", "--out", "none", "--quiet", "--format", "json"}
+	code, _, errs = invoke(t, cam...)
+	assert.Equal(t, exitSimulation, code, "the C firmware panics: %s", errs)
+	code, out, errs = invoke(t, append(cam, "--set", "portals.recovery=gbn")...)
+	require.Equal(t, 0, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(out), &v))
+	for _, r := range v.Rows {
+		assert.Equal(t, "ok", r["delivered"], "%v", r)
+	}
 }
 
 // A NIC that stalls and a link that goes down delay the workload and lose nothing,

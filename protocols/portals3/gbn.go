@@ -26,8 +26,10 @@ import (
 //     acknowledged again.
 //   - The sender goes back on a refusal (after portals.nack_delay) or when its oldest
 //     unacknowledged message to a destination times out (portals.rto): it resends every
-//     unacknowledged message from that one on, in order. A message timed out
-//     portals.retries times makes it give up on the destination: every unacknowledged
+//     unacknowledged message from that one on, in order; each timeout in a row
+//     doubles the destination's timer (up to 64 x portals.rto), an acknowledgement
+//     resets it. A message timed out portals.retries times makes it give up on the
+//     destination: every unacknowledged
 //     message to it completes with PTL_NI_FAIL (SEND_END of a put, GET_END of a reply;
 //     a lost get request or ack has no failure event in Portals 3.3 and its initiator
 //     keeps waiting), and the next messages carry Resync until one is acknowledged, so
@@ -52,6 +54,7 @@ type gbn struct {
 	pioB    int64
 	txWait  []*TxCommand           // transmits waiting for a source structure
 	resync  map[router.NodeID]bool // gave up on it: the next messages carry Resync
+	backoff map[router.NodeID]uint // timeouts in a row per destination: the timer doubles with each (at most rtoBackoffMax)
 }
 
 // GBNStats counts go-back-n's work on one node.
@@ -96,7 +99,7 @@ func (b gbnGoBack) String() string {
 
 func newGBN() *gbn {
 	return &gbn{txSeq: map[router.NodeID]uint32{}, unacked: map[router.NodeID][]int{}, expect: map[router.NodeID]uint32{},
-		rtoGen: map[router.NodeID]uint64{}, resync: map[router.NodeID]bool{}}
+		rtoGen: map[router.NodeID]uint64{}, resync: map[router.NodeID]bool{}, backoff: map[router.NodeID]uint{}}
 }
 
 // gbnTx numbers a transmit and keeps its program for retransmissions.
@@ -155,9 +158,12 @@ func (f *Firmware) giveUp(x *ppc.Exec, dst router.NodeID) {
 	f.g.resync[dst] = true
 }
 
+// rtoBackoffMax bounds the doubling of the retransmission timer: portals.rto x 64.
+const rtoBackoffMax = 6
+
 func (f *Firmware) armRTO(x *ppc.Exec, dst router.NodeID) {
 	f.g.rtoGen[dst]++
-	x.After(f.p.RTO, gbnTimeout{dst: dst, gen: f.g.rtoGen[dst]})
+	x.After(f.p.RTO<<f.g.backoff[dst], gbnTimeout{dst: dst, gen: f.g.rtoGen[dst]})
 }
 
 // goBack resends every unacknowledged message to dst numbered from on that is not
@@ -223,6 +229,9 @@ func (f *Firmware) onCtl(x *ppc.Exec, s rxdma.SOM, w *Wire) {
 		} // else its transmission is still in the TX list: it completes when it leaves
 	}
 	f.g.unacked[dst] = u[n:]
+	if n > 0 {
+		delete(f.g.backoff, dst) // progress: the timer is back to portals.rto
+	}
 	if len(f.g.unacked[dst]) == 0 {
 		delete(f.g.unacked, dst)
 		f.g.rtoGen[dst]++ // nothing left to time out
@@ -237,6 +246,9 @@ func (f *Firmware) onTimeout(x *ppc.Exec, t gbnTimeout) {
 	}
 	if f.goBack(x, t.dst, f.pend[f.g.unacked[t.dst][0]].wire.Seq, true) > 0 {
 		f.GBN.Timeouts++ // a timeout that resent (not one whose message was still queued to leave)
+		// Back off, as TCP does: a destination that does not answer within the timer
+		// is likely congested (by the retransmissions of others too).
+		f.g.backoff[t.dst] = min(f.g.backoff[t.dst]+1, rtoBackoffMax)
 	}
 	f.armRTO(x, t.dst)
 }
