@@ -15,6 +15,10 @@ type Command struct {
 	CRC     bool   // check the message's end-to-end CRC at the end of the length
 	Notify  bool   // tell the PPC when the command retires
 	Tag     uint64 // identifies the command in the retirement notice
+	// Cont marks a command that continues a message (not its first): the RX DMA engine
+	// does not apply it to the first packet of another message (a packet of the same
+	// source on another traffic class), which waits for the PPC instead.
+	Cont bool
 }
 
 func (c Command) String() string {

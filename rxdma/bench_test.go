@@ -79,11 +79,12 @@ func TestEngineScripts(t *testing.T) {
 					len(b.e.fifo), b.e.p.Credits(vcs), max(1, vcs/2), b.e.p.DMABandwidth.TransferTime(64)+b.e.p.PacketOverhead)
 			case "packet":
 				p := &router.Packet{Src: router.NodeID(actorstest.IntArg(t, d, "src", 0)), Dst: 0, Payload: int32(actorstest.IntArg(t, d, "bytes", 64)),
-					SOM: d.HasArg("som"), EOM: d.HasArg("eom"), Seq: int32(actorstest.IntArg(t, d, "seq", 0)), VC: uint8(actorstest.IntArg(t, d, "vc", 0))}
+					SOM: d.HasArg("som"), EOM: d.HasArg("eom"), Seq: int32(actorstest.IntArg(t, d, "seq", 0)), VC: uint8(actorstest.IntArg(t, d, "vc", 0)),
+					Class: uint8(actorstest.IntArg(t, d, "class", 0))}
 				pkts[actorstest.StrArg(t, d, "name")] = p
 				h.Inject(at, PortRouter, p)
 			case "grant":
-				c := cam.Command{Bytes: actorstest.IntArg(t, d, "bytes", 0), Discard: d.HasArg("discard"), Notify: d.HasArg("notify"),
+				c := cam.Command{Bytes: actorstest.IntArg(t, d, "bytes", 0), Discard: d.HasArg("discard"), Notify: d.HasArg("notify"), Cont: d.HasArg("cont"),
 					Tag: uint64(actorstest.IntArg(t, d, "tag", 0)), Addr: uint64(actorstest.IntArg(t, d, "addr", 0))}
 				h.Inject(at, PortCAM, cam.Grant{Src: router.NodeID(actorstest.IntArg(t, d, "src", 0)), Cmd: c})
 			case "write-done":

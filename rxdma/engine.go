@@ -229,6 +229,14 @@ func (e *Engine) drain(ctx actors.Context) {
 // pipeline must wait (for a command or for HT write slots).
 func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
 	a := e.cmds[p.Src]
+	if a != nil && p.SOM && a.cmd.Cont && e.used == 0 {
+		// The source's commands continue a message that is not this one: this packet
+		// starts another message (another traffic class) and waits for the PPC, which
+		// reads its header (a Discard ends the wait).
+		e.waiting, e.waitAt = true, ctx.Now()
+		e.Stats.Stalls++
+		return false
+	}
 	if a == nil {
 		e.waiting, e.waitAt = true, ctx.Now()
 		e.Stats.Stalls++

@@ -383,6 +383,13 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 	}
 	cmds = append(cmds, cam.Command{Bytes: rest, Discard: true})
 	cmds[len(cmds)-1].CRC = true
+	if f.g != nil {
+		// gbn: acknowledgements and refusals (PIO, traffic class 1) of this source may
+		// arrive in the middle of this message: they must not take its commands.
+		for i := 1; i < len(cmds); i++ {
+			cmds[i].Cont = true
+		}
+	}
 	return cmds
 }
 
