@@ -57,17 +57,20 @@ func TestHalo3DSameDigestEverywhere(t *testing.T) {
 	}
 }
 
-// Faults with recovery: a hotspot on 4x4x2 with 5% of messages lost, CRC errors and
-// go-back-n delivers everything and gives the same digest, events, simulated time and
-// MPI counts with the serial engine, 2 workers, and split across 2 processes.
+// Faults with recovery: a hotspot on 4x4x2 with 5% of messages lost, CRC errors, two
+// CAM entries a node and go-back-n (with CAM swapping) delivers everything and gives the
+// same digest, events, simulated time and MPI counts with the serial engine, 2
+// workers, and split across 2 processes.
 func TestFaultsWithRecoverySameDigestEverywhere(t *testing.T) {
 	cfg := small(Hotspot, "4x4x2")
+	cfg.Machine.CAM.Entries = 2
 	cfg.Machine.RXDMA.DropRate = actors.MustParseProb("0.05")
 	cfg.Machine.Router.CRCErrorRate = actors.MustParseProb("1e-3")
 	cfg.Portals.Recovery = "gbn"
 	ref := run(t, cfg, serial)
 	require.Equal(t, ref.MPI.Sends, ref.MPI.Received)
 	require.Positive(t, ref.GBN.Retransmits, "messages were lost and sent again")
+	require.Positive(t, ref.GBN.Swaps, "CAM entries were swapped between sources")
 	sameResult(t, ref, run(t, cfg, actors.Options{Workers: 2, Partitioner: actors.Node{}}), "2 workers")
 	res := make([]*Result, 2)
 	errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},

@@ -240,7 +240,8 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 			if pc.Portals.Recovery == "gbn" {
 				row.Set("retransmits", r.GBN.Retransmits)
 				row.Set("refusals", r.GBN.Refusals)
-				row.Set("refused_resources", r.GBN.Refused+r.GBN.RefusedCAM)
+				row.Set("refused_resources", r.GBN.Refused)
+				row.Set("cam_swaps", r.GBN.Swaps)
 				row.Set("timeouts", r.GBN.Timeouts)
 			}
 		}

@@ -85,18 +85,28 @@ func TestFaultsCampaignRecovers(t *testing.T) {
 	assert.Equal(t, "ok", v.Rows[0]["delivered"])
 	assert.Greater(t, v.Rows[0]["refused_resources"], 0.0, "messages refused for want of a source structure, then resent")
 
-	// A single CAM entry: the C firmware panics; go-back-n refuses and resends (its timer
-	// backing off, acknowledgements never taking a message's CAM commands), nothing lost.
+	// A single CAM entry: the C firmware panics; go-back-n swaps entries between sources
+	// (spilling and refilling their commands), nothing lost, the same on 1 and 2 workers.
 	cam := []string{"faults", "--motif", "hotspot", "--torus", "2x2x2", "--iters", "2", "--crc", "0", "--drop", "0,0.02",
 		"--set", "cam.entries=1", "--out", "none", "--quiet", "--format", "json"}
 	code, _, errs = invoke(t, cam...)
 	assert.Equal(t, exitSimulation, code, "the C firmware panics: %s", errs)
-	code, out, errs = invoke(t, append(cam, "--set", "portals.recovery=gbn")...)
-	require.Equal(t, 0, code, errs)
-	require.NoError(t, json.Unmarshal([]byte(out), &v))
-	for _, r := range v.Rows {
-		assert.Equal(t, "ok", r["delivered"], "%v", r)
+	digests = nil
+	for _, w := range []string{"1", "2"} {
+		code, out, errs = invoke(t, append(cam, "--set", "portals.recovery=gbn", "--workers", w)...)
+		require.Equal(t, 0, code, errs)
+		var cv struct {
+			Digest string           `json:"digest"`
+			Rows   []map[string]any `json:"rows"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &cv))
+		for _, r := range cv.Rows {
+			assert.Equal(t, "ok", r["delivered"], "%v", r)
+			assert.Greater(t, r["cam_swaps"], 0.0, "entries swapped between sources: %v", r)
+		}
+		digests = append(digests, cv.Digest)
 	}
+	assert.Equal(t, digests[0], digests[1])
 }
 
 // A NIC that stalls and a link that goes down delay the workload and lose nothing,

@@ -76,10 +76,13 @@ const (
 )
 
 type source struct {
-	refs   int   // pendings that name this node
-	rxList []int // RX pendings from this node in arrival order; the head owns the CAM entry
-	entry  int   // CAM entry, -1 if none
-	queued int   // commands in the entry's queue, not retired
+	refs     int   // pendings that name this node
+	rxList   []int // RX pendings from this node in arrival order; the head owns the CAM entry
+	entry    int   // CAM entry, -1 if none
+	queued   int   // commands in the entry's queue, not retired
+	swapping bool  // gbn: its entry was swapped away; the CAM has not returned its commands yet
+	spilled  bool  // gbn: its commands are in its record in host memory, read back when it gets an entry
+	waiting  bool  // gbn: in the queue for a CAM entry
 }
 
 // FirmwareStats counts what the firmware did.
@@ -101,7 +104,7 @@ func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *
 		srcs: map[router.NodeID]*source{}, accel: make([]accelProc, p.AccelProcs), byPID: map[ptl.PID]int{},
 		pioMax: tp.PIOCommandsMax, pioBuf: int64(tp.PIOBufferBytes)}
 	if p.Recovery == "gbn" {
-		f.g = newGBN()
+		f.g = newGBN(cp.Entries)
 	}
 
 	for i := p.Pendings - 1; i >= p.TxPendings; i-- {
@@ -167,6 +170,12 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.feedTx(x)
 	case cam.Stalled:
 		x.Instr(f.p.FwStallInstr)
+		if f.g != nil && ev.Miss {
+			f.g.stalled, f.g.stallOn = true, ev.Src
+			f.unstall(x)
+		}
+	case cam.Swapped:
+		f.onSwapped(x, ev)
 	default:
 		x.Fatalf("portals: firmware got unexpected %T", ev)
 	}
@@ -334,8 +343,8 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	id := f.rxFree[len(f.rxFree)-1]
 	f.rxFree = f.rxFree[:len(f.rxFree)-1]
 	src := f.source(x, w.Src)
-	if f.g != nil && w.Len > 0 && src.entry < 0 {
-		f.takeEntry(x, w.Src, src) // gbnAccept made sure one is free
+	if f.g != nil && w.Len > 0 && src.entry < 0 && len(f.camFre) > 0 {
+		f.takeEntry(x, w.Src, src) // gbn: bound at acceptance when one is free (else swapped in later)
 	}
 	f.pend[id] = pending{state: rxWaiting, wire: w, peer: w.Src}
 	if w.Len > 0 { // inline messages never use the RX DMA engine
@@ -402,6 +411,10 @@ func (f *Firmware) programRx(x *ppc.Exec, n router.NodeID, src *source) {
 		return
 	}
 	if src.entry < 0 {
+		if len(f.camFre) == 0 && f.g != nil {
+			f.waitEntry(x, n, src) // gbn: swapped in when its packets need it, or when an entry frees
+			return
+		}
 		if len(f.camFre) == 0 {
 			x.Fatalf("portals: CAM full (%d entries) for a message from node %d: resource exhaustion panics the node", f.camN, n)
 		}
@@ -416,13 +429,16 @@ func (f *Firmware) takeEntry(x *ppc.Exec, n router.NodeID, src *source) {
 	src.entry = f.camFre[len(f.camFre)-1]
 	f.camFre = f.camFre[:len(f.camFre)-1]
 	f.Stats.PeakCAM = max(f.Stats.PeakCAM, f.camN-len(f.camFre))
+	if f.g != nil {
+		f.g.owner[src.entry] = n
+	}
 	x.CAM(cam.SetEntry{Entry: src.entry, Src: n})
 }
 
 // feedRx pushes commands while the CAM queue has room. Every command notifies, so that
 // the firmware hears when a slot frees; the tag says which pending it belongs to.
 func (f *Firmware) feedRx(x *ppc.Exec, src *source, pd *pending, id int) {
-	for len(pd.rxCmds) > 0 && src.queued < f.depth {
+	for src.entry >= 0 && len(pd.rxCmds) > 0 && src.queued < f.depth {
 		c := pd.rxCmds[0]
 		pd.rxCmds = pd.rxCmds[1:]
 		c.Notify, c.Tag = true, uint64(id)
@@ -465,9 +481,16 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 		f.programRx(x, d.Src, src)
 		return
 	}
+	if src.entry < 0 {
+		return // swapped out (gbn) with its last command already granted: no entry to free
+	}
 	x.CAM(cam.ClearEntry{Entry: src.entry})
 	f.camFre = append(f.camFre, src.entry)
+	if f.g != nil {
+		f.g.owner[src.entry] = -1
+	}
 	src.entry = -1
+	f.serveEntryWait(x)
 }
 
 // onRelease returns an RX pending to the free list.

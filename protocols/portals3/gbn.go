@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/rxdma"
@@ -34,10 +35,14 @@ import (
 //     a lost get request or ack has no failure event in Portals 3.3 and its initiator
 //     keeps waiting), and the next messages carry Resync until one is acknowledged, so
 //     that the receiver restarts its sequence there.
-//   - A message with a payload takes its source's CAM entry when it is accepted, so a
-//     message is refused, not held, when no entry is free (a held message at the head
-//     of the RX FIFO would block the packets of the messages that hold the entries).
-//     A transmit that finds no free source structure waits for one, and releases it
+//   - CAM overflow recovery, with the CAM's swap as CCI uses it (Dillow & Atchley 2011
+//     s.IV.B.2): a message with a payload takes a free CAM entry for its source when
+//     it is accepted; with none free its source waits for one, and when its packets
+//     reach the head of the RX FIFO (the CAM reports the miss) the firmware swaps an
+//     entry away from another source, in clock order, spilling that source's queued
+//     commands to its record in host memory; the spilled source gets an entry back
+//     (and reads its record) when one frees or when its own packets need it.
+//   - A transmit that finds no free source structure waits for one, and releases it
 //     when it has left (not when it is acknowledged: acknowledgements may need the
 //     peer's structures in turn).
 
@@ -54,13 +59,19 @@ type gbn struct {
 	pioB    int64
 	txWait  []*TxCommand           // transmits waiting for a source structure
 	resync  map[router.NodeID]bool // gave up on it: the next messages carry Resync
+	owner   []router.NodeID        // source bound to each CAM entry, -1 if free
+	clock   int                    // next entry to consider as a swap victim
+	entryQ  []router.NodeID        // sources waiting for a CAM entry, in order
+	stalled bool                   // the RX pipeline waits on a source without an entry
+	stallOn router.NodeID
 	backoff map[router.NodeID]uint // timeouts in a row per destination: the timer doubles with each (at most rtoBackoffMax)
 }
 
 // GBNStats counts go-back-n's work on one node.
 type GBNStats struct {
 	Acks, Refusals, Retransmits, Timeouts, GoBacks int64 // as sender: go-backs and timeouts that resent something
-	AcksSent, Refused, RefusedCAM, OutOfOrder      int64 // as receiver: refused = no pending or source; refused CAM = no entry
+	AcksSent, Refused, OutOfOrder                  int64 // as receiver: refused = no pending or source
+	Swaps, Spills, Refills                         int64 // CAM entries swapped away, sources spilled, records read back
 	Duplicates                                     int64
 	SourceWaits, Failed                            int64 // Failed: messages given up on (PTL_NI_FAIL)
 }
@@ -74,7 +85,9 @@ func (s *GBNStats) Add(o GBNStats) {
 	s.GoBacks += o.GoBacks
 	s.AcksSent += o.AcksSent
 	s.Refused += o.Refused
-	s.RefusedCAM += o.RefusedCAM
+	s.Swaps += o.Swaps
+	s.Spills += o.Spills
+	s.Refills += o.Refills
 	s.OutOfOrder += o.OutOfOrder
 	s.Duplicates += o.Duplicates
 	s.SourceWaits += o.SourceWaits
@@ -97,9 +110,14 @@ func (b gbnGoBack) String() string {
 	return fmt.Sprintf("portals.gbnGoBack(node%d from %d)", b.dst, b.seq)
 }
 
-func newGBN() *gbn {
-	return &gbn{txSeq: map[router.NodeID]uint32{}, unacked: map[router.NodeID][]int{}, expect: map[router.NodeID]uint32{},
-		rtoGen: map[router.NodeID]uint64{}, resync: map[router.NodeID]bool{}, backoff: map[router.NodeID]uint{}}
+func newGBN(entries int) *gbn {
+	g := &gbn{txSeq: map[router.NodeID]uint32{}, unacked: map[router.NodeID][]int{}, expect: map[router.NodeID]uint32{},
+		rtoGen: map[router.NodeID]uint64{}, resync: map[router.NodeID]bool{}, backoff: map[router.NodeID]uint{},
+		owner: make([]router.NodeID, entries)}
+	for i := range g.owner {
+		g.owner[i] = -1
+	}
+	return g
 }
 
 // gbnTx numbers a transmit and keeps its program for retransmissions.
@@ -278,8 +296,6 @@ func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire) bool {
 		return refuse(&f.GBN.OutOfOrder)
 	case len(f.rxFree) == 0 || (f.srcs[w.Src] == nil && len(f.srcs) == f.p.Sources):
 		return refuse(&f.GBN.Refused)
-	case w.Len > 0 && (f.srcs[w.Src] == nil || f.srcs[w.Src].entry < 0) && len(f.camFre) == 0:
-		return refuse(&f.GBN.RefusedCAM)
 	}
 	g.expect[w.Src] = exp + 1
 	f.sendCtl(x, w.Src, w.Seq, false)
@@ -335,5 +351,141 @@ func (f *Firmware) retryTxWait(x *ppc.Exec) {
 		c := f.g.txWait[0]
 		f.g.txWait = f.g.txWait[1:]
 		f.startTx(x, c)
+	}
+}
+
+// waitEntry queues source n for a CAM entry; if the RX pipeline is stalled on it, it
+// gets one by swapping.
+func (f *Firmware) waitEntry(x *ppc.Exec, n router.NodeID, src *source) {
+	if !src.waiting && !src.swapping {
+		src.waiting = true
+		f.g.entryQ = append(f.g.entryQ, n)
+	}
+	if f.g.stalled && f.g.stallOn == n {
+		f.unstall(x)
+	}
+}
+
+// unstall gives the source the RX pipeline waits on an entry once its commands are
+// known: a free one, or one swapped away from another source.
+func (f *Firmware) unstall(x *ppc.Exec) {
+	n := f.g.stallOn
+	src := f.srcs[n]
+	switch {
+	case src == nil || src.swapping || len(src.rxList) == 0 || !f.pend[src.rxList[0]].have:
+		return // its header is not taken, or its commands are not known yet (programRx calls again)
+	case src.entry >= 0:
+	case len(f.camFre) > 0:
+		f.bindEntry(x, n, src)
+	default:
+		f.swapEntry(x, n, src)
+	}
+	f.g.stalled = false
+}
+
+// bindEntry gives source n a free entry and feeds its head pending's commands.
+func (f *Firmware) bindEntry(x *ppc.Exec, n router.NodeID, src *source) {
+	src.waiting = false
+	f.takeEntry(x, n, src)
+	f.refill(x, src)
+	id := src.rxList[0]
+	pd := &f.pend[id]
+	pd.state = rxActive
+	f.feedRx(x, src, pd, id)
+}
+
+// refill reads a spilled source's commands back from its record in host memory.
+func (f *Firmware) refill(x *ppc.Exec, src *source) {
+	if src.spilled {
+		src.spilled = false
+		x.LoadHost(int((f.p.SourceBytes + 31) / 32)) // cached lines of 32 bytes
+		f.GBN.Refills++
+	}
+}
+
+// swapEntry takes the next entry in clock order from another source and gives it to
+// source n with the first commands of its head pending; the CAM returns the victim's
+// queued commands (Swapped).
+func (f *Firmware) swapEntry(x *ppc.Exec, n router.NodeID, src *source) {
+	g := f.g
+	x.Instr(f.p.FwRxInstr)
+	e := -1
+	for i := range len(g.owner) {
+		c := (g.clock + i) % len(g.owner)
+		if g.owner[c] >= 0 && g.owner[c] != n {
+			e = c
+			break
+		}
+	}
+	if e < 0 {
+		return // the only entry is the stalled source's own: nothing to swap
+	}
+	g.clock = (e + 1) % len(g.owner)
+	victim := f.srcs[g.owner[e]]
+	victim.entry, victim.swapping = -1, true
+	g.owner[e], src.entry, src.waiting = n, e, false
+	f.refill(x, src)
+	id := src.rxList[0]
+	pd := &f.pend[id]
+	pd.state = rxActive
+	take := min(f.depth, len(pd.rxCmds))
+	cmds := make([]cam.Command, take)
+	for i := range take {
+		cmds[i] = pd.rxCmds[i]
+		cmds[i].Notify, cmds[i].Tag = true, uint64(id)
+	}
+	pd.rxCmds = pd.rxCmds[take:]
+	src.queued += take
+	pd.rxLeft += take
+	x.StoreUncached(2 * take)
+	x.CAM(cam.Swap{Entry: e, Src: n, Cmds: cmds})
+	f.GBN.Swaps++
+}
+
+// onSwapped takes back what the CAM returned of a swapped-out source's queue, spills it
+// to the source's record in host memory, and queues the source for an entry.
+func (f *Firmware) onSwapped(x *ppc.Exec, s cam.Swapped) {
+	x.Instr(f.p.FwRxInstr / 2)
+	x.LoadUncached(2 + 2*len(s.Cmds)) // read the entry out of the CAM
+	src := f.srcs[s.Src]
+	if f.g == nil || src == nil || !src.swapping {
+		x.Fatalf("portals: CAM returned entry %d of node %d, which was not swapped out", s.Entry, s.Src)
+	}
+	src.swapping = false
+	src.queued -= len(s.Cmds)
+	if len(s.Cmds) > 0 {
+		pd := &f.pend[src.rxList[0]]
+		pd.rxLeft -= len(s.Cmds)
+		pd.rxCmds = append(append([]cam.Command(nil), s.Cmds...), pd.rxCmds...)
+	}
+	if len(src.rxList) > 0 && len(f.pend[src.rxList[0]].rxCmds) > 0 {
+		src.spilled = true
+		x.HostWrite(f.p.SourceBytes, nil)
+		f.GBN.Spills++
+		if len(f.camFre) > 0 {
+			f.bindEntry(x, s.Src, src)
+		} else {
+			f.waitEntry(x, s.Src, src)
+		}
+	}
+	if f.g.stalled {
+		f.unstall(x)
+	}
+}
+
+// serveEntryWait gives freed entries to the sources waiting for one, in order.
+func (f *Firmware) serveEntryWait(x *ppc.Exec) {
+	g := f.g
+	for g != nil && len(g.entryQ) > 0 && len(f.camFre) > 0 {
+		n := g.entryQ[0]
+		g.entryQ = g.entryQ[1:]
+		src := f.srcs[n]
+		if src == nil || !src.waiting {
+			continue
+		}
+		src.waiting = false
+		if src.entry < 0 && !src.swapping && len(src.rxList) > 0 && f.pend[src.rxList[0]].have {
+			f.bindEntry(x, n, src)
+		}
 	}
 }
