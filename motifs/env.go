@@ -265,8 +265,13 @@ func (e *env) halo(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) error {
 	reqs := make([]*mpi.Request, 2*n)
 	sts := make([]mpi.Status, 2*n)
 	sent := make([]actors.Time, n)
-	return func(_ int, timed bool) error {
+	return func(it int, timed bool) error {
 		c.Compute(e.cfg.Compute)
+		if e.cfg.Verify {
+			for k := range n {
+				fillPayload(sbufs[k].Data, payloadID(r, it, k))
+			}
+		}
 		for k := range n {
 			// from the neighbour on the other side, which sent in direction dirs[k]
 			var err error
@@ -287,6 +292,9 @@ func (e *env) halo(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) error {
 		for k := range n {
 			lg.sends = append(lg.sends, msgRec{peer: int32(nbr[k]), timed: timed, at: sent[k]})
 			lg.recvd = append(lg.recvd, msgRec{peer: int32(sts[k].Source), at: sts[k].Done})
+			if e.cfg.Verify {
+				lg.check(rbufs[k].Data, sts[k].Source)
+			}
 		}
 		return nil
 	}

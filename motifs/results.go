@@ -22,6 +22,7 @@ func (e *env) summarize(res *Result) {
 		res.Verified += lg.verified
 		res.Corrupt += lg.corrupt
 		res.Duplicates += lg.dupes
+		res.Sent += int64(len(lg.sends))
 		lats = append(lats, lg.calls...)
 	}
 	span := last.Sub(first)

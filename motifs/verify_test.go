@@ -29,9 +29,18 @@ func TestVerifyChecksEveryPayload(t *testing.T) {
 	assert.Equal(t, sent, r.Verified, "every payload intact, once")
 	assert.Zero(t, r.Corrupt+r.Duplicates)
 
-	cfg.Motif = Halo3D
+	assert.Equal(t, r.Sent, r.Verified)
+
+	h := small(Halo3D, "2x2x2")
+	h.Verify = true
+	hr := run(t, h, serial)
+	assert.Positive(t, hr.Verified)
+	assert.Equal(t, hr.Sent, hr.Verified, "every face intact, once")
+	assert.Zero(t, hr.Corrupt+hr.Duplicates)
+
+	cfg.Motif = Alltoall
 	_, err := Run(context.Background(), cfg, serial)
-	require.ErrorContains(t, err, "verify is for the random and hotspot motifs")
+	require.ErrorContains(t, err, "verify is for the random, hotspot and halo3d motifs")
 }
 
 // A payload that is not its sender's pattern is counted corrupt; one seen twice, a

@@ -47,7 +47,7 @@ the PPC of --fault-node runs no handler for that long from --fault-at) and every
 for that long from --fault-at). Resource exhaustion is a --set away (portals.sources,
 portals.pendings, cam.entries). Each point is checked end to end: every rank finished,
 the receives completed equal the messages sent and the bytes received equal the bytes
-sent, and (random and hotspot, which carry real payloads) every payload arrived intact
+sent, and (random, hotspot and halo3d, which carry real payloads) every payload arrived intact
 and once, checked against its sender's pattern. Rows: the fault setting, delivered (ok or
 LOST), messages and bytes sent and received, the payloads intact, corrupt or twice, the router retries, go-back-n's retransmits, refusals and timeouts (with
 recovery=gbn), the iteration time and the time lost against the fault-free point.
@@ -191,8 +191,8 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		if err != nil {
 			return err
 		}
-		// Traffic motifs carry real payloads, each checked at its receiver.
-		mc.Verify = mc.Motif == motifs.Random || mc.Motif == motifs.Hotspot
+		// The point-to-point motifs carry real payloads, each checked at its receiver.
+		mc.Verify = mc.Motif == motifs.Random || mc.Motif == motifs.Hotspot || mc.Motif == motifs.Halo3D
 		if !c.quiet {
 			fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s, nic stall %s, link down %s\n", crc, drop, pt.stall, pt.down)
 		}
@@ -215,7 +215,7 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		row.Set("link_down_us", pt.down.Microseconds())
 		ok := runErr == nil && r != nil && r.MPI.Received == r.MPI.Sends && r.MPI.BytesReceived == r.MPI.BytesSent
 		if ok && mc.Verify {
-			ok = r.Corrupt == 0 && r.Duplicates == 0 && r.Verified == int64((mc.Iters+mc.Warmup)*r.Ranks*mc.Messages)
+			ok = r.Corrupt == 0 && r.Duplicates == 0 && r.Verified == r.Sent
 		}
 		if ok {
 			row.Set("delivered", "ok")
