@@ -182,3 +182,15 @@ func TestGenericEventQueueOverflowIsAnError(t *testing.T) {
 	assert.Contains(t, se.Msg, "generic event queue overflow")
 	assert.Contains(t, se.Msg, "portals.eq_slots 2")
 }
+
+// With go-back-n the firmware holds generic events back while the queue in host memory
+// is full (the host reports what it took): the same tiny queue that overflows with the
+// C firmware's behaviour carries the whole hotspot.
+func TestGenericEventQueueFlowControl(t *testing.T) {
+	cfg := small(Hotspot, "2x2x2")
+	cfg.Portals.EQSlots = 2
+	cfg.Portals.Recovery = "gbn"
+	r := run(t, cfg, serial)
+	assert.Equal(t, r.MPI.Sends, r.MPI.Received)
+	assert.Positive(t, r.GBN.EventsHeld, "events waited for room")
+}

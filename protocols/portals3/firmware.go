@@ -141,6 +141,8 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onTxCommand(x, ev)
 	case *RxCommand:
 		f.onRxCommand(x, ev)
+	case EQConsumed:
+		f.onEQConsumed(x, ev)
 	case ReleaseCommand:
 		f.onRelease(x, ev)
 	case *AccelTx:
@@ -221,6 +223,11 @@ func (f *Firmware) post(x *ppc.Exec, kind EventKind, pend int, src router.NodeID
 // postEvent writes ev into the next slot of the generic event queue and interrupts the
 // host.
 func (f *Firmware) postEvent(x *ppc.Exec, ev *GenericEvent) {
+	if f.g != nil && (len(f.g.heldEv) > 0 || f.eqNext-f.g.consumed >= uint64(f.p.EQSlots)) {
+		f.g.heldEv = append(f.g.heldEv, ev) // gbn: the queue is full: written when the host has taken some
+		f.GBN.EventsHeld++
+		return
+	}
 	ev.Slot, ev.Seq = genericSlot(f.eqNext, f.p.EQSlots), f.eqNext
 	x.HostWrite(eventSlotBytes, ev)
 	f.eqNext++

@@ -42,6 +42,10 @@ import (
 //     entry away from another source, in clock order, spilling that source's queued
 //     commands to its record in host memory; the spilled source gets an entry back
 //     (and reads its record) when one frees or when its own packets need it.
+//   - The generic event queue in host memory: the host reports how many events it has
+//     taken at the end of each interrupt pass (EQConsumed), and the firmware holds back
+//     events while the queue is full instead of writing over one the host has not
+//     taken.
 //   - A transmit that finds no free source structure waits for one, and releases it
 //     when it has left (not when it is acknowledged: acknowledgements may need the
 //     peer's structures in turn).
@@ -50,21 +54,23 @@ import (
 const ctlTag = 1 << 63
 
 type gbn struct {
-	txSeq   map[router.NodeID]uint32 // last number given per destination
-	unacked map[router.NodeID][]int  // TX pendings not acknowledged, in number order
-	expect  map[router.NodeID]uint32 // next number expected per source (0: 1)
-	rtoGen  map[router.NodeID]uint64
-	ctlQ    []*Wire // acknowledgements and refusals waiting for PIO room
-	pioN    int
-	pioB    int64
-	txWait  []*TxCommand           // transmits waiting for a source structure
-	resync  map[router.NodeID]bool // gave up on it: the next messages carry Resync
-	owner   []router.NodeID        // source bound to each CAM entry, -1 if free
-	clock   int                    // next entry to consider as a swap victim
-	entryQ  []router.NodeID        // sources waiting for a CAM entry, in order
-	stalled bool                   // the RX pipeline waits on a source without an entry
-	stallOn router.NodeID
-	backoff map[router.NodeID]uint // timeouts in a row per destination: the timer doubles with each (at most rtoBackoffMax)
+	txSeq    map[router.NodeID]uint32 // last number given per destination
+	unacked  map[router.NodeID][]int  // TX pendings not acknowledged, in number order
+	expect   map[router.NodeID]uint32 // next number expected per source (0: 1)
+	rtoGen   map[router.NodeID]uint64
+	ctlQ     []*Wire // acknowledgements and refusals waiting for PIO room
+	pioN     int
+	pioB     int64
+	txWait   []*TxCommand           // transmits waiting for a source structure
+	resync   map[router.NodeID]bool // gave up on it: the next messages carry Resync
+	consumed uint64                 // generic events the host has taken (EQConsumed)
+	heldEv   []*GenericEvent        // events waiting for room in the generic event queue
+	owner    []router.NodeID        // source bound to each CAM entry, -1 if free
+	clock    int                    // next entry to consider as a swap victim
+	entryQ   []router.NodeID        // sources waiting for a CAM entry, in order
+	stalled  bool                   // the RX pipeline waits on a source without an entry
+	stallOn  router.NodeID
+	backoff  map[router.NodeID]uint // timeouts in a row per destination: the timer doubles with each (at most rtoBackoffMax)
 }
 
 // GBNStats counts go-back-n's work on one node.
@@ -74,6 +80,7 @@ type GBNStats struct {
 	Swaps, Spills, Refills                         int64 // CAM entries swapped away, sources spilled, records read back
 	Duplicates                                     int64
 	SourceWaits, Failed                            int64 // Failed: messages given up on (PTL_NI_FAIL)
+	EventsHeld                                     int64 // generic events held back for want of room in the queue
 }
 
 // Add adds o's counts to s.
@@ -92,6 +99,7 @@ func (s *GBNStats) Add(o GBNStats) {
 	s.Duplicates += o.Duplicates
 	s.SourceWaits += o.SourceWaits
 	s.Failed += o.Failed
+	s.EventsHeld += o.EventsHeld
 }
 
 type (
@@ -487,5 +495,25 @@ func (f *Firmware) serveEntryWait(x *ppc.Exec) {
 		if src.entry < 0 && !src.swapping && len(src.rxList) > 0 && f.pend[src.rxList[0]].have {
 			f.bindEntry(x, n, src)
 		}
+	}
+}
+
+// onEQConsumed records the events the host has taken and writes those held back while
+// there is room.
+func (f *Firmware) onEQConsumed(x *ppc.Exec, c EQConsumed) {
+	f.mailbox(x, 0)
+	x.Instr(f.p.FwRelInstr)
+	if f.g == nil {
+		x.Fatalf("portals: node %d got %s but runs recovery=%s", f.node, c, f.p.Recovery)
+	}
+	f.g.consumed = max(f.g.consumed, c.N)
+	for len(f.g.heldEv) > 0 && f.eqNext-f.g.consumed < uint64(f.p.EQSlots) {
+		ev := f.g.heldEv[0]
+		f.g.heldEv = f.g.heldEv[1:]
+		ev.Slot, ev.Seq = genericSlot(f.eqNext, f.p.EQSlots), f.eqNext
+		x.HostWrite(eventSlotBytes, ev)
+		f.eqNext++
+		x.Interrupt(IRQVector)
+		f.Stats.Interrupts++
 	}
 }

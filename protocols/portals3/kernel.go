@@ -59,6 +59,8 @@ type Stack struct {
 	// txWait holds sends that found every TX pending in use (recovery=gbn, where TX
 	// pendings stay in use until acknowledged): sent as pendings free, in order.
 	txWait []deferredSend
+	// reported is the count of generic events last reported taken (recovery=gbn).
+	reported uint64
 	// mailboxRead is the host's read of a mailbox's head pointer over HyperTransport
 	// before it posts a command, without the write-through technique (a round trip:
 	// 2 x ht.latency + ht.sram_latency); 0 with it (ppc.write_through).
@@ -212,6 +214,11 @@ func (s *Stack) interrupt(k *host.Kernel, vector int) bool {
 	slot := genericSlot(s.eqNext, s.p.EQSlots)
 	m, ok := k.Memory(slot)
 	if !ok {
+		if s.p.Recovery == "gbn" && s.eqNext != s.reported {
+			// The pass is over: tell the firmware how many events it may write on.
+			s.reported = s.eqNext
+			s.post(c, s.p.CmdBytes, EQConsumed{N: s.eqNext})
+		}
 		return false
 	}
 	ev := m.(*GenericEvent)

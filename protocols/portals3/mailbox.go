@@ -44,6 +44,13 @@ type ReleaseCommand struct{ Pending int }
 
 func (c ReleaseCommand) String() string { return fmt.Sprintf("portals.ReleaseCommand(p%d)", c.Pending) }
 
+// EQConsumed tells the firmware how many generic events the host has taken
+// (portals.recovery=gbn: the firmware holds events back rather than overwrite one the
+// host has not taken); the host posts it at the end of an interrupt pass.
+type EQConsumed struct{ N uint64 }
+
+func (c EQConsumed) String() string { return fmt.Sprintf("portals.EQConsumed(%d)", c.N) }
+
 // EventKind is the kind of an entry of the generic event queue in host memory.
 type EventKind uint8
 
