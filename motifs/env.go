@@ -207,7 +207,11 @@ func (e *env) pingpong(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) err
 		partner, first = rank-half, false
 	}
 	sbuf, rbuf := c.Alloc(size), c.Alloc(size)
+	it := 0 // the iteration, for Verify's payloads
 	send := func(timed bool) error {
+		if e.cfg.Verify {
+			fillPayload(sbuf.Data, payloadID(rank, it, 0))
+		}
 		t := c.Wtime()
 		if err := c.Send(sbuf, partner, 1); err != nil {
 			return err
@@ -219,10 +223,14 @@ func (e *env) pingpong(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) err
 		st, err := c.Recv(rbuf, partner, 1)
 		if err == nil {
 			lg.recvd = append(lg.recvd, msgRec{peer: int32(st.Source), at: st.Done})
+			if e.cfg.Verify {
+				lg.check(rbuf.Data, st.Source)
+			}
 		}
 		return err
 	}
-	return func(_ int, timed bool) error {
+	return func(i int, timed bool) error {
+		it = i
 		c.Compute(e.cfg.Compute)
 		if first {
 			if err := send(timed); err != nil {

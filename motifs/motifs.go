@@ -82,7 +82,8 @@ type Config struct {
 	HotRank     int             // hotspot: the hot rank
 	HotFraction actors.Prob     // hotspot: probability that a message goes to the hot rank
 	Grid        [3]int          // halo3d process grid; zero: from the torus or factored
-	// Verify (random, hotspot, halo3d) carries real bytes: every message's payload is a
+	// Verify (the point-to-point motifs: pingpong, halo3d, random, hotspot) carries
+	// real bytes: every message's payload is a
 	// pattern derived from its sender, iteration and number, landing in a buffer of its
 	// own, and every receive checks it (checksums per message: no message corrupt,
 	// lost or received twice).
@@ -141,8 +142,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("warmup must be >= 0 (got %d)", c.Warmup)
 	case c.Size < 0:
 		return fmt.Errorf("size must be >= 0B (got %s)", c.Size)
-	case c.Verify && c.Motif != Random && c.Motif != Hotspot && c.Motif != Halo3D:
-		return fmt.Errorf("verify is for the random, hotspot and halo3d motifs (got %s)", c.Motif)
+	case c.Verify && c.Motif.collective():
+		return fmt.Errorf("verify is for the point-to-point motifs: pingpong, halo3d, random, hotspot (got %s)", c.Motif)
 	case c.Verify && c.Size < 8:
 		return fmt.Errorf("verify needs messages of at least 8B, to carry their identity (got %s)", c.Size)
 	case c.Motif == Allreduce && c.Size%8 != 0:

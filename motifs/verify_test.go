@@ -38,9 +38,15 @@ func TestVerifyChecksEveryPayload(t *testing.T) {
 	assert.Equal(t, hr.Sent, hr.Verified, "every face intact, once")
 	assert.Zero(t, hr.Corrupt+hr.Duplicates)
 
+	p := small(PingPong, "2x1x1")
+	p.Verify = true
+	pr := run(t, p, serial)
+	assert.Positive(t, pr.Verified)
+	assert.Equal(t, pr.Sent, pr.Verified)
+
 	cfg.Motif = Alltoall
 	_, err := Run(context.Background(), cfg, serial)
-	require.ErrorContains(t, err, "verify is for the random, hotspot and halo3d motifs")
+	require.ErrorContains(t, err, "verify is for the point-to-point motifs")
 }
 
 // A payload that is not its sender's pattern is counted corrupt; one seen twice, a

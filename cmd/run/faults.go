@@ -47,7 +47,7 @@ the PPC of --fault-node runs no handler for that long from --fault-at) and every
 for that long from --fault-at). Resource exhaustion is a --set away (portals.sources,
 portals.pendings, cam.entries). Each point is checked end to end: every rank finished,
 the receives completed equal the messages sent and the bytes received equal the bytes
-sent, and (random, hotspot and halo3d, which carry real payloads) every payload arrived intact
+sent, and (the point-to-point motifs, which carry real payloads) every payload arrived intact
 and once, checked against its sender's pattern. Rows: the fault setting, delivered (ok or
 LOST), messages and bytes sent and received, the payloads intact, corrupt or twice, the router retries, go-back-n's retransmits, refusals and timeouts (with
 recovery=gbn), the iteration time and the time lost against the fault-free point.
@@ -192,7 +192,7 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 			return err
 		}
 		// The point-to-point motifs carry real payloads, each checked at its receiver.
-		mc.Verify = mc.Motif == motifs.Random || mc.Motif == motifs.Hotspot || mc.Motif == motifs.Halo3D
+		mc.Verify = mc.Motif != motifs.Alltoall && mc.Motif != motifs.Allreduce && mc.Size >= 8
 		if !c.quiet {
 			fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s, nic stall %s, link down %s\n", crc, drop, pt.stall, pt.down)
 		}
