@@ -30,11 +30,11 @@ import (
 //     unacknowledged message from that one on, in order; each timeout in a row
 //     doubles the destination's timer (up to 64 x portals.rto), an acknowledgement
 //     resets it. A message timed out portals.retries times makes it give up on the
-//     destination: every unacknowledged
-//     message to it completes with PTL_NI_FAIL (SEND_END of a put, GET_END of a reply;
-//     a lost get request or ack has no failure event in Portals 3.3 and its initiator
-//     keeps waiting), and the next messages carry Resync until one is acknowledged, so
-//     that the receiver restarts its sequence there.
+//     destination: every unacknowledged message to it completes with PTL_NI_FAIL
+//     (SEND_END of a put, GET_END of a reply, REPLY_END of a get whose request was
+//     lost; a lost ack has no failure event in Portals 3.3 and its initiator keeps
+//     waiting), and the next messages carry Resync until one is acknowledged, so that
+//     the receiver restarts its sequence there.
 //   - CAM overflow recovery, with the CAM's swap as CCI uses it (Dillow & Atchley 2011
 //     s.IV.B.2): a message with a payload takes a free CAM entry for its source when
 //     it is accepted; with none free its source waits for one, and when its packets

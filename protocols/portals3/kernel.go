@@ -360,5 +360,27 @@ func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
 			c.Fatalf("portals: get done %s: %v", op.hdr, err)
 		}
 		s.deliver(c, op.proc, posted)
+	case Get:
+		if ev.Failed { // recovery=gbn gave up on the target: the get ends with PTL_NI_FAIL
+			s.failGet(c, op)
+		}
 	}
+}
+
+// failGet ends a get whose request never reached its target: an empty reply is
+// delivered to the get's MD and completed as failed (REPLY_START and REPLY_END with
+// PTL_NI_FAIL), the initiator's only way to learn of it.
+func (s *Stack) failGet(c ctx, op *txOp) {
+	rh := op.hdr
+	rh.Op, rh.Src, rh.Dst, rh.Length = ptl.OpReply, op.hdr.Dst, op.hdr.Src, 0
+	d := op.proc.ni.DeliverHeader(rh)
+	s.deliver(c, op.proc, d.Posted)
+	if !d.Accepted {
+		return // the MD is gone: nobody waits
+	}
+	posted, err := op.proc.ni.Complete(d, true)
+	if err != nil {
+		c.Fatalf("portals: failing get %s: %v", op.hdr, err)
+	}
+	s.deliver(c, op.proc, posted)
 }

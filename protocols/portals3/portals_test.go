@@ -369,3 +369,28 @@ func TestGoBackNGivesUpWithNIFail(t *testing.T) {
 	assert.EqualValues(t, 1, fw.GBN.Failed)
 	assert.EqualValues(t, 3, fw.GBN.Retransmits)
 }
+
+// recovery=gbn: a get whose request never arrives ends, once the sender gives up, with
+// REPLY_END and PTL_NI_FAIL.
+func TestGoBackNFailedGetEndsWithNIFail(t *testing.T) {
+	cfg := DefaultPerfConfig()
+	cfg.Portals.Recovery, cfg.Portals.Retries = "gbn", 2
+	cfg.Machine.RXDMA.DropRate = actors.MustParseProb("1")
+	g := actors.NewGraph()
+	mp := cfg.Machine
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	_, stacks, err := Build(g, mp, cfg.Portals)
+	require.NoError(t, err)
+	var ev ptl.Event
+	require.NoError(t, stacks[0].Spawn("lost-get", 0, 0, 1, 1000, QKBridge, func(pr *Process) {
+		eq, _ := pr.EQAlloc(64)
+		md, _ := pr.MDBind(ptl.MD{Start: 0x1000, Length: 8, Threshold: ptl.ThreshInf, Options: ptl.MDOpGet, EQ: eq}, ptl.Retain)
+		_ = pr.Get(md, node1, 0, 0, 0)
+		ev, _ = pr.WaitFor(eq, ptl.EventReplyEnd)
+	}))
+	model, err := g.Build()
+	require.NoError(t, err)
+	_, err = actors.Run(context.Background(), model, serial)
+	require.NoError(t, err)
+	assert.Equal(t, ptl.NIFail, ev.NIFailType)
+}
