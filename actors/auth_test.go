@@ -39,7 +39,7 @@ func TestClusterAuthentication(t *testing.T) {
 	for _, tc := range cases {
 		werr := accept()
 		_, err := Connect(ctx, ClusterConfig{Timeout: 5 * time.Second, Token: tc.token, Version: tc.build}, []string{l.Addr()},
-			Hello{ConfigHash: "other-cfg", Args: []string{"phold"}})
+			Hello{ConfigHash: "other-cfg", Run: RunSpec{Command: []string{"phold"}}})
 		require.Error(t, err, tc.name)
 		assert.ErrorIs(t, err, ErrConfig, tc.name)
 		assert.True(t, strings.HasSuffix(err.Error(), "refused the session: refused"), "%s: %v", tc.name, err)

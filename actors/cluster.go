@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -123,14 +124,42 @@ func (c *ClusterConfig) setDefaults() error {
 
 // Hello is what a coordinator sends its workers when it connects: what to run.
 type Hello struct {
-	// Args is the command line the workers run, in the simulator's own terms.
-	Args []string
-	// Files holds the contents of files the command reads (a configuration file), by
-	// the name Args uses.
-	Files map[string][]byte
+	// Run describes the run the workers take part in.
+	Run RunSpec
 	// ConfigHash identifies the resolved configuration; each worker resolves its own
 	// and compares (Cluster.Confirm).
 	ConfigHash string
+}
+
+// RunSpec describes a run in the simulator's terms, not as a command line: which
+// simulation, its flags by name with their values, and the configuration as content.
+// What a worker accepts of it is the application's decision (cmd/run checks every
+// field against the simulations and model flags it allows).
+type RunSpec struct {
+	// Command names the simulation: its command and, for a family of them, the member
+	// ("phold"; "motif", "halo3d"; "bench", "portalperf").
+	Command []string
+	// Flags are the flags set, in the order they were given; a flag given several
+	// times appears once per value. Values are as typed (units included).
+	Flags []Flag
+	// Config is the content of the configuration file, nil without one.
+	Config []byte
+}
+
+// Flag is one flag of a RunSpec and its value.
+type Flag struct{ Name, Value string }
+
+// String is the run as a readable command line (for logs).
+func (r RunSpec) String() string {
+	var b strings.Builder
+	b.WriteString(strings.Join(r.Command, " "))
+	for _, f := range r.Flags {
+		fmt.Fprintf(&b, " --%s=%s", f.Name, f.Value)
+	}
+	if r.Config != nil {
+		fmt.Fprintf(&b, " (configuration of %d bytes)", len(r.Config))
+	}
+	return b.String()
 }
 
 // BinaryVersion identifies the running binary: the Go version, the main module's
@@ -835,20 +864,16 @@ func encodeHello(cfg ClusterConfig, session uint64, index int, addrs []string, h
 	for _, a := range addrs {
 		e.String(a)
 	}
-	e.Uint(uint64(len(h.Args)))
-	for _, a := range h.Args {
+	e.Uint(uint64(len(h.Run.Command)))
+	for _, a := range h.Run.Command {
 		e.String(a)
 	}
-	names := make([]string, 0, len(h.Files))
-	for n := range h.Files { //lint:ordered sorted below
-		names = append(names, n)
+	e.Uint(uint64(len(h.Run.Flags)))
+	for _, f := range h.Run.Flags {
+		e.String(f.Name)
+		e.String(f.Value)
 	}
-	slices.Sort(names)
-	e.Uint(uint64(len(names)))
-	for _, n := range names {
-		e.String(n)
-		e.Blob(h.Files[n])
-	}
+	e.Blob(h.Run.Config)
 	e.String(h.ConfigHash)
 	e.Int(time.Now().UnixNano())
 	e.Blob(helloMAC(cfg.Token, session, e.Bytes()))
@@ -880,16 +905,13 @@ func decodeHello(b []byte) (helloMsg, error) {
 	}
 	n = d.Count(1)
 	for range n {
-		h.hello.Args = append(h.hello.Args, d.String())
+		h.hello.Run.Command = append(h.hello.Run.Command, d.String())
 	}
 	n = d.Count(2)
-	if n > 0 {
-		h.hello.Files = map[string][]byte{}
-	}
 	for range n {
-		name := d.String()
-		h.hello.Files[name] = d.Blob()
+		h.hello.Run.Flags = append(h.hello.Run.Flags, Flag{Name: d.String(), Value: d.String()})
 	}
+	h.hello.Run.Config = d.Blob()
 	h.hello.ConfigHash = d.String()
 	h.sent = time.Unix(0, d.Int())
 	h.signed = len(b) - d.Remaining()

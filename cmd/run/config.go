@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -65,6 +66,12 @@ func (c *common) load(cmd *cobra.Command) (*Config, *params.Tree, error) {
 
 // configFile returns the contents of the --config file, nil without one.
 func (c *common) configFile() ([]byte, error) {
+	if c.configContent != nil {
+		if !setsAnything(c.configContent) {
+			return nil, usage(errors.New("the coordinator's configuration sets no parameter (it is empty or only comments)"))
+		}
+		return c.configContent, nil
+	}
 	if c.config == "" {
 		return nil, nil
 	}
@@ -77,6 +84,15 @@ func (c *common) configFile() ([]byte, error) {
 			"give a YAML file of parameters, such as a results directory's config.yaml", c.config))
 	}
 	return b, nil
+}
+
+// configName names the configuration in errors: the --config file, or the
+// coordinator's for a worker.
+func (c *common) configName() string {
+	if c.configContent != nil {
+		return "(the coordinator's configuration)"
+	}
+	return c.config
 }
 
 // setsAnything reports whether a YAML file has a line that is not blank or a comment.
@@ -133,7 +149,7 @@ func (c *common) apply(preset string, file []byte, sets []string, flagSets []*pf
 	}
 	if file != nil {
 		if err := t.LoadYAML(file); err != nil {
-			return nil, nil, usage(fmt.Errorf("--config %s: %w", c.config, err))
+			return nil, nil, usage(fmt.Errorf("--config %s: %w", c.configName(), err))
 		}
 	}
 	if err := t.ApplyArgs(sets); err != nil {

@@ -167,3 +167,25 @@ func differentMark(same bool) string {
 	}
 	return "  DIFFERENT"
 }
+
+// dropFlags returns args without the long flags drop names, and without the value
+// that follows one given as "--flag value" (lookup tells whether a flag takes a value).
+// Everything from a "--" on is kept as it is: the arguments of another command.
+func dropFlags(args []string, drop func(name string) bool, lookup func(name string) *pflag.Flag) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
+		if !strings.HasPrefix(a, "--") || !drop(name) {
+			out = append(out, a)
+			continue
+		}
+		if f := lookup(name); !hasValue && f != nil && f.NoOptDefVal == "" {
+			i++ // the flag's value is the next argument
+		}
+	}
+	return out
+}

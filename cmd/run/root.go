@@ -15,21 +15,22 @@ import (
 
 // common holds the flags every simulation command shares (docs/design.md section 8).
 type common struct {
-	seed      uint64
-	workers   int
-	partition string
-	engine    string
-	sync      string
-	format    string
-	quiet     bool
-	cpuprof   string
-	sets      []string
-	config    string
-	out       string
-	args      []string // the command line, for run.json and the --resume hint
-	trace     traceFlags
-	cluster   clusterFlags // runs across processes (worker.go)
-	preset    string       // machine preset when none is set: the benchmark's (benchmark.preset), else redstorm
+	seed          uint64
+	workers       int
+	partition     string
+	engine        string
+	sync          string
+	format        string
+	quiet         bool
+	cpuprof       string
+	sets          []string
+	config        string
+	out           string
+	args          []string // the command line, for run.json and the --resume hint
+	configContent []byte   // a worker's: the configuration its coordinator sent (in place of --config's file)
+	trace         traceFlags
+	cluster       clusterFlags // runs across processes (worker.go)
+	preset        string       // machine preset when none is set: the benchmark's (benchmark.preset), else redstorm
 }
 
 func (c *common) register(cmd *cobra.Command) {
@@ -98,7 +99,11 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 }
 
 func newRoot(stdout, stderr io.Writer, args []string) *cobra.Command {
-	c := common{args: args}
+	return newRootOf(&common{args: args}, stdout, stderr)
+}
+
+// newRootOf is the root command with its common flags in c.
+func newRootOf(c *common, stdout, stderr io.Writer) *cobra.Command {
 	var defaultState any
 	root := &cobra.Command{
 		Use:   "run",
@@ -138,8 +143,8 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 	c.register(root)
 	root.Version = versionString()
 	root.SetVersionTemplate("run {{.Version}}\n")
-	root.AddCommand(newPholdCmd(&c), newBenchCmd(&c), newSweepCmd(&c), newMotifCmd(&c), newParamsCmd(&c), newConformCmd(&c),
-		newReplayCmd(), newPlotCmd(), newValidateCmd(&c), newFaultsCmd(&c), newTraceCmd(), newTracedumpCmd(), newWorkerCmd(&c))
+	root.AddCommand(newPholdCmd(c), newBenchCmd(c), newSweepCmd(c), newMotifCmd(c), newParamsCmd(c), newConformCmd(c),
+		newReplayCmd(), newPlotCmd(), newValidateCmd(c), newFaultsCmd(c), newTraceCmd(), newTracedumpCmd(), newWorkerCmd(c))
 	return root
 }
 

@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -23,10 +22,11 @@ import (
 
 // Multi-process runs from the command line: `run worker --listen ADDR` processes serve
 // the partitions of runs that a coordinating `run ... --peers ADDR,ADDR` splits across
-// them (actors.Connect, actors.Listener). The coordinator sends each worker its
-// command line (without the cluster, output and profiling flags) and the contents of
-// its --config file; the worker runs that command with its end of the session, with
-// no output files, and confirms the resolved configuration before the run starts.
+// them (actors.Connect, actors.Listener). The coordinator sends each worker a run
+// description (actors.RunSpec: the simulation, the model flags given on its command
+// line, the contents of its --config file); the worker checks it (workerRun), runs it
+// with its end of the session, with no output files, and confirms the resolved
+// configuration before the run starts.
 
 // clusterFlags are the flags of a coordinating run.
 type clusterFlags struct {
@@ -123,14 +123,11 @@ func (c *common) joinCluster(cmd *cobra.Command, tree *params.Tree, opts *actors
 		opts.Cluster = s
 		return func() {}, nil
 	}
-	hello := actors.Hello{Args: workerArgs(cmd, c.args), ConfigHash: hash}
-	if c.config != "" {
-		file, err := c.configFile()
-		if err != nil {
-			return nil, err
-		}
-		hello.Files = map[string][]byte{c.config: file}
+	spec, err := c.runSpec(cmd)
+	if err != nil {
+		return nil, err
 	}
+	hello := actors.Hello{Run: spec, ConfigHash: hash}
 	token, err := c.cluster.token()
 	if err != nil {
 		return nil, err
@@ -152,37 +149,49 @@ func (c *common) joinCluster(cmd *cobra.Command, tree *params.Tree, opts *actors
 	return func() { cl.Close(nil) }, nil
 }
 
-// workerArgs is the command line args of cmd without the flags in clusterOnly.
-func workerArgs(cmd *cobra.Command, args []string) []string {
-	return dropFlags(args, func(name string) bool { return clusterOnly[name] }, func(name string) *pflag.Flag {
-		if f := cmd.Flags().Lookup(name); f != nil {
-			return f
-		}
-		return cmd.InheritedFlags().Lookup(name)
+// runSpec describes the run of cmd for its workers: the command (and a motif's name),
+// the flags given on the command line with their values as typed, without the
+// clusterOnly flags and --config, and the configuration's content.
+func (c *common) runSpec(cmd *cobra.Command) (actors.RunSpec, error) {
+	var spec actors.RunSpec
+	for p := cmd; p.HasParent(); p = p.Parent() {
+		spec.Command = append([]string{p.Name()}, spec.Command...)
+	}
+	spec.Command = append(spec.Command, cmd.Flags().Args()...)
+	// Parse the command line again with a recorder in place of each flag's value, so
+	// that the workers get every value as typed (a flag's String form may differ).
+	rec := pflag.NewFlagSet("spec", pflag.ContinueOnError)
+	rec.SetOutput(io.Discard)
+	var given []actors.Flag
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		nf := rec.VarPF(flagRecorder{name: f.Name, typ: f.Value.Type(), out: &given}, f.Name, f.Shorthand, f.Usage)
+		nf.NoOptDefVal = f.NoOptDefVal
 	})
-}
-
-// dropFlags returns args without the long flags drop names, and without the value
-// that follows one given as "--flag value" (lookup tells whether a flag takes a value).
-// Everything from a "--" on is kept as it is: the arguments of another command.
-func dropFlags(args []string, drop func(name string) bool, lookup func(name string) *pflag.Flag) []string {
-	var out []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		name, _, hasValue := strings.Cut(strings.TrimPrefix(a, "--"), "=")
-		if !strings.HasPrefix(a, "--") || !drop(name) {
-			out = append(out, a)
-			continue
-		}
-		if f := lookup(name); !hasValue && f != nil && f.NoOptDefVal == "" {
-			i++ // the flag's value is the next argument
+	if err := rec.Parse(c.args); err != nil {
+		return spec, usage(err)
+	}
+	for _, f := range given {
+		if !clusterOnly[f.Name] && f.Name != "config" {
+			spec.Flags = append(spec.Flags, f)
 		}
 	}
-	return out
+	var err error
+	spec.Config, err = c.configFile()
+	return spec, err
 }
+
+// flagRecorder is a flag value that records each value given to it.
+type flagRecorder struct {
+	name, typ string
+	out       *[]actors.Flag
+}
+
+func (r flagRecorder) Set(v string) error {
+	*r.out = append(*r.out, actors.Flag{Name: r.name, Value: v})
+	return nil
+}
+func (r flagRecorder) String() string { return "" }
+func (r flagRecorder) Type() string   { return r.typ }
 
 // newWorkerCmd is `run worker`.
 func newWorkerCmd(c *common) *cobra.Command {
@@ -193,8 +202,9 @@ func newWorkerCmd(c *common) *cobra.Command {
 		Short: "Serve the partitions of runs split across processes (coordinated by run ... --peers)",
 		Long: `run worker listens at --listen (default a free port on 127.0.0.1; the first line
 printed on stdout is "listening on HOST:PORT") and serves runs that a coordinating
-process splits across processes with --peers HOST:PORT,...: the coordinator sends the
-command to run (phold, motif NAME, bench NAME with its flags and --config file), every
+process splits across processes with --peers HOST:PORT,...: the coordinator sends a
+description of the run (phold, motif NAME or bench NAME, its model flags by name and
+the contents of its --config file, never a command line or a path), every
 process builds the same model and runs its share of the partitions, exchanging events
 in window batches over protoactor-go remote (gRPC), and every process ends with the
 same digest and results (the coordinator writes them). The worker writes no files.
@@ -206,7 +216,7 @@ hello is refused, and a peer without the token learns nothing but "refused". An
 authenticated coordinator can only ask for a simulation (phold, motif NAME, bench
 NAME) with model flags (--seed, --set, --workers, --partition, --engine, --sync and the
 benchmark's own flags) and a configuration sent as content; the worker opens no path
-it is given and writes no file. A coordinator from another build, or one whose
+and writes no file. A coordinator from another build, or one whose
 configuration resolves differently here, is refused at connect. A peer that dies or
 stays silent for the coordinator's --peer-timeout ends the run with an error in every
 process. Addresses are loopback-only unless --allow-non-loopback. On a non-loopback
@@ -263,7 +273,7 @@ only.`,
 					}
 					continue
 				}
-				logf("session with %s: %s", s.Peer(0), strings.Join(s.Hello().Args, " "))
+				logf("session with %s: %s", s.Peer(0), s.Hello().Run)
 				err = serveSession(cmd.Context(), s, cmd.ErrOrStderr())
 				s.Close(err)
 				if err != nil {
@@ -283,111 +293,76 @@ only.`,
 	return cmd
 }
 
-// serveSession runs the coordinator's command in this process, with session s.
+// serveSession runs the coordinator's run in this process, with session s.
 func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer) error {
-	h := s.Hello()
-	dir, err := os.MkdirTemp("", "seastar-worker-")
+	root, err := workerRun(s.Hello().Run, io.Discard, stderr)
 	if err != nil {
-		return err
+		return usage(fmt.Errorf("the worker refuses the coordinator's run: %w", err))
 	}
-	defer os.RemoveAll(dir)
-	args, err := workerCommand(h, dir)
-	if err != nil {
-		return usage(fmt.Errorf("the worker refuses the coordinator's command: %w", err))
-	}
-	args = append(args, "--out", "none", "--quiet")
-	root := newRoot(io.Discard, stderr, args)
-	root.SetArgs(args)
 	return root.ExecuteContext(context.WithValue(ctx, sessionKey{}, s))
 }
 
 // workerGlobals are the global flags a coordinator may give a worker: they set the
-// model and how it runs, and name no path. --config is taken too, naming one of the
-// files the coordinator sent as content.
+// model and how it runs, and name no path.
 var workerGlobals = map[string]bool{"seed": true, "set": true, "workers": true, "partition": true, "engine": true,
 	"sync": true, "format": true}
 
-// workerCommand checks the command a coordinator asked for and returns the command
-// line the worker runs: a simulation (phold, motif NAME, bench NAME) with the
-// workerGlobals, the command's own flags (a benchmark's --sizes, ...) and --config
-// naming a file sent with the hello, which is written into dir; nothing else. The
-// errors name the offending argument, never a file's contents.
-func workerCommand(h actors.Hello, dir string) ([]string, error) {
-	args := slices.Clone(h.Args)
-	if len(args) == 0 {
+// workerRun checks the run a coordinator asked for and returns the command that runs
+// it in this process: a simulation (phold, motif NAME, bench NAME) with the
+// workerGlobals and the command's own flags (a benchmark's --sizes, ...), its
+// configuration taken as content, no output files and no progress. Nothing is parsed
+// as a command line, no path is opened and no file written. The errors name the
+// offending field, never a file's contents.
+func workerRun(spec actors.RunSpec, stdout, stderr io.Writer) (*cobra.Command, error) {
+	cmdPath := spec.Command
+	switch {
+	case len(cmdPath) == 0:
 		return nil, errors.New("no command")
-	}
-	positional := 1
-	switch args[0] {
-	case "phold":
-	case "motif", "bench":
-		positional = 2
+	case cmdPath[0] == "phold":
+		if len(cmdPath) != 1 {
+			return nil, fmt.Errorf("phold takes no argument (got %q)", cmdPath[1:])
+		}
+	case cmdPath[0] == "motif" || cmdPath[0] == "bench":
+		if len(cmdPath) != 2 {
+			return nil, fmt.Errorf("%s takes a name and nothing else (got %q)", cmdPath[0], cmdPath[1:])
+		}
 	default:
-		return nil, fmt.Errorf("%q is not a simulation a worker runs (phold, motif NAME, bench NAME)", args[0])
+		return nil, fmt.Errorf("%q is not a simulation a worker runs (phold, motif NAME, bench NAME)", cmdPath[0])
 	}
-	if len(args) < positional || strings.HasPrefix(args[positional-1], "-") {
-		return nil, fmt.Errorf("%s without a name", args[0])
-	}
-	root := newRoot(io.Discard, io.Discard, nil)
-	target, rest, err := root.Find(args[:positional])
+	c := &common{args: slices.Clone(cmdPath), configContent: spec.Config}
+	root := newRootOf(c, stdout, stderr)
+	target, rest, err := root.Find(cmdPath)
 	known := err == nil && target != root
 	switch {
 	case !known:
-	case args[0] == "motif": // run motif NAME: the name is an argument
+	case cmdPath[0] == "motif": // run motif NAME: the name is an argument
 		known = len(rest) == 1 && slices.Contains(target.ValidArgs, rest[0])
 	default:
-		known = len(rest) == 0 && target.Name() == args[positional-1]
+		known = len(rest) == 0 && target.Name() == cmdPath[len(cmdPath)-1]
 	}
 	if !known {
-		return nil, fmt.Errorf("unknown command %q", strings.Join(args[:positional], " "))
+		return nil, fmt.Errorf("unknown command %q", strings.Join(cmdPath, " "))
 	}
 	local := target.LocalNonPersistentFlags()
-	files := map[string]string{} // name the coordinator used -> the worker's copy
-	for i := positional; i < len(args); i++ {
-		a := args[i]
-		if a == "--" || !strings.HasPrefix(a, "--") || len(a) < 3 {
-			return nil, fmt.Errorf("argument %q is not a flag a worker takes", a)
-		}
-		name, value, hasValue := strings.Cut(a[2:], "=")
-		var f *pflag.Flag
+	target.InheritedFlags() // merges the global flags into target.Flags()
+	fs := target.Flags()    // sets the flags as parsing would (bound keys are read from its changed flags)
+	for _, f := range spec.Flags {
 		switch {
-		case name == "config":
-		case workerGlobals[name]:
-			f = root.PersistentFlags().Lookup(name)
-		case name != "help" && local.Lookup(name) != nil:
-			f = local.Lookup(name)
+		case workerGlobals[f.Name]:
+		case f.Name != "help" && local.Lookup(f.Name) != nil:
 		default:
-			return nil, fmt.Errorf("flag --%s is not taken by a worker (it takes --config as content, %s and the command's own flags)",
-				name, "--seed, --set, --workers, --partition, --engine, --sync, --format")
+			return nil, fmt.Errorf("flag --%s is not taken by a worker (it takes the configuration as content, %s and the command's own flags)",
+				f.Name, "--seed, --set, --workers, --partition, --engine, --sync, --format")
 		}
-		takesValue := name == "config" || (f != nil && f.NoOptDefVal == "")
-		if takesValue && !hasValue {
-			if i+1 >= len(args) {
-				return nil, fmt.Errorf("flag --%s without its value", name)
-			}
-			i++
-			value = args[i]
-		}
-		if name != "config" {
-			continue
-		}
-		body, ok := h.Files[value]
-		if !ok {
-			return nil, fmt.Errorf("--config %q was not sent with the hello: a worker reads no file it is named", value)
-		}
-		path, ok := files[value]
-		if !ok {
-			path = filepath.Join(dir, fmt.Sprintf("config-%d.yaml", len(files)))
-			if err := os.WriteFile(path, body, 0o600); err != nil {
-				return nil, err
-			}
-			files[value] = path
-		}
-		if hasValue {
-			args[i] = "--config=" + path
-		} else {
-			args[i] = path
+		if err := fs.Set(f.Name, f.Value); err != nil {
+			return nil, usage(fmt.Errorf("--%s: %w", f.Name, err))
 		}
 	}
-	return args, nil
+	for name, value := range map[string]string{"out": "none", "quiet": "true"} { //lint:ordered independent flags
+		if err := fs.Set(name, value); err != nil {
+			return nil, err
+		}
+	}
+	root.SetArgs(cmdPath)
+	return root, nil
 }

@@ -21,17 +21,26 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// A worker gets the coordinator's command line without the flags of the cluster, of
-// output files and of profiling, in both flag forms.
-func TestWorkerArgs(t *testing.T) {
-	root := newRoot(io.Discard, io.Discard, nil)
-	cmd, _, err := root.Find([]string{"motif"})
-	require.NoError(t, err)
+// A worker gets the coordinator's run as a description: the command, the flags as
+// typed without those of the cluster, of output files and of profiling (in both flag
+// forms), and the configuration's content instead of its path.
+func TestRunSpec(t *testing.T) {
+	config := filepath.Join(t.TempDir(), "my.yaml")
+	require.NoError(t, os.WriteFile(config, []byte("ppc:\n  clock: 1GHz\n"), 0o600))
 	args := []string{"motif", "halo3d", "--peers", "a:1,b:2", "--torus=8x8x8", "--peer-timeout=3s", "--quiet",
 		"--out", "dir", "--cpuprofile", "p.out", "--allow-non-loopback", "--set", "mpi.eager_max=4K", "--peer-listen", "127.0.0.1:0",
-		"--workers", "2"}
-	assert.Equal(t, []string{"motif", "halo3d", "--torus=8x8x8", "--set", "mpi.eager_max=4K", "--workers", "2"},
-		workerArgs(cmd, args))
+		"--workers", "2", "--config", config, "--face", "8K", "--set=host.clock=2GHz"}
+	c := &common{args: args}
+	root := newRootOf(c, io.Discard, io.Discard)
+	cmd, rest, err := root.Find(args)
+	require.NoError(t, err)
+	require.NoError(t, cmd.ParseFlags(rest))
+	spec, err := c.runSpec(cmd)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"motif", "halo3d"}, spec.Command)
+	assert.Equal(t, []actors.Flag{{Name: "torus", Value: "8x8x8"}, {Name: "set", Value: "mpi.eager_max=4K"}, {Name: "workers", Value: "2"},
+		{Name: "face", Value: "8K"}, {Name: "set", Value: "host.clock=2GHz"}}, spec.Flags)
+	assert.Equal(t, "ppc:\n  clock: 1GHz\n", string(spec.Config))
 }
 
 // A sweep is not split across processes, and a coordinator whose worker does not
@@ -186,8 +195,10 @@ func TestWorkerProcesses(t *testing.T) {
 	t.Setenv(tokenEnv, "0123456789abcdef-worker-test-token") // the workers and coordinators below share it
 
 	t.Run("halo3d", func(t *testing.T) {
+		config := filepath.Join(dir, "halo.yaml")
+		require.NoError(t, os.WriteFile(config, []byte("mpi:\n  eager_max: 512B\n"), 0o600))
 		halo := []string{"motif", "halo3d", "--torus", "8x8x8", "--face", "1K", "--iters", "1", "--warmup", "0",
-			"--format", "json", "--out", "none", "--quiet"}
+			"--format", "json", "--out", "none", "--quiet", "--config", config}
 		code, out, errs := runBin(t, bin, append(halo, "--engine", "serial")...)
 		require.Equal(t, 0, code, errs)
 		ref := digestOf(t, out)
@@ -196,7 +207,8 @@ func TestWorkerProcesses(t *testing.T) {
 		require.Equal(t, 0, code, errs)
 		assert.Equal(t, ref, digestOf(t, out))
 		assert.Equal(t, 0, w.wait(t), w.stderr.String())
-		assert.Contains(t, w.stderr.String(), "motif halo3d --torus 8x8x8")
+		assert.Contains(t, w.stderr.String(), "motif halo3d --torus=8x8x8")
+		assert.Contains(t, w.stderr.String(), "(configuration of 23 bytes)", "the configuration travels as content")
 	})
 
 	t.Run("phold-3-processes", func(t *testing.T) {
@@ -325,51 +337,69 @@ func stopWorkerMidRun(t *testing.T, bin string, sig os.Signal) {
 
 // What an authenticated coordinator may ask a worker: a simulation with model flags and
 // a configuration sent as content; every attack of the review fails with an error
-// naming the argument, and nothing is read or written but the sent configuration.
-func TestWorkerCommand(t *testing.T) {
+// naming the field, and nothing is read or written.
+func TestWorkerRun(t *testing.T) {
 	dir := t.TempDir()
-	hello := func(files map[string][]byte, args ...string) actors.Hello {
-		return actors.Hello{Args: args, Files: files}
+	spec := func(command []string, flags ...string) actors.RunSpec {
+		s := actors.RunSpec{Command: command}
+		for i := 0; i+1 < len(flags); i += 2 {
+			s.Flags = append(s.Flags, actors.Flag{Name: flags[i], Value: flags[i+1]})
+		}
+		return s
 	}
-	args, err := workerCommand(hello(nil, "motif", "halo3d", "--torus", "4x4x4", "--seed", "3", "--set", "ppc.clock=1GHz", "--workers=2"), dir)
+	root, err := workerRun(spec([]string{"motif", "halo3d"}, "torus", "4x4x4", "seed", "3", "set", "ppc.clock=1GHz", "set", "host.clock=2GHz", "workers", "2"), io.Discard, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"motif", "halo3d", "--torus", "4x4x4", "--seed", "3", "--set", "ppc.clock=1GHz", "--workers=2"}, args)
+	assert.Equal(t, "3", root.PersistentFlags().Lookup("seed").Value.String())
+	assert.Equal(t, "[ppc.clock=1GHz,host.clock=2GHz]", root.PersistentFlags().Lookup("set").Value.String())
+	assert.Equal(t, "none", root.PersistentFlags().Lookup("out").Value.String(), "a worker writes no results")
+	motif, _, err := root.Find([]string{"motif"})
+	require.NoError(t, err)
+	assert.Equal(t, "4x4x4", motif.Flags().Lookup("torus").Value.String())
 
-	args, err = workerCommand(hello(map[string][]byte{"my.yaml": []byte("ppc:\n  clock: 1GHz\n")}, "bench", "portalperf", "--config", "my.yaml"), dir)
+	// The configuration is the content sent: it runs (a small phold), and an error in it
+	// names it as the coordinator's, not a path.
+	var out bytes.Buffer
+	small := spec([]string{"phold"}, "lps", "16", "end", "20us", "format", "json")
+	small.Config = []byte("ppc:\n  clock: 500MHz\n")
+	root, err = workerRun(small, &out, io.Discard)
 	require.NoError(t, err)
-	require.Len(t, args, 4)
-	assert.Equal(t, dir, filepath.Dir(args[3]), "the configuration is the worker's own copy of the content sent")
-	b, err := os.ReadFile(args[3])
+	require.NoError(t, root.Execute())
+	assert.Contains(t, out.String(), "digest")
+	small.Config = []byte("nonesuch: 1\n")
+	root, err = workerRun(small, io.Discard, io.Discard)
 	require.NoError(t, err)
-	assert.Equal(t, "ppc:\n  clock: 1GHz\n", string(b))
+	err = root.Execute()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "(the coordinator's configuration)")
 
 	secret := filepath.Join(dir, "secret")
 	require.NoError(t, os.WriteFile(secret, []byte("TOP SECRET CONTENT"), 0o600))
 	profile := filepath.Join(dir, "profile.out")
 	for name, c := range map[string]struct {
-		args []string
+		spec actors.RunSpec
 		want string
 	}{
-		"tracedump":          {[]string{"tracedump", secret}, `"tracedump" is not a simulation`},
-		"sweep":              {[]string{"sweep", "--bench", "rawdma"}, `"sweep" is not a simulation`},
-		"params":             {[]string{"params"}, `"params" is not a simulation`},
-		"worker":             {[]string{"worker", "--listen", "0.0.0.0:1"}, `"worker" is not a simulation`},
-		"config by path":     {[]string{"phold", "--config", secret}, "was not sent with the hello"},
-		"config= by path":    {[]string{"phold", "--config=" + secret}, "was not sent with the hello"},
-		"cpuprofile":         {[]string{"phold", "--cpuprofile", profile}, "flag --cpuprofile is not taken"},
-		"trace file":         {[]string{"bench", "portalperf", "--trace-file", profile}, "flag --trace-file is not taken"},
-		"out":                {[]string{"phold", "--out", dir}, "flag --out is not taken"},
-		"peers":              {[]string{"phold", "--peers", "127.0.0.1:1"}, "flag --peers is not taken"},
-		"stray argument":     {[]string{"phold", secret}, "is not a flag a worker takes"},
-		"shorthand":          {[]string{"phold", "-h"}, "is not a flag a worker takes"},
-		"unknown bench":      {[]string{"bench", "nonesuch"}, `unknown command "bench nonesuch"`},
-		"unknown motif":      {[]string{"motif", "nonesuch"}, `unknown command "motif nonesuch"`},
-		"nothing":            {nil, "no command"},
-		"value missing":      {[]string{"phold", "--seed"}, "without its value"},
-		"help":               {[]string{"phold", "--help"}, "flag --help is not taken"},
-		"bench without name": {[]string{"bench", "--sizes", "8"}, "bench without a name"},
+		"tracedump":          {spec([]string{"tracedump", secret}), `"tracedump" is not a simulation`},
+		"sweep":              {spec([]string{"sweep"}, "bench", "rawdma"), `"sweep" is not a simulation`},
+		"params":             {spec([]string{"params"}), `"params" is not a simulation`},
+		"worker":             {spec([]string{"worker"}, "listen", "0.0.0.0:1"), `"worker" is not a simulation`},
+		"config by path":     {spec([]string{"phold"}, "config", secret), "flag --config is not taken"},
+		"cpuprofile":         {spec([]string{"phold"}, "cpuprofile", profile), "flag --cpuprofile is not taken"},
+		"trace file":         {spec([]string{"bench", "portalperf"}, "trace-file", profile), "flag --trace-file is not taken"},
+		"trace ring":         {spec([]string{"bench", "portalperf"}, "trace-ring", profile), "flag --trace-ring is not taken"},
+		"out":                {spec([]string{"phold"}, "out", dir), "flag --out is not taken"},
+		"peers":              {spec([]string{"phold"}, "peers", "127.0.0.1:1"), "flag --peers is not taken"},
+		"stray argument":     {spec([]string{"phold", secret}), "phold takes no argument"},
+		"shorthand":          {spec([]string{"phold"}, "h", ""), "flag --h is not taken"},
+		"unknown bench":      {spec([]string{"bench", "nonesuch"}), `unknown command "bench nonesuch"`},
+		"unknown motif":      {spec([]string{"motif", "nonesuch"}), `unknown command "motif nonesuch"`},
+		"motif and more":     {spec([]string{"motif", "halo3d", secret}), "motif takes a name and nothing else"},
+		"nothing":            {spec(nil), "no command"},
+		"bad value":          {spec([]string{"phold"}, "seed", "many"), "--seed: "},
+		"help":               {spec([]string{"phold"}, "help", "true"), "flag --help is not taken"},
+		"bench without name": {spec([]string{"bench"}, "sizes", "8"), "bench takes a name"},
 	} { //lint:ordered independent cases
-		_, err := workerCommand(hello(nil, c.args...), dir)
+		_, err := workerRun(c.spec, io.Discard, io.Discard)
 		require.Error(t, err, name)
 		assert.Contains(t, err.Error(), c.want, name)
 		assert.NotContains(t, err.Error(), "TOP SECRET", name)
