@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/seastar-sim/seastar/actors"
@@ -33,6 +34,7 @@ type rankLog struct {
 	// Verify: payloads checked intact, not intact, received twice; the identities seen.
 	verified, corrupt, dupes int64
 	seen                     map[uint64]bool
+	payloads                 int64 // Verify, collectives: payloads sent (point-to-point: len(sends))
 }
 
 // msgRec is a message as one side saw it: the other rank, when it was sent (at the
@@ -174,20 +176,52 @@ func (e *env) body(c *mpi.Comm, lg *rankLog) (func(it int, timed bool) error, er
 		return e.halo(c, lg, size), nil
 	case Alltoall:
 		send, recv := c.Alloc(size*int64(p)), c.Alloc(size*int64(p))
-		return e.collective(c, lg, func() error { return c.Alltoall(send, recv, size) }), nil
+		return e.collective(c, lg, func(it int) error {
+			r := c.Rank()
+			if e.cfg.Verify { // block d carries its identity: from r, for d
+				for d := range p {
+					fillPayload(send.Slice(int64(d)*size, size).Data, payloadID(r, it, d))
+				}
+				lg.payloads += int64(p - 1)
+			}
+			if err := c.Alltoall(send, recv, size); err != nil {
+				return err
+			}
+			if e.cfg.Verify {
+				for s := range p {
+					if b := recv.Slice(int64(s)*size, size).Data; s != r {
+						lg.checkID(b, payloadID(s, it, r))
+					}
+				}
+			}
+			return nil
+		}), nil
 	case Allreduce:
 		send, recv := c.Alloc(size), c.Alloc(size)
-		return e.collective(c, lg, func() error { return c.Allreduce(send, recv, mpi.OpSum) }), nil
+		return e.collective(c, lg, func(it int) error {
+			if e.cfg.Verify {
+				fillOperand(send.Data, c.Rank(), it)
+				lg.payloads++ // this rank's result, to be checked
+			}
+			if err := c.Allreduce(send, recv, mpi.OpSum); err != nil {
+				return err
+			}
+			if e.cfg.Verify {
+				lg.checkSum(recv.Data, p, it)
+			}
+			return nil
+		}), nil
 	}
 	return e.traffic(c, lg, size), nil
 }
 
-// collective times one call per iteration.
-func (e *env) collective(c *mpi.Comm, lg *rankLog, call func() error) func(int, bool) error {
-	return func(_ int, timed bool) error {
+// collective times one call per iteration (call fills and checks the buffers of
+// Verify's payloads around it; their host time is not simulated).
+func (e *env) collective(c *mpi.Comm, lg *rankLog, call func(it int) error) func(int, bool) error {
+	return func(it int, timed bool) error {
 		c.Compute(e.cfg.Compute)
 		t := c.Wtime()
-		err := call()
+		err := call(it)
 		if timed {
 			lg.calls = append(lg.calls, c.Wtime().Sub(t))
 		}
@@ -384,9 +418,18 @@ func fillPayload(b []byte, id uint64) {
 // identity it carries, sent by src) or corrupt; an identity seen before is a duplicate.
 func (lg *rankLog) check(b []byte, src int) {
 	id := binary.LittleEndian.Uint64(b)
+	if int(id>>40) != src {
+		lg.corrupt++
+		return
+	}
+	lg.checkID(b, id)
+}
+
+// checkID verifies a received payload that must be message id's.
+func (lg *rankLog) checkID(b []byte, id uint64) {
 	want := make([]byte, len(b))
 	fillPayload(want, id)
-	if int(id>>40) != src || !bytes.Equal(b, want) {
+	if !bytes.Equal(b, want) {
 		lg.corrupt++
 		return
 	}
@@ -398,5 +441,30 @@ func (lg *rankLog) check(b []byte, src int) {
 		return
 	}
 	lg.seen[id] = true
+	lg.verified++
+}
+
+// operand is element j of rank r's Allreduce vector in iteration it: small integers,
+// so that every partial sum is exact in float64 whatever the order of combination.
+func operand(r, it, j int) float64 { return float64((r + 1) * (j%1024 + it%64 + 1)) }
+
+// fillOperand writes rank r's Allreduce vector of iteration it.
+func fillOperand(b []byte, r, it int) {
+	for j := 0; j+8 <= len(b); j += 8 {
+		binary.LittleEndian.PutUint64(b[j:], math.Float64bits(operand(r, it, j/8)))
+	}
+}
+
+// checkSum verifies an Allreduce (MPI_SUM) result over p ranks in iteration it: every
+// rank's vector counted once, and nothing else. One payload, intact or corrupt.
+func (lg *rankLog) checkSum(b []byte, p, it int) {
+	for j := 0; j+8 <= len(b); j += 8 {
+		// sum over r of (r+1)*k = k*p*(p+1)/2
+		want := float64((j/8%1024 + it%64 + 1) * p * (p + 1) / 2)
+		if math.Float64frombits(binary.LittleEndian.Uint64(b[j:])) != want {
+			lg.corrupt++
+			return
+		}
+	}
 	lg.verified++
 }

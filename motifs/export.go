@@ -34,6 +34,7 @@ func (lg *rankLog) Snapshot(e *actors.Encoder) {
 	e.Int(lg.verified)
 	e.Int(lg.corrupt)
 	e.Int(lg.dupes)
+	e.Int(lg.payloads)
 }
 
 // Restore implements actors.Snapshotter.
@@ -59,5 +60,5 @@ func (lg *rankLog) Restore(d *actors.Decoder) {
 		lg.calls[i] = d.Duration()
 	}
 	lg.bytes, lg.msgs = d.Int(), d.Int()
-	lg.verified, lg.corrupt, lg.dupes = d.Int(), d.Int(), d.Int()
+	lg.verified, lg.corrupt, lg.dupes, lg.payloads = d.Int(), d.Int(), d.Int(), d.Int()
 }

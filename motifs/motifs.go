@@ -82,11 +82,13 @@ type Config struct {
 	HotRank     int             // hotspot: the hot rank
 	HotFraction actors.Prob     // hotspot: probability that a message goes to the hot rank
 	Grid        [3]int          // halo3d process grid; zero: from the torus or factored
-	// Verify (the point-to-point motifs: pingpong, halo3d, random, hotspot) carries
-	// real bytes: every message's payload is a
-	// pattern derived from its sender, iteration and number, landing in a buffer of its
-	// own, and every receive checks it (checksums per message: no message corrupt,
-	// lost or received twice).
+	// Verify carries real bytes. Point-to-point motifs (pingpong, halo3d, random,
+	// hotspot): every message's payload is a pattern derived from its sender,
+	// iteration and number, landing in a buffer of its own, and every receive checks
+	// it (checksums per message: no message corrupt, lost or received twice).
+	// Alltoall: every block is such a payload, checked in the receiver's buffer.
+	// Allreduce (MPI_SUM): every rank's vector holds small integers and every rank
+	// checks its result against the exact sum (each contribution once).
 	Verify bool
 }
 
@@ -142,8 +144,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("warmup must be >= 0 (got %d)", c.Warmup)
 	case c.Size < 0:
 		return fmt.Errorf("size must be >= 0B (got %s)", c.Size)
-	case c.Verify && c.Motif.collective():
-		return fmt.Errorf("verify is for the point-to-point motifs: pingpong, halo3d, random, hotspot (got %s)", c.Motif)
+	case c.Verify && c.Motif == Allreduce && c.Size%8 != 0:
+		return fmt.Errorf("verify needs an allreduce vector of float64, a multiple of 8B (got %s)", c.Size)
 	case c.Verify && c.Size < 8:
 		return fmt.Errorf("verify needs messages of at least 8B, to carry their identity (got %s)", c.Size)
 	case c.Motif == Allreduce && c.Size%8 != 0:
@@ -188,7 +190,8 @@ type Result struct {
 	MPI mpi.Stats // the library's counters over the whole run
 	// Verified, Corrupt and Duplicates count the received payloads Verify checked:
 	// intact, not the pattern of their sender, and received a second time; Sent counts
-	// the motif's point-to-point messages sent, warm-up included.
+	// the payloads sent, warm-up included: the point-to-point messages, the alltoall
+	// blocks for other ranks, one allreduce result per rank and call.
 	Verified, Corrupt, Duplicates, Sent int64
 	// Retries are the router transmissions that failed their CRC and were repeated
 	// (router.crc_error_rate): link-level recovery.

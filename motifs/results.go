@@ -22,7 +22,7 @@ func (e *env) summarize(res *Result) {
 		res.Verified += lg.verified
 		res.Corrupt += lg.corrupt
 		res.Duplicates += lg.dupes
-		res.Sent += int64(len(lg.sends))
+		res.Sent += int64(len(lg.sends)) + lg.payloads
 		lats = append(lats, lg.calls...)
 	}
 	span := last.Sub(first)

@@ -47,8 +47,9 @@ the PPC of --fault-node runs no handler for that long from --fault-at) and every
 for that long from --fault-at). Resource exhaustion is a --set away (portals.sources,
 portals.pendings, cam.entries). Each point is checked end to end: every rank finished,
 the receives completed equal the messages sent and the bytes received equal the bytes
-sent, and (the point-to-point motifs, which carry real payloads) every payload arrived intact
-and once, checked against its sender's pattern. Rows: the fault setting, delivered (ok or
+sent, and (messages of at least 8 bytes, which then carry real payloads) every payload
+arrived intact and once, checked against its sender's pattern (alltoall: every block;
+allreduce: every rank's result against the exact sum). Rows: the fault setting, delivered (ok or
 LOST), messages and bytes sent and received, the payloads intact, corrupt or twice, the router retries, go-back-n's retransmits, refusals and timeouts (with
 recovery=gbn), the iteration time and the time lost against the fault-free point.
 A campaign with a LOST point says so on stderr and exits 1. The results directory
@@ -191,8 +192,8 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		if err != nil {
 			return err
 		}
-		// The point-to-point motifs carry real payloads, each checked at its receiver.
-		mc.Verify = mc.Motif != motifs.Alltoall && mc.Motif != motifs.Allreduce && mc.Size >= 8
+		// The motifs carry real payloads, each checked at its receiver (motifs.Config.Verify).
+		mc.Verify = mc.Size >= 8 && (mc.Motif != motifs.Allreduce || mc.Size%8 == 0)
 		if !c.quiet {
 			fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s, nic stall %s, link down %s\n", crc, drop, pt.stall, pt.down)
 		}
