@@ -60,9 +60,16 @@ func TestHalo3DSameDigestEverywhere(t *testing.T) {
 // Faults with recovery: a hotspot on 4x4x2 with 5% of messages lost, CRC errors, two
 // CAM entries a node and go-back-n (with CAM swapping) delivers everything and gives the
 // same digest, events, simulated time and MPI counts with the serial engine, 2
-// workers, and split across 2 processes.
+// workers, and split across 2 processes; in generic and in accelerated mode.
 func TestFaultsWithRecoverySameDigestEverywhere(t *testing.T) {
+	for _, mode := range []string{"generic", "accelerated"} {
+		t.Run(mode, func(t *testing.T) { faultsEverywhere(t, mode) })
+	}
+}
+
+func faultsEverywhere(t *testing.T, mode string) {
 	cfg := small(Hotspot, "4x4x2")
+	cfg.Portals.Mode = mode
 	cfg.Machine.CAM.Entries = 2
 	cfg.Machine.RXDMA.DropRate = actors.MustParseProb("0.05")
 	cfg.Machine.Router.CRCErrorRate = actors.MustParseProb("1e-3")

@@ -89,6 +89,7 @@ type Record struct {
 	Pending int
 	Wire    *Wire
 	D       ptl.Delivery // what matching decided (rx-done, get-done)
+	Failed  bool         // recovery=gbn gave up on the peer: the transmit ends with PTL_NI_FAIL (tx-done, get-done)
 }
 
 func (r *Record) String() string {
@@ -136,6 +137,13 @@ type accelProc struct {
 	rxFree []int // firmware-managed RX pool
 	eqNext uint64
 	live   bool
+	ackQ   []ackReq // recovery=gbn: acks waiting for a free pending of the pool
+}
+
+// ackReq is an ack the firmware owes, waiting for a pending to send it from.
+type ackReq struct {
+	resp  ptl.Header
+	cause uint64
 }
 
 // slotOf returns the accelerated slot owning pending id, or -1 for the generic process.
@@ -202,6 +210,16 @@ func (f *Firmware) onAccelTx(x *ppc.Exec, c *AccelTx) {
 	if c.Pending < a.base || c.Pending >= a.base+f.p.AccelTxPendings || f.pend[c.Pending].state != free {
 		x.Fatalf("portals: accelerated transmit with bad or busy TX pending %d", c.Pending)
 	}
+	if f.g != nil && f.srcs[c.Wire.Dst] == nil && len(f.srcs) == f.p.Sources {
+		f.GBN.SourceWaits++ // no source structure for the destination: wait for one
+		f.g.txWait = append(f.g.txWait, txWaiting{accel: c})
+		return
+	}
+	f.startAccelTx(x, c)
+}
+
+// startAccelTx queues a transmit of an accelerated process.
+func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
 	pd := &f.pend[c.Pending]
 	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst, role: roleSend}
 	f.source(x, c.Wire.Dst)
@@ -224,6 +242,9 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload 
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
 	pd.state = txQueued
 	x.Store(8)
+	if f.g != nil {
+		f.gbnTx(pd, id, w)
+	}
 	f.txList = append(f.txList, id)
 	x.Gauge("tx_pending", len(f.txList))
 	if len(f.txList) == 1 {
@@ -242,6 +263,9 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	id := a.rxFree[len(a.rxFree)-1]
 	a.rxFree = a.rxFree[:len(a.rxFree)-1]
 	src := f.source(x, w.Src)
+	if f.g != nil && w.Len > 0 && src.entry < 0 && len(f.camFre) > 0 {
+		f.takeEntry(x, w.Src, src) // gbn: bound at acceptance when one is free (else swapped in later)
+	}
 	d := a.ni.DeliverHeader(*hdr)
 	x.Instr(f.p.FwMatchInstr + f.p.FwMatchMEInstr*d.Searched)
 	x.Load(f.p.FwMatchMELoads * d.Searched)
@@ -341,6 +365,10 @@ func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
 // sendAck sends an ack from a firmware-managed pending of slot k.
 func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 	a := &f.accel[k]
+	if len(a.rxFree) == 0 && f.g != nil { // gbn: sent when a pending frees
+		a.ackQ = append(a.ackQ, ackReq{resp: *resp, cause: cause})
+		return
+	}
 	if len(a.rxFree) == 0 {
 		x.Fatalf("portals: out of pendings of accelerated process %d for an ack: resource exhaustion panics the node", a.pid)
 	}
@@ -359,30 +387,44 @@ func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 // accelTxDone retires a transmit of an accelerated process's pending.
 func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 	pd := &f.pend[id]
+	failed := pd.failed
 	switch pd.role {
 	case roleSend: // host-managed: the library takes the pending back with the record
-		f.record(x, k, &Record{Kind: RecTxDone, Pending: id, Wire: pd.wire})
-		f.unref(pd.peer)
+		f.record(x, k, &Record{Kind: RecTxDone, Pending: id, Wire: pd.wire, Failed: failed})
+		if !pd.unrefd {
+			f.unref(pd.peer)
+		}
 		*pd = pending{}
 	case roleReply:
 		pd.state = rxDone
-		f.record(x, k, &Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: pd.d})
+		f.record(x, k, &Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: pd.d, Failed: failed})
 	case roleAck:
 		f.freeAccel(x, id)
 	default:
 		x.Fatalf("portals: TX completion of accelerated pending %d in role %d", id, pd.role)
 	}
-	f.Stats.Sent++
+	if !failed {
+		f.Stats.Sent++
+	}
 }
 
 // freeAccel returns a firmware-managed pending to its slot's RX pool.
 func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
-	a := &f.accel[f.slotOf(id)]
-	peer := f.pend[id].peer
+	k := f.slotOf(id)
+	a := &f.accel[k]
+	peer, unrefd := f.pend[id].peer, f.pend[id].unrefd
 	f.pend[id] = pending{}
 	a.rxFree = append(a.rxFree, id)
-	f.unref(peer)
+	if !unrefd { // (gbn releases a transmit's source structure when it first leaves)
+		f.unref(peer)
+	}
 	x.Store(2)
+	if len(a.ackQ) > 0 { // gbn: an ack waited for this pending
+		q := a.ackQ[0]
+		a.ackQ = a.ackQ[1:]
+		f.sendAck(x, k, &q.resp, q.cause)
+	}
+	f.retryTxWait(x)
 }
 
 func (f *Firmware) onAccelRelease(x *ppc.Exec, c AccelRelease) {

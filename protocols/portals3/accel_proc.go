@@ -138,15 +138,20 @@ func (pr *Process) consume(addr uint64, m any) {
 		}
 		pr.post(s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
 	case RecGetDone:
-		if _, err := pr.ni.Complete(r.D, false); err != nil {
+		if _, err := pr.ni.Complete(r.D, r.Failed); err != nil {
 			pr.p.Fatalf("portals: get done %s: %v", r.Wire, err)
 		}
 		pr.post(s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
 	case RecTxDone:
 		pr.txFree = append(pr.txFree, r.Pending)
-		if r.Wire.Kind == Put {
-			if _, err := pr.ni.SendDone(*r.Wire.Hdr.(*ptl.Header), false); err != nil {
+		switch hdr := *r.Wire.Hdr.(*ptl.Header); {
+		case r.Wire.Kind == Put:
+			if _, err := pr.ni.SendDone(hdr, r.Failed); err != nil {
 				pr.p.Fatalf("portals: send done %s: %v", r.Wire, err)
+			}
+		case r.Wire.Kind == Get && r.Failed: // recovery=gbn gave up on the target: the get ends with PTL_NI_FAIL
+			if _, _, err := failedReply(pr.ni, hdr); err != nil {
+				pr.p.Fatalf("portals: failing get %s: %v", r.Wire, err)
 			}
 		}
 	case RecEvents: // matching in the firmware posted them already (an ack)

@@ -69,8 +69,8 @@ type Params struct {
 	LinuxSyscall actors.Duration `param:"linux_syscall" help:"system call into the Linux kernel and back (ukbridge)" source:"assumed"`
 	PinPage      actors.Duration `param:"pin_page" help:"pinning and translating one user page (ukbridge)" source:"assumed"`
 
-	// Recovery (generic mode).
-	Recovery   string          `param:"recovery" enum:"panic|gbn" help:"what the firmware does when it runs out of sources, RX pendings or CAM entries, or a message is lost: panic (the C firmware: exhaustion panics the node, a lost message stays lost) or gbn (go-back-n: messages carry a sequence number per destination; the target's NIC acknowledges each in-order message it can take and refuses the others; the sender's NIC keeps every message until acknowledged and resends from the refused or timed-out one on; the host's SEND_END waits for the acknowledgement); gbn is generic mode only" source:"Pedretti & Hudson 2005 s.4.3.3 (panic); gbn: our design, docs/design.md s.4"`
+	// Recovery (generic and accelerated mode).
+	Recovery   string          `param:"recovery" enum:"panic|gbn" help:"what the firmware does when it runs out of sources, RX pendings or CAM entries, or a message is lost: panic (the C firmware: exhaustion panics the node, a lost message stays lost) or gbn (go-back-n: messages carry a sequence number per destination; the target's NIC acknowledges each in-order message it can take and refuses the others; the sender's NIC keeps every message until acknowledged and resends from the refused or timed-out one on; the host's SEND_END waits for the acknowledgement); in generic and accelerated mode" source:"Pedretti & Hudson 2005 s.4.3.3 (panic); gbn: our design, docs/design.md s.4"`
 	RTO        actors.Duration `param:"rto" help:"gbn: retransmission timeout of a destination's oldest unacknowledged message" source:"assumed: 200 us, far above a loaded round trip"`
 	Retries    int             `param:"retries" help:"gbn: timeouts of a message (without an acknowledgement or a refusal) before the sender gives up on its destination: every unacknowledged message to it ends with PTL_NI_FAIL (SEND_END of a put, GET_END of a reply, REPLY_END of a get) and the sequence restarts" source:"assumed: 16"`
 	NackDelay  actors.Duration `param:"nack_delay" help:"gbn: wait before resending after a refusal (the target was out of resources)" source:"assumed: 20 us"`
@@ -131,8 +131,6 @@ func (p Params) Validate() error {
 	switch {
 	case p.Recovery != "panic" && p.Recovery != "gbn":
 		return fmt.Errorf("recovery must be panic or gbn (got %q)", p.Recovery)
-	case p.Recovery == "gbn" && p.Mode != "generic":
-		return fmt.Errorf("recovery=gbn is for generic mode (mode is %s): accelerated processes keep the C firmware's behaviour", p.Mode)
 	case p.RTO <= 0 || p.NackDelay < 0 || p.FwCtlInstr < 0 || p.CtlBytes < 1 || p.Retries < 1:
 		return fmt.Errorf("rto must be > 0, nack_delay and fw_ctl_instr >= 0, ctl_bytes >= 1B, retries >= 1")
 	}

@@ -61,6 +61,7 @@ type pending struct {
 	acked   bool            // gbn: the destination acknowledged it
 	unrefd  bool            // gbn: its first transmission left, releasing the destination's source structure
 	tries   int             // gbn: times resent
+	seq     uint32          // gbn: the number of its transmit (Wire.Seq)
 	failed  bool            // gbn: given up: it completes with PTL_NI_FAIL when its transmission leaves
 }
 
@@ -245,7 +246,7 @@ func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 	}
 	if f.g != nil && f.srcs[c.Wire.Dst] == nil && len(f.srcs) == f.p.Sources {
 		f.GBN.SourceWaits++ // no source structure for the destination: wait for one
-		f.g.txWait = append(f.g.txWait, c)
+		f.g.txWait = append(f.g.txWait, txWaiting{tx: c})
 		return
 	}
 	f.startTx(x, c)
@@ -264,7 +265,7 @@ func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(c.Pending)})
 	x.Store(8)
 	if f.g != nil {
-		f.gbnTx(pd, c.Pending)
+		f.gbnTx(pd, c.Pending, c.Wire)
 	}
 	f.txList = append(f.txList, c.Pending)
 	x.Gauge("tx_pending", len(f.txList))
@@ -303,10 +304,10 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	id := f.txList[0]
 	f.txList = f.txList[1:]
 	x.Gauge("tx_pending", len(f.txList))
-	if k := f.slotOf(id); k >= 0 {
-		f.accelTxDone(x, k, id)
-	} else if f.g != nil {
+	if f.g != nil {
 		f.gbnTxDone(x, id)
+	} else if k := f.slotOf(id); k >= 0 {
+		f.accelTxDone(x, k, id)
 	} else {
 		pd := &f.pend[id]
 		f.post(x, TxDone, id, pd.peer, pd.wire)
@@ -333,14 +334,19 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 		f.onCtl(x, s, w)
 		return
 	}
-	if hdr, ok := w.Hdr.(*ptl.Header); ok && len(f.byPID) > 0 {
+	k := -1 // the accelerated process the message is for, -1 for the generic one
+	hdr, _ := w.Hdr.(*ptl.Header)
+	if hdr != nil && len(f.byPID) > 0 {
 		x.Instr(4) // which firmware-level process: the pid table
-		if k, ok := f.byPID[hdr.Dst.PID]; ok {
-			f.onAccelSOM(x, s, w, hdr, k)
-			return
+		if slot, ok := f.byPID[hdr.Dst.PID]; ok {
+			k = slot
 		}
 	}
-	if f.g != nil && !f.gbnAccept(x, s, w) {
+	if f.g != nil && !f.gbnAccept(x, s, w, k) {
+		return
+	}
+	if k >= 0 {
+		f.onAccelSOM(x, s, w, hdr, k)
 		return
 	}
 	if len(f.rxFree) == 0 {

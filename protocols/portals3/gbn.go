@@ -49,6 +49,11 @@ import (
 //   - A transmit that finds no free source structure waits for one, and releases it
 //     when it has left (not when it is acknowledged: acknowledgements may need the
 //     peer's structures in turn).
+//   - Accelerated processes (accel.go): their transmits and those the firmware makes
+//     for them (replies to gets, acks) are numbered and kept like the host's; a TX
+//     record waits for the acknowledgement and carries the failure when the sender
+//     gives up; a message for the process is refused when the process's own RX pool
+//     is empty, and an ack the firmware owes waits for a pending of that pool.
 
 // ctlTag marks the TX notifications of acknowledgements and refusals (PIO messages).
 const ctlTag = 1 << 63
@@ -61,7 +66,7 @@ type gbn struct {
 	ctlQ     []*Wire // acknowledgements and refusals waiting for PIO room
 	pioN     int
 	pioB     int64
-	txWait   []*TxCommand           // transmits waiting for a source structure
+	txWait   []txWaiting            // transmits waiting for a source structure
 	resync   map[router.NodeID]bool // gave up on it: the next messages carry Resync
 	consumed uint64                 // generic events the host has taken (EQConsumed)
 	heldEv   []*GenericEvent        // events waiting for room in the generic event queue
@@ -71,6 +76,20 @@ type gbn struct {
 	stalled  bool                   // the RX pipeline waits on a source without an entry
 	stallOn  router.NodeID
 	backoff  map[router.NodeID]uint // timeouts in a row per destination: the timer doubles with each (at most rtoBackoffMax)
+}
+
+// txWaiting is a transmit waiting for a source structure: a generic one or an
+// accelerated process's.
+type txWaiting struct {
+	tx    *TxCommand
+	accel *AccelTx
+}
+
+func (t txWaiting) dst() router.NodeID {
+	if t.tx != nil {
+		return t.tx.Wire.Dst
+	}
+	return t.accel.Wire.Dst
 }
 
 // GBNStats counts go-back-n's work on one node.
@@ -128,13 +147,14 @@ func newGBN(entries int) *gbn {
 	return g
 }
 
-// gbnTx numbers a transmit and keeps its program for retransmissions.
-func (f *Firmware) gbnTx(pd *pending, id int) {
+// gbnTx numbers transmit w of pending id and keeps its program for retransmissions.
+func (f *Firmware) gbnTx(pd *pending, id int, w *Wire) {
 	g := f.g
-	dst := pd.wire.Dst
+	dst := w.Dst
 	g.txSeq[dst]++
-	pd.wire.Seq = g.txSeq[dst]
-	pd.wire.Resync = g.resync[dst]
+	w.Seq = g.txSeq[dst]
+	w.Resync = g.resync[dst]
+	pd.seq = w.Seq
 	pd.prog = slices.Clone(pd.txCmds)
 	g.unacked[dst] = append(g.unacked[dst], id)
 }
@@ -161,10 +181,15 @@ func (f *Firmware) gbnTxDone(x *ppc.Exec, id int) {
 // completeTx posts a sent and acknowledged (or given up) message's TxDone to the host.
 func (f *Firmware) completeTx(x *ppc.Exec, id int) {
 	pd := &f.pend[id]
-	f.postEvent(x, &GenericEvent{Kind: TxDone, Pending: id, Src: pd.peer, Wire: pd.wire, Failed: pd.failed})
 	if pd.failed {
 		f.GBN.Failed++
-	} else {
+	}
+	if k := f.slotOf(id); k >= 0 { // an accelerated process's: a record, or a pending back to its pool
+		f.accelTxDone(x, k, id)
+		return
+	}
+	f.postEvent(x, &GenericEvent{Kind: TxDone, Pending: id, Src: pd.peer, Wire: pd.wire, Failed: pd.failed})
+	if !pd.failed {
 		f.Stats.Sent++
 	}
 	*pd = pending{}
@@ -199,7 +224,7 @@ func (f *Firmware) goBack(x *ppc.Exec, dst router.NodeID, from uint32, timeout b
 	n := 0
 	for _, id := range f.g.unacked[dst] {
 		pd := &f.pend[id]
-		if pd.wire.Seq < from || pd.state != txSent {
+		if pd.seq < from || pd.state != txSent {
 			continue
 		}
 		if timeout {
@@ -245,7 +270,7 @@ func (f *Firmware) onCtl(x *ppc.Exec, s rxdma.SOM, w *Wire) {
 	n := 0
 	for _, id := range u {
 		pd := &f.pend[id]
-		if pd.wire.Seq > w.Seq {
+		if pd.seq > w.Seq {
 			break
 		}
 		n++
@@ -270,7 +295,7 @@ func (f *Firmware) onTimeout(x *ppc.Exec, t gbnTimeout) {
 	if t.gen != f.g.rtoGen[t.dst] || len(f.g.unacked[t.dst]) == 0 {
 		return
 	}
-	if f.goBack(x, t.dst, f.pend[f.g.unacked[t.dst][0]].wire.Seq, true) > 0 {
+	if f.goBack(x, t.dst, f.pend[f.g.unacked[t.dst][0]].seq, true) > 0 {
 		f.GBN.Timeouts++ // a timeout that resent (not one whose message was still queued to leave)
 		// Back off, as TCP does: a destination that does not answer within the timer
 		// is likely congested (by the retransmissions of others too).
@@ -279,9 +304,10 @@ func (f *Firmware) onTimeout(x *ppc.Exec, t gbnTimeout) {
 	f.armRTO(x, t.dst)
 }
 
-// gbnAccept decides on a new message from its header: true to take it (it was
-// acknowledged); false when it was discarded and refused or re-acknowledged.
-func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire) bool {
+// gbnAccept decides on a new message from its header, for accelerated slot k (-1:
+// the generic process): true to take it (it was acknowledged); false when it was
+// discarded and refused or re-acknowledged.
+func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire, k int) bool {
 	g := f.g
 	exp := max(g.expect[w.Src], 1)
 	if w.Resync && w.Seq > exp { // the sender gave up on what came before
@@ -302,7 +328,8 @@ func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire) bool {
 		return false
 	case w.Seq > exp:
 		return refuse(&f.GBN.OutOfOrder)
-	case len(f.rxFree) == 0 || (f.srcs[w.Src] == nil && len(f.srcs) == f.p.Sources):
+	case k < 0 && len(f.rxFree) == 0, k >= 0 && len(f.accel[k].rxFree) == 0,
+		f.srcs[w.Src] == nil && len(f.srcs) == f.p.Sources:
 		return refuse(&f.GBN.Refused)
 	}
 	g.expect[w.Src] = exp + 1
@@ -355,10 +382,14 @@ func (f *Firmware) retryTxWait(x *ppc.Exec) {
 	if f.g == nil {
 		return
 	}
-	for len(f.g.txWait) > 0 && (f.srcs[f.g.txWait[0].Wire.Dst] != nil || len(f.srcs) < f.p.Sources) {
+	for len(f.g.txWait) > 0 && (f.srcs[f.g.txWait[0].dst()] != nil || len(f.srcs) < f.p.Sources) {
 		c := f.g.txWait[0]
 		f.g.txWait = f.g.txWait[1:]
-		f.startTx(x, c)
+		if c.tx != nil {
+			f.startTx(x, c.tx)
+		} else {
+			f.startAccelTx(x, c.accel)
+		}
 	}
 }
 

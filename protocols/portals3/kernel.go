@@ -371,16 +371,23 @@ func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
 // delivered to the get's MD and completed as failed (REPLY_START and REPLY_END with
 // PTL_NI_FAIL), the initiator's only way to learn of it.
 func (s *Stack) failGet(c ctx, op *txOp) {
-	rh := op.hdr
-	rh.Op, rh.Src, rh.Dst, rh.Length = ptl.OpReply, op.hdr.Dst, op.hdr.Src, 0
-	d := op.proc.ni.DeliverHeader(rh)
-	s.deliver(c, op.proc, d.Posted)
-	if !d.Accepted {
-		return // the MD is gone: nobody waits
-	}
-	posted, err := op.proc.ni.Complete(d, true)
+	start, end, err := failedReply(op.proc.ni, op.hdr)
 	if err != nil {
 		c.Fatalf("portals: failing get %s: %v", op.hdr, err)
 	}
-	s.deliver(c, op.proc, posted)
+	s.deliver(c, op.proc, start)
+	s.deliver(c, op.proc, end)
+}
+
+// failedReply delivers to ni an empty reply to its get hdr and completes it as failed:
+// the events of its start and of its end (none if the MD is gone: nobody waits).
+func failedReply(ni *ptl.NI, hdr ptl.Header) (start, end []ptl.Posted, err error) {
+	rh := hdr
+	rh.Op, rh.Src, rh.Dst, rh.Length = ptl.OpReply, hdr.Dst, hdr.Src, 0
+	d := ni.DeliverHeader(rh)
+	if !d.Accepted {
+		return d.Posted, nil, nil
+	}
+	end, err = ni.Complete(d, true)
+	return d.Posted, end, err
 }

@@ -280,10 +280,15 @@ func TestGoBackNRecoversLostMessages(t *testing.T) {
 			c.Portals.Recovery = recovery
 		}
 	}
-	for _, op := range []PerfOp{PerfPut, PerfGet, PerfBidir} {
-		rows := perf(t, op, []int64{0, 8, 64 << 10}, 20, lossy("gbn"))
-		for _, r := range rows {
-			assert.Positive(t, r.Iters, "%s %d", op, r.Size)
+	for _, mode := range []string{"generic", "accelerated"} {
+		for _, op := range []PerfOp{PerfPut, PerfGet, PerfBidir} {
+			rows := perf(t, op, []int64{0, 8, 64 << 10}, 20, func(c *PerfConfig) {
+				lossy("gbn")(c)
+				c.Portals.Mode = mode
+			})
+			for _, r := range rows {
+				assert.Positive(t, r.Iters, "%s %s %d", mode, op, r.Size)
+			}
 		}
 	}
 	cfg := DefaultPerfConfig()
@@ -299,12 +304,14 @@ func TestGoBackNRecoversLostMessages(t *testing.T) {
 }
 
 // recovery=gbn: a target with one RX pending refuses what it cannot take and the
-// sender resends; the C firmware panics the node.
+// sender resends; the C firmware panics the node. In accelerated mode the pool is
+// the process's own, and the acks the firmware owes wait for a pending too.
 func TestGoBackNRefusesOnExhaustion(t *testing.T) {
-	burst := func(recovery string) (*Firmware, error) {
+	burst := func(mode, recovery string) (*Firmware, int, error) {
 		cfg := DefaultPerfConfig()
-		cfg.Portals.Recovery = recovery
-		cfg.Portals.Pendings = cfg.Portals.TxPendings + 1 // one RX pending
+		cfg.Portals.Mode, cfg.Portals.Recovery = mode, recovery
+		cfg.Portals.Pendings = cfg.Portals.TxPendings + 1           // one RX pending
+		cfg.Portals.AccelPendings = cfg.Portals.AccelTxPendings + 1 // one for an accelerated process
 		g := actors.NewGraph()
 		mp := cfg.Machine
 		mp.Torus, mp.Wrap = "2x1x1", "mesh"
@@ -319,34 +326,57 @@ func TestGoBackNRefusesOnExhaustion(t *testing.T) {
 				_, _ = pr.WaitFor(eq, ptl.EventPutEnd)
 			}
 		}))
+		acks := 0
 		require.NoError(t, stacks[0].Spawn("burst", 0, 0, 1, 1000, QKBridge, func(pr *Process) {
 			eq, _ := pr.EQAlloc(4096)
 			md, _ := pr.MDBind(ptl.MD{Start: 0x1000, Length: 8, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
-			for range 40 {
-				_ = pr.Put(md, ptl.NoAckReq, node1, 0, 0, 0, 0)
+			for i := range 40 {
+				ack := ptl.NoAckReq
+				if i%2 == 0 {
+					ack = ptl.AckReqd
+				}
+				_ = pr.Put(md, ack, node1, 0, 0, 0, 0)
 			}
-			for range 40 {
-				_, _ = pr.WaitFor(eq, ptl.EventSendEnd)
+			for sent := 0; sent < 40 || acks < 20; {
+				ev, err := pr.EQWait(eq)
+				if err != nil {
+					return
+				}
+				switch ev.Type {
+				case ptl.EventSendEnd:
+					sent++
+				case ptl.EventAck:
+					acks++
+				}
 			}
 		}))
 		model, err := g.Build()
 		require.NoError(t, err)
 		_, err = actors.Run(context.Background(), model, serial)
-		return m.Nodes[1].PPC.Firmware().(*Firmware), err
+		return m.Nodes[1].PPC.Firmware().(*Firmware), acks, err
 	}
-	_, err := burst("panic")
-	require.ErrorContains(t, err, "out of RX pendings")
-	fw, err := burst("gbn")
-	require.NoError(t, err)
-	assert.EqualValues(t, 40, fw.Stats.Received)
-	assert.Positive(t, fw.GBN.Refused, "refused for want of an RX pending")
+	for _, mode := range []string{"generic", "accelerated"} {
+		_, _, err := burst(mode, "panic")
+		require.ErrorContains(t, err, "resource exhaustion panics the node", mode)
+		fw, acks, err := burst(mode, "gbn")
+		require.NoError(t, err, mode)
+		assert.EqualValues(t, 40, fw.Stats.Received, mode)
+		assert.Equal(t, 20, acks, mode)
+		assert.Positive(t, fw.GBN.Refused, "%s: refused for want of an RX pending", mode)
+	}
 }
 
 // recovery=gbn: when every message is lost, the sender resends portals.retries times,
 // then gives up: the put's SEND_END carries PTL_NI_FAIL.
 func TestGoBackNGivesUpWithNIFail(t *testing.T) {
+	for _, mode := range []string{"generic", "accelerated"} {
+		t.Run(mode, func(t *testing.T) { givesUp(t, mode) })
+	}
+}
+
+func givesUp(t *testing.T, mode string) {
 	cfg := DefaultPerfConfig()
-	cfg.Portals.Recovery, cfg.Portals.Retries = "gbn", 3
+	cfg.Portals.Recovery, cfg.Portals.Retries, cfg.Portals.Mode = "gbn", 3, mode
 	cfg.Machine.RXDMA.DropRate = actors.MustParseProb("1")
 	g := actors.NewGraph()
 	mp := cfg.Machine
@@ -373,8 +403,14 @@ func TestGoBackNGivesUpWithNIFail(t *testing.T) {
 // recovery=gbn: a get whose request never arrives ends, once the sender gives up, with
 // REPLY_END and PTL_NI_FAIL.
 func TestGoBackNFailedGetEndsWithNIFail(t *testing.T) {
+	for _, mode := range []string{"generic", "accelerated"} {
+		t.Run(mode, func(t *testing.T) { failedGet(t, mode) })
+	}
+}
+
+func failedGet(t *testing.T, mode string) {
 	cfg := DefaultPerfConfig()
-	cfg.Portals.Recovery, cfg.Portals.Retries = "gbn", 2
+	cfg.Portals.Recovery, cfg.Portals.Retries, cfg.Portals.Mode = "gbn", 2, mode
 	cfg.Machine.RXDMA.DropRate = actors.MustParseProb("1")
 	g := actors.NewGraph()
 	mp := cfg.Machine
