@@ -1,6 +1,7 @@
 package cci
 
 import (
+	"github.com/seastar-sim/seastar/firmware/camswap"
 	"slices"
 
 	"github.com/seastar-sim/seastar/actors"
@@ -44,14 +45,9 @@ type Firmware struct {
 	reported uint64     // consumer index last written to the host
 
 	// receive
-	peers   map[router.NodeID]*peer // never shrinks: a peer's record number is its rank of creation
-	entries []*peer                 // CAM entry owners, nil if free
-	freeEnt []int
-	clock   int
-	waiting []*peer // peers with commands and no CAM entry, in order
-	stalled bool
-	stallOn router.NodeID
-	reads   map[readKey]int
+	peers map[router.NodeID]*peer // never shrinks: a peer's record number is its rank of creation
+	cam   *camswap.Entries[*peer] // CAM entries, swapped between peers
+	reads map[readKey]int
 
 	mrs    []*Region
 	wireID uint64
@@ -146,14 +142,12 @@ type FirmwareStats struct {
 func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params, pkt int64) *Firmware {
 	f := &Firmware{node: node, p: p, cp: cp, tp: tp, crc: int64(tp.CRCBytes), pkt: pkt,
 		eps: make([]fwEP, p.Endpoints), tasks: make([]task, p.Tasks), peers: map[router.NodeID]*peer{},
-		entries: make([]*peer, cp.Entries), reads: map[readKey]int{},
-		mrs: make([]*Region, p.MRs)}
+		reads: map[readKey]int{}, mrs: make([]*Region, p.MRs)}
 	for i := p.Tasks - 1; i >= 0; i-- {
 		f.free = append(f.free, i)
 	}
-	for i := cp.Entries - 1; i >= 0; i-- {
-		f.freeEnt = append(f.freeEnt, i)
-	}
+	f.cam = camswap.New[*peer](camFW{f}, camswap.Config{Name: "cci", Entries: cp.Entries, Depth: cp.QueueDepth,
+		SwapInstr: p.FwSwap, SwappedInstr: p.FwSpill, Peak: &f.Stats.PeakCAM})
 	return f
 }
 
@@ -189,7 +183,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case cam.Stalled:
 		f.onStalled(x, ev)
 	case cam.Swapped:
-		f.onSwapped(x, ev)
+		f.cam.Returned(x, ev)
 	default:
 		x.Fatalf("cci: firmware got unexpected %T", ev)
 	}

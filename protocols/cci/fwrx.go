@@ -3,6 +3,7 @@ package cci
 import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/firmware/camswap"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/rxdma"
@@ -16,22 +17,20 @@ const discardTag = 1 << 62
 // entry's queue, including those a CAM swap took out. The first LocalPeers records
 // live in SRAM; later ones in host memory mapped cached, each access a host read.
 type peer struct {
-	node     router.NodeID
-	rec      int
-	entry    int // CAM entry, -1 if none
-	queued   int // RX commands pushed into the CAM and not retired
-	backlog  []cam.Command
-	swapping bool // its entry was swapped away; the CAM has not returned its commands yet
-	spilled  bool // its commands are in its record, to be read back when it gets an entry
-	waiting  bool // in Firmware.waiting
+	camswap.Source // its CAM entry (package camswap: CAM swapping)
+	rec            int
+	backlog        []cam.Command
 }
+
+// CAM implements camswap.Src.
+func (pr *peer) CAM() *camswap.Source { return &pr.Source }
 
 // peer returns the record of node n, creating it.
 func (f *Firmware) peer(x *ppc.Exec, n router.NodeID) *peer {
 	x.Instr(f.p.FwPeer)
 	pr := f.peers[n]
 	if pr == nil {
-		pr = &peer{node: n, rec: len(f.peers), entry: -1}
+		pr = &peer{Source: camswap.NewSource(n), rec: len(f.peers)}
 		f.peers[n] = pr
 		f.Stats.PeakPeers = len(f.peers)
 	}
@@ -326,13 +325,13 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 		x.Fatalf("cci: RX completion from node %d, which sent nothing", d.Src)
 	}
 	if d.Tag == discardTag {
-		pr.queued--
+		pr.Queued--
 		f.afterRetire(x, pr)
 		return
 	}
 	id := int(d.Tag)
 	t := &f.tasks[id]
-	pr.queued -= t.ncmds
+	pr.Queued -= t.ncmds
 	switch t.kind {
 	case taskRx:
 		if f.live(t) {
@@ -371,81 +370,33 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 
 // queueRx appends RX commands for a peer's message and feeds them to its CAM entry,
 // binding a free entry if it has none. Without a free entry the peer waits; if the RX
-// pipeline is stalled on it, another peer's entry is swapped out.
+// pipeline is stalled on it, another peer's entry is swapped out (package camswap).
 func (f *Firmware) queueRx(x *ppc.Exec, pr *peer, cmds ...cam.Command) {
 	x.Instr(f.p.FwRx)
 	pr.backlog = append(pr.backlog, cmds...)
-	switch {
-	case pr.entry >= 0:
-		f.feed(x, pr)
-	case pr.swapping:
-		// its old commands come back from the CAM first
-	case len(f.freeEnt) > 0:
-		f.bind(x, pr)
-	case !pr.waiting:
-		pr.waiting = true
-		f.waiting = append(f.waiting, pr)
-	}
-	if f.stalled && f.stallOn == pr.node {
-		f.unstall(x)
-	}
+	f.cam.Need(x, pr)
 }
 
 // feed pushes a peer's backlog into its CAM entry while the entry's queue has room.
 func (f *Firmware) feed(x *ppc.Exec, pr *peer) {
-	for len(pr.backlog) > 0 && pr.queued < f.cp.QueueDepth {
-		x.CAM(cam.PushCommand{Entry: pr.entry, Cmd: pr.backlog[0]})
+	for len(pr.backlog) > 0 && pr.Queued < f.cp.QueueDepth {
+		x.CAM(cam.PushCommand{Entry: pr.Entry, Cmd: pr.backlog[0]})
 		pr.backlog = pr.backlog[1:]
-		pr.queued++
-	}
-}
-
-// bind gives a peer a free CAM entry.
-func (f *Firmware) bind(x *ppc.Exec, pr *peer) {
-	e := f.freeEnt[len(f.freeEnt)-1]
-	f.freeEnt = f.freeEnt[:len(f.freeEnt)-1]
-	f.entries[e], pr.entry, pr.waiting = pr, e, false
-	f.Stats.PeakCAM = max(f.Stats.PeakCAM, len(f.entries)-len(f.freeEnt))
-	f.unspill(x, pr)
-	x.CAM(cam.SetEntry{Entry: e, Src: pr.node})
-	f.feed(x, pr)
-}
-
-// unspill reads a peer's swapped-out commands back from its record.
-func (f *Firmware) unspill(x *ppc.Exec, pr *peer) {
-	if !pr.spilled {
-		return
-	}
-	pr.spilled = false
-	if pr.rec < f.p.LocalPeers {
-		x.Load(int(f.p.PeerBytes / 4))
-	} else {
-		x.LoadHost(int((f.p.PeerBytes + 31) / 32)) // cached lines of 32 bytes
+		pr.Queued++
 	}
 }
 
 // afterRetire feeds a peer's entry after commands retired and frees the entry when the
 // peer has nothing left; the oldest waiting peer gets it.
 func (f *Firmware) afterRetire(x *ppc.Exec, pr *peer) {
-	if pr.entry < 0 {
+	if pr.Entry < 0 {
 		return
 	}
 	f.feed(x, pr)
-	if pr.queued > 0 || len(pr.backlog) > 0 {
+	if pr.Queued > 0 || len(pr.backlog) > 0 {
 		return
 	}
-	x.CAM(cam.ClearEntry{Entry: pr.entry})
-	f.entries[pr.entry] = nil
-	f.freeEnt = append(f.freeEnt, pr.entry)
-	pr.entry = -1
-	for len(f.freeEnt) > 0 && len(f.waiting) > 0 {
-		w := f.waiting[0]
-		f.waiting = f.waiting[1:]
-		if w.waiting && w.entry < 0 && !w.swapping && len(w.backlog) > 0 {
-			f.bind(x, w)
-		}
-		w.waiting = false
-	}
+	f.cam.Release(x, pr)
 }
 
 // onStalled reacts to the RX pipeline waiting for a CAM entry: the source of the
@@ -455,81 +406,42 @@ func (f *Firmware) onStalled(x *ppc.Exec, s cam.Stalled) {
 	if !s.Miss {
 		return // its commands are on their way
 	}
-	f.stalled, f.stallOn = true, s.Src
-	f.unstall(x)
+	f.cam.Stalled(x, s.Src)
 }
 
-// unstall gives the stalled source an entry once its commands are known.
-func (f *Firmware) unstall(x *ppc.Exec) {
-	pr := f.peers[f.stallOn]
-	switch {
-	case pr == nil || pr.swapping || len(pr.backlog) == 0 && pr.entry < 0:
-		return // its start of message (or its swapped-out commands) is still on the way
-	case pr.entry >= 0:
-	case len(f.freeEnt) > 0:
-		f.bind(x, pr)
-	default:
-		f.swap(x, pr)
-	}
-	f.stalled = false
-}
+// camFW is the CCI firmware as package camswap sees it: peers' backlogs of commands,
+// their records in SRAM (the first LocalPeers) or host memory.
+type camFW struct{ f *Firmware }
 
-// swap is CAM swapping (Dillow & Atchley 2011 s.IV.B.2): the next entry in clock order
-// is taken from its peer, whose queued commands the CAM returns (Swapped) to be spilled
-// into its record, and given to pr with the head of its backlog.
-func (f *Firmware) swap(x *ppc.Exec, pr *peer) {
-	x.Instr(f.p.FwSwap)
-	n := len(f.entries)
-	v := f.clock
-	for i := range n {
-		v = (f.clock + i) % n
-		if f.entries[v] != nil && f.entries[v] != pr {
-			break
-		}
-	}
-	f.clock = (v + 1) % n
-	victim := f.entries[v]
-	victim.entry, victim.swapping = -1, true
-	take := min(f.cp.QueueDepth, len(pr.backlog))
+func (c camFW) Lookup(n router.NodeID) (*peer, bool) {
+	pr := c.f.peers[n]
+	return pr, pr != nil
+}
+func (c camFW) Ready(pr *peer) bool   { return len(pr.backlog) > 0 }
+func (c camFW) Backlog(pr *peer) bool { return len(pr.backlog) > 0 }
+func (c camFW) Next(pr *peer, n int) []cam.Command {
+	take := min(n, len(pr.backlog))
 	cmds := append([]cam.Command(nil), pr.backlog[:take]...)
 	pr.backlog = pr.backlog[take:]
-	f.entries[v], pr.entry, pr.waiting = pr, v, false
-	pr.queued += take
-	f.unspill(x, pr)
-	x.StoreUncached(2 * take)
-	x.CAM(cam.Swap{Entry: v, Src: pr.node, Cmds: cmds})
-	f.Stats.Swaps++
+	return cmds
 }
-
-// onSwapped spills what the CAM returned of a swapped-out peer into its record, in
-// SRAM or host memory.
-func (f *Firmware) onSwapped(x *ppc.Exec, s cam.Swapped) {
-	x.Instr(f.p.FwSpill)
-	x.LoadUncached(2 + 2*len(s.Cmds)) // read the entry out of the CAM
-	pr := f.peers[s.Src]
-	if pr == nil || !pr.swapping {
-		x.Fatalf("cci: CAM returned entry %d of node %d, which was not swapped out", s.Entry, s.Src)
-	}
-	pr.swapping = false
-	pr.queued -= len(s.Cmds)
-	pr.backlog = append(append([]cam.Command(nil), s.Cmds...), pr.backlog...)
-	if len(pr.backlog) > 0 {
-		pr.spilled = true
-		if pr.rec < f.p.LocalPeers {
-			x.Store(int(f.p.PeerBytes / 4))
-		} else {
-			x.HostWrite(f.p.PeerBytes, nil)
-			f.Stats.Spills++
-		}
-		switch {
-		case len(f.freeEnt) > 0:
-			f.bind(x, pr)
-		case !pr.waiting:
-			pr.waiting = true
-			f.waiting = append(f.waiting, pr)
-		}
-	}
-	if f.stalled {
-		f.unstall(x)
+func (c camFW) PutBack(pr *peer, cmds []cam.Command) {
+	pr.backlog = append(append([]cam.Command(nil), cmds...), pr.backlog...)
+}
+func (c camFW) Feed(x *ppc.Exec, pr *peer) { c.f.feed(x, pr) }
+func (c camFW) Spill(x *ppc.Exec, pr *peer) {
+	if pr.rec < c.f.p.LocalPeers {
+		x.Store(int(c.f.p.PeerBytes / 4))
+	} else {
+		x.HostWrite(c.f.p.PeerBytes, nil)
+		c.f.Stats.Spills++
 	}
 }
+func (c camFW) Unspill(x *ppc.Exec, pr *peer) {
+	if pr.rec < c.f.p.LocalPeers {
+		x.Load(int(c.f.p.PeerBytes / 4))
+	} else {
+		x.LoadHost(int((c.f.p.PeerBytes + 31) / 32)) // cached lines of 32 bytes
+	}
+}
+func (c camFW) Swapped(*ppc.Exec, *peer) { c.f.Stats.Swaps++ }

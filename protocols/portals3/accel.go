@@ -263,8 +263,8 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	id := a.rxFree[len(a.rxFree)-1]
 	a.rxFree = a.rxFree[:len(a.rxFree)-1]
 	src := f.source(x, w.Src)
-	if f.g != nil && w.Len > 0 && src.entry < 0 && len(f.camFre) > 0 {
-		f.takeEntry(x, w.Src, src) // gbn: bound at acceptance when one is free (else swapped in later)
+	if f.g != nil && w.Len > 0 && src.Entry < 0 && !src.Swapping && f.cam.Free() > 0 {
+		f.cam.Bind(x, src) // gbn: bound at acceptance when one is free (else swapped in later)
 	}
 	d := a.ni.DeliverHeader(*hdr)
 	x.Instr(f.p.FwMatchInstr + f.p.FwMatchMEInstr*d.Searched)

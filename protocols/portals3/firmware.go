@@ -3,6 +3,7 @@ package portals3
 import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/firmware/camswap"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
 	"github.com/seastar-sim/seastar/router"
@@ -29,9 +30,9 @@ type Firmware struct {
 	pend   []pending
 	rxFree []int
 	srcs   map[router.NodeID]*source
-	camFre []int
-	txList []int // TX pendings in order; the head is being sent
-	inFIFO int   // TX commands pushed and not retired
+	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
+	txList []int                     // TX pendings in order; the head is being sent
+	inFIFO int                       // TX commands pushed and not retired
 	pushed uint64
 	eqNext uint64
 	accel  []accelProc     // accelerated processes by slot
@@ -77,14 +78,13 @@ const (
 )
 
 type source struct {
-	refs     int   // pendings that name this node
-	rxList   []int // RX pendings from this node in arrival order; the head owns the CAM entry
-	entry    int   // CAM entry, -1 if none
-	queued   int   // commands in the entry's queue, not retired
-	swapping bool  // gbn: its entry was swapped away; the CAM has not returned its commands yet
-	spilled  bool  // gbn: its commands are in its record in host memory, read back when it gets an entry
-	waiting  bool  // gbn: in the queue for a CAM entry
+	camswap.Source       // its CAM entry (swapped between sources with gbn: package camswap)
+	refs           int   // pendings that name this node
+	rxList         []int // RX pendings from this node in arrival order; the head owns the CAM entry
 }
+
+// CAM implements camswap.Src.
+func (s *source) CAM() *camswap.Source { return &s.Source }
 
 // FirmwareStats counts what the firmware did.
 type FirmwareStats struct {
@@ -105,15 +105,14 @@ func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *
 		srcs: map[router.NodeID]*source{}, accel: make([]accelProc, p.AccelProcs), byPID: map[ptl.PID]int{},
 		pioMax: tp.PIOCommandsMax, pioBuf: int64(tp.PIOBufferBytes)}
 	if p.Recovery == "gbn" {
-		f.g = newGBN(cp.Entries)
+		f.g = newGBN()
 	}
 
 	for i := p.Pendings - 1; i >= p.TxPendings; i-- {
 		f.rxFree = append(f.rxFree, i)
 	}
-	for i := cp.Entries - 1; i >= 0; i-- {
-		f.camFre = append(f.camFre, i)
-	}
+	f.cam = camswap.New[*source](camFW{f}, camswap.Config{Name: "portals", Entries: cp.Entries, Depth: cp.QueueDepth,
+		SwapInstr: p.FwRxInstr, SwappedInstr: p.FwRxInstr / 2, Peak: &f.Stats.PeakCAM})
 	return f
 }
 
@@ -174,11 +173,16 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case cam.Stalled:
 		x.Instr(f.p.FwStallInstr)
 		if f.g != nil && ev.Miss {
-			f.g.stalled, f.g.stallOn = true, ev.Src
-			f.unstall(x)
+			f.cam.Stalled(x, ev.Src)
 		}
 	case cam.Swapped:
-		f.onSwapped(x, ev)
+		if f.g == nil {
+			x.Fatalf("portals: node %d got %s but runs recovery=%s", f.node, ev, f.p.Recovery)
+		}
+		f.cam.Returned(x, ev)
+		if src := f.srcs[ev.Src]; src != nil && src.refs == 0 && len(src.rxList) == 0 && !src.Swapping {
+			delete(f.srcs, ev.Src) // it was kept for its entry's return
+		}
 	default:
 		x.Fatalf("portals: firmware got unexpected %T", ev)
 	}
@@ -200,7 +204,7 @@ func (f *Firmware) source(x *ppc.Exec, n router.NodeID) *source {
 		if len(f.srcs) == f.p.Sources {
 			x.Fatalf("portals: out of source structures (%d in use) for node %d: resource exhaustion panics the node", f.p.Sources, n)
 		}
-		s = &source{entry: -1}
+		s = &source{Source: camswap.NewSource(n)}
 		f.srcs[n] = s
 		f.Stats.PeakSources = max(f.Stats.PeakSources, len(f.srcs))
 		x.Store(4)
@@ -211,7 +215,7 @@ func (f *Firmware) source(x *ppc.Exec, n router.NodeID) *source {
 
 func (f *Firmware) unref(n router.NodeID) {
 	s := f.srcs[n]
-	if s.refs--; s.refs == 0 && len(s.rxList) == 0 {
+	if s.refs--; s.refs == 0 && len(s.rxList) == 0 && !s.Swapping {
 		delete(f.srcs, n)
 	}
 }
@@ -356,8 +360,8 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	id := f.rxFree[len(f.rxFree)-1]
 	f.rxFree = f.rxFree[:len(f.rxFree)-1]
 	src := f.source(x, w.Src)
-	if f.g != nil && w.Len > 0 && src.entry < 0 && len(f.camFre) > 0 {
-		f.takeEntry(x, w.Src, src) // gbn: bound at acceptance when one is free (else swapped in later)
+	if f.g != nil && w.Len > 0 && src.Entry < 0 && !src.Swapping && f.cam.Free() > 0 {
+		f.cam.Bind(x, src) // gbn: bound at acceptance when one is free (else swapped in later)
 	}
 	f.pend[id] = pending{state: rxWaiting, wire: w, peer: w.Src}
 	if w.Len > 0 { // inline messages never use the RX DMA engine
@@ -417,46 +421,27 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 
 // programRx gives the source's head pending the source's CAM entry and feeds its
 // commands into the entry's queue. A CAM with every entry taken panics the node, as
-// the C firmware does (Pedretti & Hudson 2005 s.4.3.3).
+// the C firmware does (Pedretti & Hudson 2005 s.4.3.3); with gbn the source waits for
+// an entry, or gets one by swapping when the RX pipeline stalls on it (package camswap).
 func (f *Firmware) programRx(x *ppc.Exec, n router.NodeID, src *source) {
-	pd := &f.pend[src.rxList[0]]
-	if !pd.have {
+	if !f.pend[src.rxList[0]].have {
 		return
 	}
-	if src.entry < 0 {
-		if len(f.camFre) == 0 && f.g != nil {
-			f.waitEntry(x, n, src) // gbn: swapped in when its packets need it, or when an entry frees
-			return
-		}
-		if len(f.camFre) == 0 {
-			x.Fatalf("portals: CAM full (%d entries) for a message from node %d: resource exhaustion panics the node", f.camN, n)
-		}
-		f.takeEntry(x, n, src)
+	if src.Entry < 0 && f.g == nil && f.cam.Free() == 0 {
+		x.Fatalf("portals: CAM full (%d entries) for a message from node %d: resource exhaustion panics the node", f.camN, n)
 	}
-	pd.state = rxActive
-	f.feedRx(x, src, pd, src.rxList[0])
-}
-
-// takeEntry gives source n a free CAM entry.
-func (f *Firmware) takeEntry(x *ppc.Exec, n router.NodeID, src *source) {
-	src.entry = f.camFre[len(f.camFre)-1]
-	f.camFre = f.camFre[:len(f.camFre)-1]
-	f.Stats.PeakCAM = max(f.Stats.PeakCAM, f.camN-len(f.camFre))
-	if f.g != nil {
-		f.g.owner[src.entry] = n
-	}
-	x.CAM(cam.SetEntry{Entry: src.entry, Src: n})
+	f.cam.Need(x, src)
 }
 
 // feedRx pushes commands while the CAM queue has room. Every command notifies, so that
 // the firmware hears when a slot frees; the tag says which pending it belongs to.
 func (f *Firmware) feedRx(x *ppc.Exec, src *source, pd *pending, id int) {
-	for src.entry >= 0 && len(pd.rxCmds) > 0 && src.queued < f.depth {
+	for src.Entry >= 0 && len(pd.rxCmds) > 0 && src.Queued < f.depth {
 		c := pd.rxCmds[0]
 		pd.rxCmds = pd.rxCmds[1:]
 		c.Notify, c.Tag = true, uint64(id)
-		x.CAM(cam.PushCommand{Entry: src.entry, Cmd: c})
-		src.queued++
+		x.CAM(cam.PushCommand{Entry: src.Entry, Cmd: c})
+		src.Queued++
 		pd.rxLeft++
 	}
 }
@@ -470,7 +455,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	if src == nil || len(src.rxList) == 0 || src.rxList[0] != id || pd.state != rxActive {
 		x.Fatalf("portals: RX completion for pending %d from node %d out of order", id, d.Src)
 	}
-	src.queued--
+	src.Queued--
 	pd.rxLeft--
 	if len(pd.rxCmds) > 0 {
 		f.feedRx(x, src, pd, id)
@@ -494,16 +479,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 		f.programRx(x, d.Src, src)
 		return
 	}
-	if src.entry < 0 {
-		return // swapped out (gbn) with its last command already granted: no entry to free
-	}
-	x.CAM(cam.ClearEntry{Entry: src.entry})
-	f.camFre = append(f.camFre, src.entry)
-	if f.g != nil {
-		f.g.owner[src.entry] = -1
-	}
-	src.entry = -1
-	f.serveEntryWait(x)
+	f.cam.Release(x, src)
 }
 
 // onRelease returns an RX pending to the free list.

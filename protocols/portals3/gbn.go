@@ -41,7 +41,8 @@ import (
 //     reach the head of the RX FIFO (the CAM reports the miss) the firmware swaps an
 //     entry away from another source, in clock order, spilling that source's queued
 //     commands to its record in host memory; the spilled source gets an entry back
-//     (and reads its record) when one frees or when its own packets need it.
+//     (and reads its record) when one frees or when its own packets need it. The
+//     entries are managed by package camswap, CCI's code.
 //   - The generic event queue in host memory: the host reports how many events it has
 //     taken at the end of each interrupt pass (EQConsumed), and the firmware holds back
 //     events while the queue is full instead of writing over one the host has not
@@ -70,11 +71,6 @@ type gbn struct {
 	resync   map[router.NodeID]bool // gave up on it: the next messages carry Resync
 	consumed uint64                 // generic events the host has taken (EQConsumed)
 	heldEv   []*GenericEvent        // events waiting for room in the generic event queue
-	owner    []router.NodeID        // source bound to each CAM entry, -1 if free
-	clock    int                    // next entry to consider as a swap victim
-	entryQ   []router.NodeID        // sources waiting for a CAM entry, in order
-	stalled  bool                   // the RX pipeline waits on a source without an entry
-	stallOn  router.NodeID
 	backoff  map[router.NodeID]uint // timeouts in a row per destination: the timer doubles with each (at most rtoBackoffMax)
 }
 
@@ -137,14 +133,9 @@ func (b gbnGoBack) String() string {
 	return fmt.Sprintf("portals.gbnGoBack(node%d from %d)", b.dst, b.seq)
 }
 
-func newGBN(entries int) *gbn {
-	g := &gbn{txSeq: map[router.NodeID]uint32{}, unacked: map[router.NodeID][]int{}, expect: map[router.NodeID]uint32{},
-		rtoGen: map[router.NodeID]uint64{}, resync: map[router.NodeID]bool{}, backoff: map[router.NodeID]uint{},
-		owner: make([]router.NodeID, entries)}
-	for i := range g.owner {
-		g.owner[i] = -1
-	}
-	return g
+func newGBN() *gbn {
+	return &gbn{txSeq: map[router.NodeID]uint32{}, unacked: map[router.NodeID][]int{}, expect: map[router.NodeID]uint32{},
+		rtoGen: map[router.NodeID]uint64{}, resync: map[router.NodeID]bool{}, backoff: map[router.NodeID]uint{}}
 }
 
 // gbnTx numbers transmit w of pending id and keeps its program for retransmissions.
@@ -393,141 +384,75 @@ func (f *Firmware) retryTxWait(x *ppc.Exec) {
 	}
 }
 
-// waitEntry queues source n for a CAM entry; if the RX pipeline is stalled on it, it
-// gets one by swapping.
-func (f *Firmware) waitEntry(x *ppc.Exec, n router.NodeID, src *source) {
-	if !src.waiting && !src.swapping {
-		src.waiting = true
-		f.g.entryQ = append(f.g.entryQ, n)
-	}
-	if f.g.stalled && f.g.stallOn == n {
-		f.unstall(x)
-	}
+// camFW is the generic firmware as package camswap sees it: a source's commands are
+// those of its head RX pending; its record of swapped-out commands is in host memory.
+type camFW struct{ f *Firmware }
+
+func (c camFW) Lookup(n router.NodeID) (*source, bool) {
+	s := c.f.srcs[n]
+	return s, s != nil
 }
 
-// unstall gives the source the RX pipeline waits on an entry once its commands are
-// known: a free one, or one swapped away from another source.
-func (f *Firmware) unstall(x *ppc.Exec) {
-	n := f.g.stallOn
-	src := f.srcs[n]
-	switch {
-	case src == nil || src.swapping || len(src.rxList) == 0 || !f.pend[src.rxList[0]].have:
-		return // its header is not taken, or its commands are not known yet (programRx calls again)
-	case src.entry >= 0:
-	case len(f.camFre) > 0:
-		f.bindEntry(x, n, src)
-	default:
-		f.swapEntry(x, n, src)
+// head is the source's head RX pending, nil without one.
+func (c camFW) head(s *source) *pending {
+	if len(s.rxList) == 0 {
+		return nil
 	}
-	f.g.stalled = false
+	return &c.f.pend[s.rxList[0]]
 }
 
-// bindEntry gives source n a free entry and feeds its head pending's commands.
-func (f *Firmware) bindEntry(x *ppc.Exec, n router.NodeID, src *source) {
-	src.waiting = false
-	f.takeEntry(x, n, src)
-	f.refill(x, src)
-	id := src.rxList[0]
-	pd := &f.pend[id]
+func (c camFW) Ready(s *source) bool {
+	pd := c.head(s)
+	return pd != nil && pd.have
+}
+
+func (c camFW) Backlog(s *source) bool {
+	pd := c.head(s)
+	return pd != nil && len(pd.rxCmds) > 0
+}
+
+func (c camFW) Next(s *source, n int) []cam.Command {
+	id := s.rxList[0]
+	pd := &c.f.pend[id]
 	pd.state = rxActive
-	f.feedRx(x, src, pd, id)
-}
-
-// refill reads a spilled source's commands back from its record in host memory.
-func (f *Firmware) refill(x *ppc.Exec, src *source) {
-	if src.spilled {
-		src.spilled = false
-		x.LoadHost(int((f.p.SourceBytes + 31) / 32)) // cached lines of 32 bytes
-		f.GBN.Refills++
-	}
-}
-
-// swapEntry takes the next entry in clock order from another source and gives it to
-// source n with the first commands of its head pending; the CAM returns the victim's
-// queued commands (Swapped).
-func (f *Firmware) swapEntry(x *ppc.Exec, n router.NodeID, src *source) {
-	g := f.g
-	x.Instr(f.p.FwRxInstr)
-	e := -1
-	for i := range len(g.owner) {
-		c := (g.clock + i) % len(g.owner)
-		if g.owner[c] >= 0 && g.owner[c] != n {
-			e = c
-			break
-		}
-	}
-	if e < 0 {
-		return // the only entry is the stalled source's own: nothing to swap
-	}
-	g.clock = (e + 1) % len(g.owner)
-	victim := f.srcs[g.owner[e]]
-	victim.entry, victim.swapping = -1, true
-	g.owner[e], src.entry, src.waiting = n, e, false
-	f.refill(x, src)
-	id := src.rxList[0]
-	pd := &f.pend[id]
-	pd.state = rxActive
-	take := min(f.depth, len(pd.rxCmds))
+	take := min(n, len(pd.rxCmds))
 	cmds := make([]cam.Command, take)
 	for i := range take {
 		cmds[i] = pd.rxCmds[i]
 		cmds[i].Notify, cmds[i].Tag = true, uint64(id)
 	}
 	pd.rxCmds = pd.rxCmds[take:]
-	src.queued += take
 	pd.rxLeft += take
-	x.StoreUncached(2 * take)
-	x.CAM(cam.Swap{Entry: e, Src: n, Cmds: cmds})
-	f.GBN.Swaps++
+	return cmds
 }
 
-// onSwapped takes back what the CAM returned of a swapped-out source's queue, spills it
-// to the source's record in host memory, and queues the source for an entry.
-func (f *Firmware) onSwapped(x *ppc.Exec, s cam.Swapped) {
-	x.Instr(f.p.FwRxInstr / 2)
-	x.LoadUncached(2 + 2*len(s.Cmds)) // read the entry out of the CAM
-	src := f.srcs[s.Src]
-	if f.g == nil || src == nil || !src.swapping {
-		x.Fatalf("portals: CAM returned entry %d of node %d, which was not swapped out", s.Entry, s.Src)
-	}
-	src.swapping = false
-	src.queued -= len(s.Cmds)
-	if len(s.Cmds) > 0 {
-		pd := &f.pend[src.rxList[0]]
-		pd.rxLeft -= len(s.Cmds)
-		pd.rxCmds = append(append([]cam.Command(nil), s.Cmds...), pd.rxCmds...)
-	}
-	if len(src.rxList) > 0 && len(f.pend[src.rxList[0]].rxCmds) > 0 {
-		src.spilled = true
-		x.HostWrite(f.p.SourceBytes, nil)
-		f.GBN.Spills++
-		if len(f.camFre) > 0 {
-			f.bindEntry(x, s.Src, src)
-		} else {
-			f.waitEntry(x, s.Src, src)
-		}
-	}
-	if f.g.stalled {
-		f.unstall(x)
-	}
+func (c camFW) PutBack(s *source, cmds []cam.Command) {
+	pd := c.head(s)
+	pd.rxLeft -= len(cmds)
+	pd.rxCmds = append(append([]cam.Command(nil), cmds...), pd.rxCmds...)
 }
 
-// serveEntryWait gives freed entries to the sources waiting for one, in order.
-func (f *Firmware) serveEntryWait(x *ppc.Exec) {
-	g := f.g
-	for g != nil && len(g.entryQ) > 0 && len(f.camFre) > 0 {
-		n := g.entryQ[0]
-		g.entryQ = g.entryQ[1:]
-		src := f.srcs[n]
-		if src == nil || !src.waiting {
-			continue
-		}
-		src.waiting = false
-		if src.entry < 0 && !src.swapping && len(src.rxList) > 0 && f.pend[src.rxList[0]].have {
-			f.bindEntry(x, n, src)
-		}
+// Feed gives the head pending, once its commands are known, to the entry.
+func (c camFW) Feed(x *ppc.Exec, s *source) {
+	pd := c.head(s)
+	if pd == nil || !pd.have {
+		return
 	}
+	pd.state = rxActive
+	c.f.feedRx(x, s, pd, s.rxList[0])
 }
+
+func (c camFW) Spill(x *ppc.Exec, _ *source) {
+	x.HostWrite(c.f.p.SourceBytes, nil)
+	c.f.GBN.Spills++
+}
+
+func (c camFW) Unspill(x *ppc.Exec, _ *source) {
+	x.LoadHost(int((c.f.p.SourceBytes + 31) / 32)) // cached lines of 32 bytes
+	c.f.GBN.Refills++
+}
+
+func (c camFW) Swapped(*ppc.Exec, *source) { c.f.GBN.Swaps++ }
 
 // onEQConsumed records the events the host has taken and writes those held back while
 // there is room.
