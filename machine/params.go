@@ -125,8 +125,9 @@ func (p Params) Validate() error {
 	if err != nil {
 		return err
 	}
-	if n := topo.Nodes(); p.PPC.StallNode >= n || p.Router.DownNode >= n {
-		return fmt.Errorf("ppc.stall_node (%d) and router.down_node (%d) must name a node of the %d-node torus", p.PPC.StallNode, p.Router.DownNode, n)
+	if n := topo.Nodes(); p.PPC.StallNode >= n || p.Router.DownNode >= n || p.Router.CRCNode >= n || p.RXDMA.DropNode >= n {
+		return fmt.Errorf("ppc.stall_node (%d), router.down_node (%d), router.crc_node (%d) and rxdma.drop_node (%d) must name a node of the %d-node torus",
+			p.PPC.StallNode, p.Router.DownNode, p.Router.CRCNode, p.RXDMA.DropNode, n)
 	}
 	if p.OnChipLatency <= 0 {
 		return fmt.Errorf("onchip_latency must be > 0 (got %s): blocks may run in different partitions", p.OnChipLatency)

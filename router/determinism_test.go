@@ -50,6 +50,38 @@ func TestCRCErrorsLoseNothing(t *testing.T) {
 	assert.InDelta(t, 0.2, frac, 0.05)
 }
 
+// CRC errors confined to one link (crc_node, crc_dir): only that link retries, and
+// every packet is still delivered once.
+func TestCRCErrorsOnOneLink(t *testing.T) {
+	topo := Torus(4, 4, 2)
+	p := tinyParams()
+	p.CRCErrorRate = actors.MustParseProb("0.5")
+	p.CRCNode, p.CRCDir = 5, "yp"
+	tn := newTestNet(t, topo, p, netOpts{ejectCredits: 2}, randomBursts(topo, 5, 6, 20))
+	want := 0
+	for _, n := range tn.nics {
+		for _, b := range n.bursts {
+			want += b.n
+		}
+	}
+	tn.run(t, actors.Options{Seed: 11, Engine: actors.Serial})
+	require.NoError(t, CheckDrained(tn.m))
+	assert.Len(t, tn.deliveries(), want)
+	s := CollectStats(tn.m)
+	link := topo.NodeName(5) + ".router.yp"
+	var on uint64
+	for _, ps := range s.Ports {
+		if ps.Name == link {
+			on = ps.Retries
+			assert.Positive(t, ps.Packets, "the faulty link carried traffic")
+		} else {
+			assert.Zero(t, ps.Retries, "%s retried", ps.Name)
+		}
+	}
+	assert.Positive(t, on, "%s retried", link)
+	assert.Equal(t, s.Retries, on)
+}
+
 // The same traffic gives the same digest, events and deliveries under the serial
 // engine and the parallel engine with any workers and partitioning.
 func TestDigestAcrossEngines(t *testing.T) {

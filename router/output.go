@@ -113,7 +113,7 @@ func (p *Port) launch(ctx actors.Context, pk *Packet) {
 	t := p.cfg.packetTime
 	end := now.Add(t)
 	p.stats.Busy += p.cfg.clip(now, end)
-	if p.cfg.crc && p.dir != NIC && p.cfg.p.CRCErrorRate.Sample(ctx.Rand().Uint64()) {
+	if p.crc && p.cfg.p.CRCErrorRate.Sample(ctx.Rand().Uint64()) {
 		if p.cfg.inWindow(now) {
 			p.stats.Retries++
 		}

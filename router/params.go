@@ -39,6 +39,10 @@ type Params struct {
 	// CRCErrorRate is the probability that a packet transmission fails its 16-bit link
 	// CRC; the sender then retransmits it (link-level retry). Default 0.
 	CRCErrorRate actors.Prob `param:"crc_error_rate" help:"probability that a link transmission fails its CRC and is retried" source:"Dillow & Atchley 2011 s.II: 16-bit CRC per 64-byte packet, link-level retry; rate assumed"`
+	// CRCNode and CRCDir confine CRC errors to one link, the outgoing link of node
+	// CRCNode's port CRCDir; CRCNode -1 (the default) puts them on every link.
+	CRCNode int    `param:"crc_node" help:"fault injection: the node whose outgoing link (on crc_dir) has the CRC errors, -1 for every link" source:"fault injection, default every link"`
+	CRCDir  string `param:"crc_dir" enum:"xp|xm|yp|ym|zp|zm" help:"fault injection: the port of the link with CRC errors when crc_node is set" source:"fault injection"`
 	// RetryDelay is the time between the end of a failed transmission and the start of
 	// its retransmission (error detection and the retry request's round trip); the
 	// link stays busy meanwhile. Default 100 ns, about one link round trip.
@@ -79,6 +83,8 @@ func DefaultParams() Params {
 		RetryDelay:         100 * actors.Nanosecond,
 		DownNode:           -1,
 		DownDir:            "xp",
+		CRCNode:            -1,
+		CRCDir:             "xp",
 		NICLatency:         2 * actors.Nanosecond,
 		Arbitration:        "age",
 	}
@@ -112,6 +118,10 @@ func (p Params) Validate() error {
 		return fmt.Errorf("down_node must be >= -1, down_at and down_for >= 0")
 	case !slices.Contains(dirNames[:NIC], p.DownDir):
 		return fmt.Errorf("down_dir must be one of %s (got %q)", strings.Join(dirNames[:NIC], ", "), p.DownDir)
+	case p.CRCNode < -1:
+		return fmt.Errorf("crc_node must be >= -1 (got %d)", p.CRCNode)
+	case !slices.Contains(dirNames[:NIC], p.CRCDir):
+		return fmt.Errorf("crc_dir must be one of %s (got %q)", strings.Join(dirNames[:NIC], ", "), p.CRCDir)
 	case p.NICLatency <= 0:
 		return fmt.Errorf("nic_latency must be > 0 (got %s)", p.NICLatency)
 	case p.Arbitration != "age" && p.Arbitration != "round_robin":

@@ -66,6 +66,7 @@ type Port struct {
 	rrVC      uint8         // round-robin cursor over VCs
 	wakeSet   bool          // a wake is scheduled at busyUntil
 	connected bool          // the external link exists (false on a mesh edge)
+	crc       bool          // its link has CRC errors (crc_error_rate, on every link or crc_node's)
 	waiting   [MaxVCs]int16 // packets in out, by VC
 	credits   [MaxVCs]int16 // free slots downstream, by VC
 	hop       [MaxVCs]Hop   // cached routing decision of each input VC's head
@@ -102,6 +103,7 @@ func (p *Port) Ports() []string { return portNames[p.dir] }
 func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 	p := &Port{cfg: cfg, node: node, coord: cfg.topo.Coord(node), dir: d, extOut: actors.Port(d), connected: connected,
 		stallFrom: -1, buffered: -1}
+	p.crc = cfg.crc && d != NIC && (cfg.p.CRCNode < 0 || node == NodeID(cfg.p.CRCNode) && dirNames[d] == cfg.p.CRCDir)
 	vcs := cfg.vcs
 	p.in = newQueues(vcs, cfg.p.InputBufferPackets)
 	p.out = newQueues(int(numDirs)*vcs, cfg.p.OutputQueuePackets)

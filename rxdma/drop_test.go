@@ -67,3 +67,19 @@ func TestDropRateLosesWholeMessages(t *testing.T) {
 		assert.Empty(t, e.dropping, "no message is left half dropped")
 	}
 }
+
+// With DropNode, only the messages arriving at that node are lost.
+func TestDropNodeConfinesLosses(t *testing.T) {
+	for _, c := range []struct {
+		node, dst int
+		lost      bool
+	}{{-1, 3, true}, {3, 3, true}, {4, 3, false}} {
+		p := unitParams()
+		p.DropRate, p.DropNode = actors.MustParseProb("1"), c.node
+		e := New(p, 4)
+		h, _ := actorstest.NewHarness("rx", e, 1)
+		h.Inject(0, PortRouter, &router.Packet{Src: 1, Dst: router.NodeID(c.dst), Payload: 64, SOM: true, EOM: true})
+		h.Run(actors.Time(actors.Microsecond))
+		assert.Equal(t, c.lost, e.Stats.Dropped == 1, "drop_node %d, message to node %d", c.node, c.dst)
+	}
+}

@@ -105,7 +105,7 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 }
 
 func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
-	if e.p.DropRate != (actors.Prob{}) && e.drop(ctx, p) {
+	if e.p.DropRate != (actors.Prob{}) && (e.p.DropNode < 0 || p.Dst == router.NodeID(e.p.DropNode)) && e.drop(ctx, p) {
 		return
 	}
 	if e.n == len(e.fifo) {

@@ -17,11 +17,13 @@ type Params struct {
 	// once) and the PPC never hears of it. It injects end-to-end loss for the recovery
 	// of reliable protocols; the links themselves recover from CRC errors. Default 0.
 	DropRate actors.Prob `param:"drop_rate" help:"probability that an arriving message is lost at the NIC (every packet dropped): end-to-end loss injection" source:"assumed: 0, the network is reliable; for recovery tests"`
+	// DropNode confines the losses to one node's NIC; -1 (the default): every NIC.
+	DropNode int `param:"drop_node" help:"fault injection: the node whose NIC loses messages (drop_rate), -1 for every node" source:"fault injection, default every node"`
 }
 
 // DefaultParams returns the Red Storm (SeaStar 1.2) engine.
 func DefaultParams() Params {
-	return Params{FIFOPackets: 128, DMABandwidth: 1400 * actors.MBPerSecond, PacketOverhead: 0, OutstandingWrites: 8}
+	return Params{FIFOPackets: 128, DMABandwidth: 1400 * actors.MBPerSecond, PacketOverhead: 0, OutstandingWrites: 8, DropNode: -1}
 }
 
 // Validate reports the first invalid field, naming its key.
@@ -35,6 +37,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("packet_overhead must be >= 0 (got %s)", p.PacketOverhead)
 	case p.OutstandingWrites < 1:
 		return fmt.Errorf("outstanding_writes must be >= 1 (got %d)", p.OutstandingWrites)
+	case p.DropNode < -1:
+		return fmt.Errorf("drop_node must be >= -1 (got %d)", p.DropNode)
 	}
 	return nil
 }

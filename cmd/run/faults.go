@@ -44,8 +44,10 @@ receiving NIC; with the C firmware's behaviour, portals.recovery=panic, such a l
 as LOST; --set portals.recovery=gbn recovers it), every value of --stall (ppc.stall_for:
 the PPC of --fault-node runs no handler for that long from --fault-at) and every value of
 --down (router.down_for: the outgoing link of --fault-node on --fault-dir sends nothing
-for that long from --fault-at). Resource exhaustion is a --set away (portals.sources,
-portals.pendings, cam.entries). Each point is checked end to end: every rank finished,
+for that long from --fault-at). CRC errors and losses hit every link and NIC unless
+confined with --set: router.crc_node and router.crc_dir (one link), rxdma.drop_node (one
+NIC). Resource exhaustion is a --set away (portals.sources, portals.pendings,
+cam.entries, portals.accel_pendings, rxdma.fifo_packets, portals.eq_slots). Each point is checked end to end: every rank finished,
 the receives completed equal the messages sent and the bytes received equal the bytes
 sent, and (messages of at least 8 bytes, which then carry real payloads) every payload
 arrived intact and once, checked against its sender's pattern (alltoall: every block;
