@@ -3,6 +3,7 @@ package actors
 import (
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -87,4 +88,80 @@ func TestDigestEventIsSensitiveToEveryField(t *testing.T) {
 	}
 	other := event{eventKey: makeKey(1000, 3, 7, 43), port: 2, msg: tok{v: 99}}
 	assert.NotEqual(t, digestEvent(digestEvent(0, &base), &other), digestEvent(digestEvent(0, &other), &base), "order")
+}
+
+// The calendar queue pops events in exact key order too, with pushes before the
+// cursor's day (events from another partition), far-off timers, ties and resizes.
+func TestCalendarQueueOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for round := range 200 {
+		q := newCalQueue()
+		var h eventHeap
+		now := Time(0)
+		n := 1 + r.IntN(3000)
+		spread := Time(1) << r.IntN(30)
+		for i := range n {
+			at := now + Time(r.Int64N(int64(spread)))
+			switch r.IntN(10) {
+			case 0:
+				at = now + Time(r.Int64N(1<<50)) // a far-off timer
+			case 1:
+				at = now // a tie with the present
+			}
+			k := makeKey(at, ActorID(r.IntN(4)), ActorID(r.IntN(4)), uint64(i))
+			q.push(event{eventKey: k, msg: tok{v: uint64(i)}})
+			h.push(event{eventKey: k, msg: tok{v: uint64(i)}})
+			if r.IntN(2) == 0 {
+				require.Equal(t, h.minTime(), q.minTime(), "round %d", round)
+				var a, b event
+				h.pop(&a)
+				q.pop(&b)
+				require.Equal(t, a, b, "round %d", round)
+				now = a.at
+			}
+		}
+		for h.len() > 0 {
+			require.Equal(t, h.minTime(), q.minTime())
+			var a, b event
+			h.pop(&a)
+			q.pop(&b)
+			require.Equal(t, a, b, "round %d", round)
+		}
+		require.Equal(t, 0, q.len())
+		require.Equal(t, MaxTime, q.minTime())
+	}
+}
+
+// BenchmarkCalendarHold is BenchmarkEventHeapHold on the calendar queue, at several
+// pending-set sizes; BenchmarkHeapHoldSizes is the heap at the same sizes.
+func BenchmarkCalendarHold(b *testing.B) {
+	for _, n := range []int{64, 1024, 1 << 16, 1 << 20} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) { hold(b, newCalQueue(), n) })
+	}
+}
+
+func BenchmarkHeapHoldSizes(b *testing.B) {
+	for _, n := range []int{64, 1024, 1 << 16, 1 << 20} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) { hold(b, &eventHeap{}, n) })
+	}
+}
+
+type pendingSet interface {
+	push(event)
+	pop(*event)
+}
+
+func hold(b *testing.B, q pendingSet, n int) {
+	r := NewRand(1, "bench")
+	for i := range n {
+		q.push(event{eventKey: makeKey(Time(r.Exp(Nanosecond)), ActorID(i), ActorID(i), 0)})
+	}
+	var e event
+	b.ResetTimer()
+	for i := range b.N {
+		q.pop(&e)
+		e.at += Time(Nanosecond + r.Exp(Nanosecond))
+		e.seq = uint64(i)
+		q.push(e)
+	}
 }

@@ -91,7 +91,7 @@ type partition struct {
 	r      *prun
 	id     int32
 	actors []ActorID
-	heap   eventHeap
+	heap   pendingQueue
 	inbox  stack        // batches sent to this partition
 	inMin  atomic.Int64 // earliest event in the inbox (a lower bound)
 	free   stack        // this partition's batches, drained by their destinations

@@ -1,0 +1,258 @@
+package actors
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// calQueue is a calendar queue (Brown 1988) of events: buckets of one "day" of width
+// 2^shift picoseconds each, nb of them a "year"; an event at time t goes to bucket
+// (t >> shift) mod nb, kept sorted by key (descending, the earliest last). The cursor
+// (cur, its day ending at top) never passes an event: every event is at or after the
+// start of the cursor's day, so the earliest event of the cursor's bucket that falls in
+// the cursor's day is the earliest of all. Pop and push cost O(1) when the width fits
+// the spacing of the pending events; it is re-estimated from them whenever the queue
+// doubles or shrinks to a quarter of its bucket count. The order is the exact key order,
+// as eventHeap's, whatever the width: only the speed depends on it.
+type calQueue struct {
+	b     [][]heapEntry // buckets, each sorted by key, descending
+	msgs  []Msg         // message of each slot
+	free  []uint32      // free slots
+	n     int           // events held
+	shift uint          // a day is 1<<shift ps
+	mask  int           // nb-1
+	cur   int           // the cursor's bucket
+	top   Time          // end of the cursor's day (exclusive)
+	times []Time        // scratch for re-estimating the width
+	all   []heapEntry   // scratch for re-spreading the events
+}
+
+// calMinBuckets is the smallest bucket count of a calendar queue.
+const calMinBuckets = 64
+
+func newCalQueue() *calQueue {
+	q := &calQueue{}
+	q.layout(calMinBuckets, 10, 0)
+	return q
+}
+
+func (q *calQueue) len() int { return q.n }
+
+// layout makes nb empty buckets of width 2^shift with the cursor on the day of t.
+func (q *calQueue) layout(nb int, shift uint, t Time) {
+	if cap(q.b) >= nb {
+		q.b = q.b[:nb]
+	} else {
+		q.b = append(q.b[:cap(q.b)], make([][]heapEntry, nb-cap(q.b))...)
+	}
+	for i := range q.b {
+		q.b[i] = q.b[i][:0]
+	}
+	q.shift, q.mask = shift, nb-1
+	q.setCursor(t)
+}
+
+// setCursor puts the cursor on the day of time t.
+func (q *calQueue) setCursor(t Time) {
+	day := uint64(t) >> q.shift
+	q.cur = int(day) & q.mask
+	q.top = dayEnd(day, q.shift)
+}
+
+// dayEnd is the end of day number day, clamped to MaxTime.
+func dayEnd(day uint64, shift uint) Time {
+	if day+1 > uint64(MaxTime)>>shift {
+		return MaxTime
+	}
+	return Time((day + 1) << shift)
+}
+
+// dayStart is the start of the cursor's day.
+func (q *calQueue) dayStart() Time {
+	if q.top == MaxTime {
+		return Time(uint64(MaxTime) >> q.shift << q.shift)
+	}
+	return q.top - Time(1)<<q.shift
+}
+
+func (q *calQueue) push(e event) {
+	var slot uint32
+	if n := len(q.free); n > 0 {
+		slot = q.free[n-1]
+		q.free = q.free[:n-1]
+		q.msgs[slot] = e.msg
+	} else {
+		slot = uint32(len(q.msgs))
+		q.msgs = append(q.msgs, e.msg)
+	}
+	q.insert(heapEntry{eventKey: e.eventKey, slot: slot, port: e.port})
+	q.n++
+	if q.n > 2*len(q.b) {
+		q.resize(2 * len(q.b))
+	}
+}
+
+// insert places x in its bucket, moving the cursor back if x is before its day (an
+// event from another partition may land before the earliest local one).
+func (q *calQueue) insert(x heapEntry) {
+	if x.at < q.dayStart() {
+		q.setCursor(x.at)
+	}
+	i := int(uint64(x.at)>>q.shift) & q.mask
+	b := append(q.b[i], heapEntry{})
+	j := len(b) - 1
+	for j > 0 && b[j-1].less(x.eventKey) { // keep descending: the earliest last
+		b[j] = b[j-1]
+		j--
+	}
+	b[j] = x
+	q.b[i] = b
+}
+
+// minTime is the time of the earliest event, MaxTime if empty.
+func (q *calQueue) minTime() Time {
+	if q.n == 0 {
+		return MaxTime
+	}
+	q.seek()
+	b := q.b[q.cur]
+	return b[len(b)-1].at
+}
+
+// seek moves the cursor to the bucket of the earliest event (q.n > 0).
+func (q *calQueue) seek() {
+	for range len(q.b) {
+		if b := q.b[q.cur]; len(b) > 0 && b[len(b)-1].at < q.top {
+			return
+		}
+		q.cur = (q.cur + 1) & q.mask
+		if q.top == MaxTime {
+			break
+		}
+		q.top += Time(1) << q.shift
+	}
+	// A whole year without a due event: go straight to the earliest.
+	first := MaxTime
+	for _, b := range q.b {
+		if len(b) > 0 {
+			first = min(first, b[len(b)-1].at)
+		}
+	}
+	q.setCursor(first)
+}
+
+// pop removes the earliest event into *e (q.n > 0).
+func (q *calQueue) pop(e *event) {
+	q.seek()
+	b := q.b[q.cur]
+	x := b[len(b)-1]
+	q.b[q.cur] = b[:len(b)-1]
+	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs[x.slot]
+	q.msgs[x.slot] = nil
+	q.free = append(q.free, x.slot)
+	q.n--
+	if q.n < len(q.b)/4 && len(q.b) > calMinBuckets {
+		q.resize(len(q.b) / 2)
+	}
+}
+
+// resize re-spreads the events over nb buckets, the width re-estimated from them.
+func (q *calQueue) resize(nb int) {
+	all := q.all[:0]
+	q.times = q.times[:0]
+	for _, b := range q.b {
+		for _, x := range b {
+			all = append(all, x)
+			q.times = append(q.times, x.at)
+		}
+	}
+	q.all = all
+	first := MaxTime
+	if len(q.times) > 0 {
+		first = slices.Min(q.times)
+	}
+	q.layout(nb, q.width(), first)
+	for _, x := range all {
+		q.insert(x)
+	}
+}
+
+// width estimates the day width: about three times the mean spacing of the earlier
+// half of the events (the later ones are often far-off timers), as a shift.
+func (q *calQueue) width() uint {
+	t := q.times
+	if len(t) < 2 {
+		return q.shift
+	}
+	slices.Sort(t)
+	half := t[:len(t)/2+1]
+	gap := uint64(half[len(half)-1]-half[0]) / uint64(len(half)-1)
+	w := max(3*gap, 1)
+	return uint(bits.Len64(w - 1)) // the next power of two
+}
+
+// pendingQueue is a partition's pending events: the 4-ary heap while they are few, a
+// calendar queue while they are many (BenchmarkCalendarHold against
+// BenchmarkHeapHoldSizes: the heap is faster below a few hundred events, the calendar
+// above). Both pop in exact key order, so the choice changes no result.
+type pendingQueue struct {
+	heap  eventHeap
+	cal   *calQueue // the events, while in calendar mode
+	spare *calQueue // the calendar queue of an earlier calendar mode, for reuse
+}
+
+// The pending-set sizes at which a partition's queue changes structure (apart, so that
+// a set near one size does not switch back and forth).
+const (
+	heapToCalendar = 512
+	calendarToHeap = 128
+)
+
+func (q *pendingQueue) len() int {
+	if q.cal != nil {
+		return q.cal.len()
+	}
+	return q.heap.len()
+}
+
+func (q *pendingQueue) minTime() Time {
+	if q.cal != nil {
+		return q.cal.minTime()
+	}
+	return q.heap.minTime()
+}
+
+func (q *pendingQueue) push(e event) {
+	if q.cal != nil {
+		q.cal.push(e)
+		return
+	}
+	q.heap.push(e)
+	if q.heap.len() > heapToCalendar {
+		q.cal, q.spare = q.spare, nil
+		if q.cal == nil {
+			q.cal = newCalQueue()
+		}
+		var x event
+		for q.heap.len() > 0 {
+			q.heap.pop(&x)
+			q.cal.push(x)
+		}
+	}
+}
+
+func (q *pendingQueue) pop(e *event) {
+	if q.cal == nil {
+		q.heap.pop(e)
+		return
+	}
+	q.cal.pop(e)
+	if q.cal.len() < calendarToHeap {
+		var x event
+		for q.cal.len() > 0 {
+			q.cal.pop(&x)
+			q.heap.push(x)
+		}
+		q.cal, q.spare = nil, q.cal
+	}
+}
