@@ -7,7 +7,8 @@ import (
 
 // calQueue is a calendar queue (Brown 1988) of events: buckets of one "day" of width
 // 2^shift picoseconds each, nb of them a "year"; an event at time t goes to bucket
-// (t >> shift) mod nb, kept sorted by key (descending, the earliest last). The cursor
+// (t >> shift) mod nb, kept sorted by key (a new event, usually the latest, is appended;
+// the earliest is taken from the bucket's head). The cursor
 // (cur, its day ending at top) never passes an event: every event is at or after the
 // start of the cursor's day, so the earliest event of the cursor's bucket that falls in
 // the cursor's day is the earliest of all. Pop and push cost O(1) when the width fits
@@ -15,16 +16,31 @@ import (
 // doubles or shrinks to a quarter of its bucket count. The order is the exact key order,
 // as eventHeap's, whatever the width: only the speed depends on it.
 type calQueue struct {
-	b     [][]heapEntry // buckets, each sorted by key, descending
-	msgs  []Msg         // message of each slot
-	free  []uint32      // free slots
-	n     int           // events held
-	shift uint          // a day is 1<<shift ps
-	mask  int           // nb-1
-	cur   int           // the cursor's bucket
-	top   Time          // end of the cursor's day (exclusive)
-	times []Time        // scratch for re-estimating the width
-	all   []heapEntry   // scratch for re-spreading the events
+	b     []calBucket // buckets, each sorted by key
+	msgs  []Msg       // message of each slot
+	free  []uint32    // free slots
+	n     int         // events held
+	shift uint        // a day is 1<<shift ps
+	mask  int         // nb-1
+	cur   int         // the cursor's bucket
+	top   Time        // end of the cursor's day (exclusive)
+	times []Time      // scratch for re-estimating the width
+	all   []heapEntry // scratch for re-spreading the events
+}
+
+// calBucket is a bucket's events, sorted by key from e[h] on (those before h are
+// taken).
+type calBucket struct {
+	e []heapEntry
+	h int
+}
+
+// first returns the bucket's earliest event.
+func (b *calBucket) first() (heapEntry, bool) {
+	if b.h == len(b.e) {
+		return heapEntry{}, false
+	}
+	return b.e[b.h], true
 }
 
 // calMinBuckets is the smallest bucket count of a calendar queue.
@@ -43,10 +59,10 @@ func (q *calQueue) layout(nb int, shift uint, t Time) {
 	if cap(q.b) >= nb {
 		q.b = q.b[:nb]
 	} else {
-		q.b = append(q.b[:cap(q.b)], make([][]heapEntry, nb-cap(q.b))...)
+		q.b = append(q.b[:cap(q.b)], make([]calBucket, nb-cap(q.b))...)
 	}
 	for i := range q.b {
-		q.b[i] = q.b[i][:0]
+		q.b[i] = calBucket{e: q.b[i].e[:0]}
 	}
 	q.shift, q.mask = shift, nb-1
 	q.setCursor(t)
@@ -98,15 +114,18 @@ func (q *calQueue) insert(x heapEntry) {
 	if x.at < q.dayStart() {
 		q.setCursor(x.at)
 	}
-	i := int(uint64(x.at)>>q.shift) & q.mask
-	b := append(q.b[i], heapEntry{})
-	j := len(b) - 1
-	for j > 0 && b[j-1].less(x.eventKey) { // keep descending: the earliest last
-		b[j] = b[j-1]
+	b := &q.b[int(uint64(x.at)>>q.shift)&q.mask]
+	if b.h > 0 && b.h >= len(b.e)/2 { // reclaim the taken half
+		b.e = b.e[:copy(b.e, b.e[b.h:])]
+		b.h = 0
+	}
+	b.e = append(b.e, x)
+	j := len(b.e) - 1
+	for j > b.h && x.less(b.e[j-1].eventKey) {
+		b.e[j] = b.e[j-1]
 		j--
 	}
-	b[j] = x
-	q.b[i] = b
+	b.e[j] = x
 }
 
 // minTime is the time of the earliest event, MaxTime if empty.
@@ -115,14 +134,14 @@ func (q *calQueue) minTime() Time {
 		return MaxTime
 	}
 	q.seek()
-	b := q.b[q.cur]
-	return b[len(b)-1].at
+	x, _ := q.b[q.cur].first()
+	return x.at
 }
 
 // seek moves the cursor to the bucket of the earliest event (q.n > 0).
 func (q *calQueue) seek() {
 	for range len(q.b) {
-		if b := q.b[q.cur]; len(b) > 0 && b[len(b)-1].at < q.top {
+		if x, ok := q.b[q.cur].first(); ok && x.at < q.top {
 			return
 		}
 		q.cur = (q.cur + 1) & q.mask
@@ -133,9 +152,9 @@ func (q *calQueue) seek() {
 	}
 	// A whole year without a due event: go straight to the earliest.
 	first := MaxTime
-	for _, b := range q.b {
-		if len(b) > 0 {
-			first = min(first, b[len(b)-1].at)
+	for i := range q.b {
+		if x, ok := q.b[i].first(); ok {
+			first = min(first, x.at)
 		}
 	}
 	q.setCursor(first)
@@ -144,9 +163,11 @@ func (q *calQueue) seek() {
 // pop removes the earliest event into *e (q.n > 0).
 func (q *calQueue) pop(e *event) {
 	q.seek()
-	b := q.b[q.cur]
-	x := b[len(b)-1]
-	q.b[q.cur] = b[:len(b)-1]
+	b := &q.b[q.cur]
+	x := b.e[b.h]
+	if b.h++; b.h == len(b.e) {
+		b.e, b.h = b.e[:0], 0
+	}
 	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs[x.slot]
 	q.msgs[x.slot] = nil
 	q.free = append(q.free, x.slot)
@@ -160,8 +181,8 @@ func (q *calQueue) pop(e *event) {
 func (q *calQueue) resize(nb int) {
 	all := q.all[:0]
 	q.times = q.times[:0]
-	for _, b := range q.b {
-		for _, x := range b {
+	for i := range q.b {
+		for _, x := range q.b[i].e[q.b[i].h:] {
 			all = append(all, x)
 			q.times = append(q.times, x.at)
 		}
