@@ -277,3 +277,20 @@ func (q *pendingQueue) pop(e *event) {
 		q.cal, q.spare = nil, q.cal
 	}
 }
+
+// popBefore removes the earliest event into *e if it is before limit, and reports
+// whether it did (one search for the earliest instead of minTime's and pop's).
+func (q *pendingQueue) popBefore(limit Time, e *event) bool {
+	if q.cal == nil {
+		if q.heap.minTime() >= limit {
+			return false
+		}
+		q.heap.pop(e)
+		return true
+	}
+	if q.cal.minTime() >= limit { // leaves the cursor on the earliest: pop does not search again
+		return false
+	}
+	q.pop(e)
+	return true
+}

@@ -126,6 +126,11 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 	if rep != nil {
 		rep.Model = maps.Clone(m.describe)
 		rep.Allocs = mallocs() - allocs0
+		for _, a := range m.actors {
+			if c, ok := a.(PacketCounter); ok {
+				rep.Packets += c.PacketsInjected()
+			}
+		}
 	}
 	for _, a := range m.actors {
 		if f, ok := a.(Finisher); ok {

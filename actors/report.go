@@ -34,12 +34,22 @@ type Report struct {
 	// runtime counter, whole process: tracing's exporter included; this process only in
 	// a run across processes). Allocs/Events is the allocation rate per event.
 	Allocs uint64
+	// Packets is the number of network packets the model's NICs injected (actors that
+	// are PacketCounters; this process's share in a run across processes): with Events
+	// and Allocs, the engine events and heap allocations per packet.
+	Packets uint64
 
 	Parts []PartitionStats
 
 	// Model holds the facts the model's builders recorded with Graph.Describe (the
 	// topology built, the node count), nil if none.
 	Model map[string]string
+}
+
+// PacketCounter is an actor that injects network packets (a NIC's transmit engine):
+// the report sums what they injected.
+type PacketCounter interface {
+	PacketsInjected() uint64
 }
 
 // PartitionStats is the share of one partition in a run.

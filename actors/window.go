@@ -72,8 +72,7 @@ func (p *partition) executeWindow() {
 		p.drain() // also clears a stale inbox minimum, which would pin the next window
 	}
 	var e event
-	for p.heap.minTime() < p.winEnd {
-		p.heap.pop(&e)
+	for p.heap.popBefore(p.winEnd, &e) {
 		p.events++
 		p.deliver(&e)
 		if p.events%progressEvents == 0 { // a window can be the whole run

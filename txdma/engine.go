@@ -99,6 +99,10 @@ func New(p Params, node router.NodeID, inj router.Injector) *Engine {
 // Ports implements actors.Ported.
 func (e *Engine) Ports() []string { return []string{"ppc", "ht", "router"} }
 
+// PacketsInjected implements actors.PacketCounter: the packets the engine sent into the
+// network (DMA and PIO).
+func (e *Engine) PacketsInjected() uint64 { return uint64(e.Stats.Packets) }
+
 // Receive implements actors.Actor.
 func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {

@@ -296,7 +296,7 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		return &all
 	}
 	digests := make([]string, len(reps))
-	all.Events, all.Wall, all.SimTime, all.Windows, all.Allocs = 0, 0, 0, 0, 0
+	all.Events, all.Wall, all.SimTime, all.Windows, all.Allocs, all.Packets = 0, 0, 0, 0, 0, 0
 	for i, rep := range reps {
 		digests[i] = rep.Digest
 		all.Events += rep.Events
@@ -305,6 +305,7 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		all.Windows += rep.Windows
 		all.PeakRSS = max(all.PeakRSS, rep.PeakRSS)
 		all.Allocs += rep.Allocs
+		all.Packets += rep.Packets
 	}
 	all.Digest = combineDigests(digests)
 	all.EventsPerSec, all.SimPerWall = 0, 0

@@ -47,7 +47,8 @@ type runInfo struct {
 	CutLinks     int     `json:"cut_links"`
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
-	Allocs       uint64  `json:"allocs"` // heap allocations during the run (whole process)
+	Allocs       uint64  `json:"allocs"`            // heap allocations during the run (whole process)
+	Packets      uint64  `json:"packets,omitempty"` // network packets the NICs injected (this process)
 }
 
 func newResult(command string, c *common, rep *actors.Report) *result {
@@ -58,7 +59,7 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
 			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows,
-			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs}}
+			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs, Packets: rep.Packets}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
 		r.Run.MeanWindowS = rep.MeanWindow.Seconds()
@@ -121,6 +122,10 @@ func writeTable(w io.Writer, r *result) error {
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
 	if r.Events > 0 {
 		fmt.Fprintf(tw, "heap allocations\t%d (%.3g per event)\n", r.Run.Allocs, float64(r.Run.Allocs)/float64(r.Events))
+	}
+	if p := float64(r.Run.Packets); p > 0 {
+		fmt.Fprintf(tw, "network packets\t%d (%.3g events, %.3g heap allocations per packet)\n", r.Run.Packets,
+			float64(r.Events)/p, float64(r.Run.Allocs)/p)
 	}
 	fmt.Fprintf(tw, "digest\t%s\n", r.Digest)
 	if r.Out != "" {

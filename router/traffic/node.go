@@ -43,8 +43,9 @@ type Node struct {
 	wakeSet bool
 	seq     int32
 
-	stats NodeStats
-	lat   Histogram // latency of measured packets: ejection - creation
+	stats    NodeStats
+	lat      Histogram // latency of measured packets: ejection - creation
+	injected uint64    // packets injected, for the run report
 }
 
 // NodeStats are one node's counts over the measurement window.
@@ -73,6 +74,9 @@ const (
 
 // Ports implements actors.Ported.
 func (n *Node) Ports() []string { return []string{"tx", "rx"} }
+
+// PacketsInjected implements actors.PacketCounter.
+func (n *Node) PacketsInjected() uint64 { return n.injected }
 
 // Start schedules the first message.
 func (n *Node) Start(ctx actors.Context) { n.scheduleNext(ctx, 0) }
@@ -155,6 +159,7 @@ func (n *Node) inject(ctx actors.Context) {
 			return
 		}
 		n.inj.Inject(ctx, portTX, &n.queue.pop().Packet)
+		n.injected++
 	}
 }
 
