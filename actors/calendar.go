@@ -43,6 +43,10 @@ func (b *calBucket) first() (heapEntry, bool) {
 	return b.e[b.h], true
 }
 
+// calBucketKeep is the capacity a bucket keeps across a resize: a larger backing array
+// (left by a burst of simultaneous events) is released.
+const calBucketKeep = 16
+
 // calMinBuckets is the smallest bucket count of a calendar queue.
 const calMinBuckets = 64
 
@@ -62,7 +66,11 @@ func (q *calQueue) layout(nb int, shift uint, t Time) {
 		q.b = append(q.b[:cap(q.b)], make([]calBucket, nb-cap(q.b))...)
 	}
 	for i := range q.b {
-		q.b[i] = calBucket{e: q.b[i].e[:0]}
+		e := q.b[i].e[:0]
+		if cap(e) > calBucketKeep {
+			e = nil
+		}
+		q.b[i] = calBucket{e: e}
 	}
 	q.shift, q.mask = shift, nb-1
 	q.setCursor(t)
@@ -103,7 +111,7 @@ func (q *calQueue) push(e event) {
 	}
 	q.insert(heapEntry{eventKey: e.eventKey, slot: slot, port: e.port})
 	q.n++
-	if q.n > 2*len(q.b) {
+	if q.n > 4*len(q.b) {
 		q.resize(2 * len(q.b))
 	}
 }
@@ -172,7 +180,7 @@ func (q *calQueue) pop(e *event) {
 	q.msgs[x.slot] = nil
 	q.free = append(q.free, x.slot)
 	q.n--
-	if q.n < len(q.b)/4 && len(q.b) > calMinBuckets {
+	if q.n < len(q.b)/2 && len(q.b) > calMinBuckets {
 		q.resize(len(q.b) / 2)
 	}
 }
@@ -195,6 +203,9 @@ func (q *calQueue) resize(nb int) {
 	q.layout(nb, q.width(), first)
 	for _, x := range all {
 		q.insert(x)
+	}
+	if cap(all) > 4*calMinBuckets { // resizes are rare: do not keep large scratch arrays
+		q.all, q.times = nil, nil
 	}
 }
 
