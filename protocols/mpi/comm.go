@@ -198,9 +198,6 @@ func Init(pr *portals3.Process, world *World, rank int, p Params, data bool) (*C
 	for i := range p.UnexpectedBuffers {
 		b := &uxBuffer{idx: i, addr: c.next}
 		c.next += uint64(p.UnexpectedBufferBytes)
-		if data {
-			b.data = make([]byte, p.UnexpectedBufferBytes)
-		}
 		c.bufs = append(c.bufs, b)
 		if err := c.post(b); err != nil {
 			return nil, err
@@ -218,9 +215,13 @@ func (c *Comm) post(b *uxBuffer) error {
 		return c.fail("MEInsert", err)
 	}
 	n := uint64(c.p.UnexpectedBufferBytes)
-	b.md, err = c.pr.MDAttach(me, ptl.MD{Start: b.addr, Length: n, Buf: b.data, Threshold: ptl.ThreshInf,
+	md := ptl.MD{Start: b.addr, Length: n, Buf: b.data, Threshold: ptl.ThreshInf,
 		MaxSize: uint64(max(c.p.EagerMax, 1)), Options: ptl.MDOpPut | ptl.MDMaxSize | ptl.MDAckDisable,
-		EQ: c.uxEQ, UserPtr: uint64(b.idx + 1)}, ptl.Unlink)
+		EQ: c.uxEQ, UserPtr: uint64(b.idx + 1)}
+	if c.data && b.data == nil {
+		md.LazyBuf = &b.data // the bytes of a buffer that takes a message, allocated then (most never do)
+	}
+	b.md, err = c.pr.MDAttach(me, md, ptl.Unlink)
 	if err != nil {
 		return c.fail("MDAttach", err)
 	}

@@ -200,3 +200,41 @@ func TestWriteDataChecks(t *testing.T) {
 	assert.Equal(t, ErrFail, Code(ni.WriteData(bad, []byte("abcd"))))
 	assert.Nil(t, ni.ReadData(bad))
 }
+
+// A contiguous MD with LazyBuf gets its bytes only when a message lands in it: the
+// first put allocates Length bytes into *LazyBuf, the data lands there, and later
+// puts use the same bytes. An MD nothing reaches never allocates, and an iovec MD
+// cannot be lazy.
+func TestLazyBufAllocatedOnFirstUse(t *testing.T) {
+	a, b, _, bq, f := pair(t)
+	var lazy, idle []byte
+	md := MD{Start: 0x10000, Length: 8, Threshold: ThreshInf, Options: MDOpPut | MDManageRemote, EQ: bq, LazyBuf: &lazy}
+	recvME(t, b, 0x1, md, Retain, Retain)
+	other := md
+	other.LazyBuf = &idle
+	recvME(t, b, 0x2, other, Retain, Retain)
+	assert.Nil(t, lazy, "nothing has landed yet")
+
+	src, err := a.MDBind(bufMD([]byte("ABCDEF"), 0, ThreshInf, EQNone), Retain)
+	require.NoError(t, err)
+	h, err := a.PutRegion(src, 0, 3, NoAckReq, b.ID(), testPt, 0x1, 2, 0)
+	require.NoError(t, err)
+	d, _ := f.put(a, h)
+	require.True(t, d.Accepted)
+	require.Len(t, lazy, 8)
+	assert.Equal(t, "\x00\x00ABC\x00\x00\x00", string(lazy))
+	first := &lazy[0]
+
+	h, err = a.PutRegion(src, 3, 3, NoAckReq, b.ID(), testPt, 0x1, 5, 0)
+	require.NoError(t, err)
+	d, _ = f.put(a, h)
+	require.True(t, d.Accepted)
+	assert.Equal(t, "\x00\x00ABCDEF", string(lazy))
+	assert.Same(t, first, &lazy[0], "the second put uses the bytes of the first")
+	assert.Nil(t, idle, "an MD no message reaches costs no memory")
+
+	iov := MD{Options: MDOpPut | MDIovec, Threshold: ThreshInf, LazyBuf: &idle,
+		Iov: []Region{{Addr: 0x1000, Len: 4, Buf: make([]byte, 4)}}}
+	_, err = b.MDBind(iov, Retain)
+	assert.ErrorIs(t, err, ErrMDIllegal)
+}

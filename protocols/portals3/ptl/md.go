@@ -33,6 +33,12 @@ type MD struct {
 	Options   Options  // PTL_MD_* bits
 	UserPtr   uint64   // opaque to the library, returned in events (user_ptr)
 	EQ        EQHandle // where the MD's events go; EQNone for none
+	// LazyBuf (a simulator extension, contiguous MDs only) gives a contiguous MD its
+	// bytes when first used: if not nil and Buf is nil, the first operation that
+	// reaches the MD's memory allocates Length bytes into *LazyBuf and uses them as
+	// Buf from then on. A large buffer that is mostly unused (MPI's unexpected-message
+	// buffers) then costs memory only once something lands in it.
+	LazyBuf *[]byte
 }
 
 // Size is the number of bytes the MD covers.
@@ -66,6 +72,9 @@ func (m MD) check(l Limits) error {
 			return ErrMDIllegal
 		}
 		return nil
+	}
+	if m.LazyBuf != nil {
+		return ErrMDIllegal
 	}
 	if len(m.Iov) > l.MaxMDIovecs {
 		return ErrMDIllegal
@@ -169,7 +178,14 @@ func (m *md) endEvents() bool   { return m.spec.Options&MDEventEndDisable == 0 }
 func (m *md) singleEvents() bool { return m.startEvents() || m.endEvents() }
 
 // slice returns the pieces of the MD's memory that cover [offset, offset+n).
-func (m *md) slice(offset, n uint64) []Region { return sliceRegions(m.regions, offset, n) }
+func (m *md) slice(offset, n uint64) []Region {
+	if m.spec.LazyBuf != nil && m.spec.Buf == nil && n > 0 { // first use: the bytes come now
+		m.spec.Buf = make([]byte, m.spec.Length)
+		*m.spec.LazyBuf = m.spec.Buf
+		m.regions[0].Buf = m.spec.Buf
+	}
+	return sliceRegions(m.regions, offset, n)
+}
 
 func sliceRegions(rs []Region, off, n uint64) []Region {
 	var out []Region
