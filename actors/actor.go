@@ -7,6 +7,15 @@ type Msg interface {
 	String() string
 }
 
+// Reused is implemented by a message its sender reuses once the message has been
+// answered (a request the requester owns and lends to the receiver, such as the TX DMA
+// engine's *ht.Read): its content is valid until the answer. Anything that keeps a
+// message past its delivery (a test's recorder) keeps Snapshot(), a copy, instead.
+type Reused interface {
+	Msg
+	Snapshot() Msg
+}
+
 // Fingerprinter is implemented by messages whose content should enter the run digest.
 // Without it a delivery contributes only its key (time, destination, source, sequence,
 // port) to the digest.

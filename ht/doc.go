@@ -15,7 +15,9 @@
 //	                             when asked (the link has taken the bytes)
 //	Read         txdma, ppc,     read of the far side's memory: request one way, memory
 //	             host            (or SRAM) latency, data back the other way; ReadDone
+//	                             (a *Read is answered in place with its *ReadDone)
 //	Interrupt    ppc             interrupt to the host after the one-way latency
 //
-// Emitted: Delivery (a write's payload at its target), WriteDone, ReadDone, Interrupt.
+// Emitted: Delivery (a write's payload at its target), WriteDone, ReadDone or *ReadDone,
+// Interrupt.
 package ht

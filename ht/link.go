@@ -41,7 +41,9 @@ func (l *Link) Receive(ctx actors.Context, m actors.Msg) {
 	case *Write:
 		l.onWrite(ctx, m)
 	case Read:
-		l.onRead(ctx, m)
+		l.onRead(ctx, m, nil)
+	case *Read:
+		l.onRead(ctx, *m, m)
 	case *readReady:
 		l.onReadReady(ctx, m)
 	case Interrupt:
@@ -98,7 +100,8 @@ func (l *Link) onWrite(ctx actors.Context, w *Write) {
 	}
 }
 
-func (l *Link) onRead(ctx actors.Context, r Read) {
+// onRead serves read r; req is the requester's own Read when it was sent by pointer.
+func (l *Link) onRead(ctx actors.Context, r Read, req *Read) {
 	src := from(ctx)
 	sent := l.occupy(ctx, dir(src), l.p.RequestBytes)
 	serve := l.p.MemoryLatency
@@ -112,7 +115,7 @@ func (l *Link) onRead(ctx actors.Context, r Read) {
 	} else {
 		rr = new(readReady)
 	}
-	*rr = readReady{to: src, bytes: r.Bytes, tag: r.Tag}
+	*rr = readReady{to: src, bytes: r.Bytes, tag: r.Tag, req: req}
 	ctx.SendSelf(rr, ready.Sub(ctx.Now()))
 }
 
@@ -121,7 +124,14 @@ func (l *Link) onReadReady(ctx actors.Context, r *readReady) {
 	d := 1 - dir(r.to)
 	done := l.occupy(ctx, d, r.bytes)
 	l.Stats.Reads[d]++
-	ctx.Send(actors.Port(r.to), ReadDone{Bytes: r.bytes, Tag: r.tag}, done.Add(l.p.Latency).Sub(ctx.Now()))
+	at := done.Add(l.p.Latency).Sub(ctx.Now())
+	if r.req != nil {
+		r.req.Done = ReadDone{Bytes: r.bytes, Tag: r.tag}
+		ctx.Send(actors.Port(r.to), &r.req.Done, at)
+	} else {
+		ctx.Send(actors.Port(r.to), ReadDone{Bytes: r.bytes, Tag: r.tag}, at)
+	}
+	*r = readReady{}
 	l.free = append(l.free, r)
 }
 

@@ -102,3 +102,23 @@ func TestParamsValidate(t *testing.T) {
 	p.RawBandwidth = 0
 	assert.ErrorContains(t, p.Validate(), "raw_bandwidth")
 }
+
+// A *Read is answered in place: the answer is the *ReadDone inside the request, at the
+// same time and with the same content as the answer to the same Read sent by value.
+func TestReadByPointerAnsweredInPlace(t *testing.T) {
+	answer := func(m actors.Msg) actorstest.Sent {
+		h, _ := actorstest.NewHarness("ht", New(DefaultParams()), 1)
+		h.Inject(0, actors.Port(TXDMA), m)
+		out := h.Run(actors.MaxTime)
+		require.Len(t, out, 1)
+		return out[0]
+	}
+	byValue := answer(Read{Bytes: 64, Tag: 9})
+	r := &Read{Bytes: 64, Tag: 9}
+	byPointer := answer(r)
+	assert.Equal(t, ReadDone{Bytes: 64, Tag: 9}, byValue.Msg)
+	assert.Equal(t, &ReadDone{Bytes: 64, Tag: 9}, byPointer.Msg)
+	assert.Equal(t, ReadDone{Bytes: 64, Tag: 9}, r.Done, "filled in the request")
+	assert.Equal(t, byValue.At, byPointer.At)
+	assert.Equal(t, byValue.Port, byPointer.Port)
+}

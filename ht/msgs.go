@@ -53,12 +53,22 @@ func (w WriteDone) String() string { return fmt.Sprintf("ht.WriteDone(%d)", w.Ta
 
 // Read reads Bytes of the far side's memory: host memory for NIC units, SeaStar SRAM or
 // registers for the host (an uncached MMIO read). ReadDone returns the data.
+//
+// A Read sent by value is answered with a ReadDone value. A requester that streams
+// reads sends a *Read it owns instead: the answer is then &r.Done, a *ReadDone inside
+// the request, which the link fills, and the requester may reuse r once the answer is
+// in. Neither message is then allocated per read (a TX DMA engine keeps one Read per
+// outstanding read).
 type Read struct {
 	Bytes actors.Bytes
 	Tag   uint64
+	Done  ReadDone // the answer to a *Read, filled by the link
 }
 
 func (r Read) String() string { return fmt.Sprintf("ht.Read(%s #%d)", r.Bytes, r.Tag) }
+
+// Snapshot implements actors.Reused: a requester reuses its *Read.
+func (r *Read) Snapshot() actors.Msg { c := *r; return &c }
 
 // ReadDone returns the data of a Read to its requester.
 type ReadDone struct {
@@ -67,6 +77,9 @@ type ReadDone struct {
 }
 
 func (r ReadDone) String() string { return fmt.Sprintf("ht.ReadDone(%s #%d)", r.Bytes, r.Tag) }
+
+// Snapshot implements actors.Reused: the answer to a *Read lives in it.
+func (r *ReadDone) Snapshot() actors.Msg { c := *r; return &c }
 
 // ReadTag implements host.ReadCompletion.
 func (r ReadDone) ReadTag() uint64 { return r.Tag }
@@ -84,6 +97,7 @@ type readReady struct {
 	to    Unit // requester
 	bytes actors.Bytes
 	tag   uint64
+	req   *Read // the requester's Read, answered in place; nil for a Read sent by value
 }
 
 func (r *readReady) String() string { return fmt.Sprintf("ht.readReady(%s #%d)", r.to, r.tag) }

@@ -29,7 +29,8 @@ type Engine struct {
 	cmds     map[router.NodeID]*active // command in progress per source
 	waiting  bool                      // a Lookup is outstanding
 	waitAt   actors.Time
-	writes   int // DMA writes not yet acknowledged
+	writes   int         // DMA writes not yet acknowledged
+	writeOf  []*ht.Write // the engine's writes by size, shared by every packet (see write)
 	freeAt   actors.Time
 	ticking  bool
 	ackStall bool
@@ -262,7 +263,7 @@ func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
 	} else if n > 0 {
 		e.writes++
 		e.Stats.Bytes += n
-		ctx.Send(PortHT, &ht.Write{To: ht.Host, Bytes: actors.Bytes(n), Ack: true}, dt)
+		ctx.Send(PortHT, e.write(n), dt)
 	}
 	e.used += n
 	a.left -= n
@@ -281,6 +282,21 @@ func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
 		e.pop(ctx, p)
 	}
 	return true
+}
+
+// write returns the engine's write of n bytes to host memory. Writes are never changed
+// once made (the link only reads them), so one per size serves every packet: no
+// allocation per packet.
+func (e *Engine) write(n int64) *ht.Write {
+	if n >= int64(len(e.writeOf)) {
+		e.writeOf = append(e.writeOf, make([]*ht.Write, n+1-int64(len(e.writeOf)))...)
+	}
+	w := e.writeOf[n]
+	if w == nil {
+		w = &ht.Write{To: ht.Host, Bytes: actors.Bytes(n), Ack: true}
+		e.writeOf[n] = w
+	}
+	return w
 }
 
 // pop removes the head packet and returns its slot to the router.

@@ -46,11 +46,12 @@ func (b *bench) Receive(ctx actors.Context, m actors.Msg) {
 func (b *bench) onSend(c *actorstest.RelayCtx, _ actors.Port, m actors.Msg, extra actors.Duration) {
 	now := c.Now()
 	switch m := m.(type) {
-	case ht.Read:
+	case *ht.Read:
 		if b.memLatency > 0 {
 			at := max(now.Add(extra+b.memLatency), b.memFree.Add(b.memGap))
 			b.memFree = at
-			c.Reply(PortHT, ht.ReadDone{Bytes: m.Bytes, Tag: m.Tag}, at.Sub(now))
+			m.Done = ht.ReadDone{Bytes: m.Bytes, Tag: m.Tag}
+			c.Reply(PortHT, &m.Done, at.Sub(now))
 		}
 	case *router.Packet:
 		if b.creditLatency > 0 {
@@ -159,7 +160,7 @@ func TestEngineScripts(t *testing.T) {
 					Data: label(actorstest.StrArg(t, d, "data")), Bytes: actorstest.IntArg(t, d, "bytes", 0),
 					Notify: d.HasArg("notify"), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "read-done":
-				h.Inject(at, PortHT, ht.ReadDone{Bytes: actors.Bytes(actorstest.IntArg(t, d, "bytes", 64)), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
+				h.Inject(at, PortHT, &ht.ReadDone{Bytes: actors.Bytes(actorstest.IntArg(t, d, "bytes", 64)), Tag: uint64(actorstest.IntArg(t, d, "tag", 0))})
 			case "credit":
 				h.Inject(at, PortRouter, router.Credit(actorstest.IntArg(t, d, "vc", 0)))
 			case "run":

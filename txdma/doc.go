@@ -16,8 +16,8 @@
 //	message        port    effect
 //	Command        ppc/ht  append to the command FIFO (an overflow is a writer bug)
 //	PIO            ppc     append to the PIO FIFO (payload written into the PIO buffer)
-//	ht.ReadDone    ht      data for the packetizer
+//	*ht.ReadDone   ht      data for the packetizer (the answer to one of the engine's reads)
 //	router.Credit  router  a slot freed in the router's NIC input buffer
 //
-// Emitted: ht.Read (ht), *router.Packet (router), Done and Retired (ppc).
+// Emitted: *ht.Read (ht; one per outstanding read, reused), *router.Packet (router), Done and Retired (ppc).
 package txdma

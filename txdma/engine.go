@@ -27,12 +27,13 @@ type Engine struct {
 	issueOff int64  // bytes of it already requested
 
 	readsOut int
-	readTag  uint64 // next read tag
-	doneTag  uint64 // tag of the next read to complete
-	staged   int64  // staging buffer bytes: requested, or arrived and not injected
-	arrived  int64  // bytes arrived and not yet packetized
-	consumed int64  // bytes of the head Transmit already packetized
-	decoded  bool   // the head Transmit's decode time has been charged
+	readTag  uint64    // next read tag
+	reads    []ht.Read // the reads in flight, by tag modulo outstanding_reads (reused: no allocation per read)
+	doneTag  uint64    // tag of the next read to complete
+	staged   int64     // staging buffer bytes: requested, or arrived and not injected
+	arrived  int64     // bytes arrived and not yet packetized
+	consumed int64     // bytes of the head Transmit already packetized
+	decoded  bool      // the head Transmit's decode time has been charged
 	msg      message
 	cost     actors.Duration // command decode time owed by the next packet emitted
 
@@ -93,7 +94,7 @@ type Stats struct {
 // New returns an engine for node that injects through inj (router.NewInjector of the
 // network's router parameters). p must be valid.
 func New(p Params, node router.NodeID, inj router.Injector) *Engine {
-	return &Engine{p: p, node: node, inj: inj, q: make([]*Command, p.CommandsMax)}
+	return &Engine{p: p, node: node, inj: inj, q: make([]*Command, p.CommandsMax), reads: make([]ht.Read, p.OutstandingReads)}
 }
 
 // Ports implements actors.Ported.
@@ -110,8 +111,8 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 		e.onCommand(ctx, m)
 	case *PIO:
 		e.onPIO(ctx, m)
-	case ht.ReadDone:
-		e.onReadDone(ctx, m)
+	case *ht.ReadDone:
+		e.onReadDone(ctx, *m)
 	case router.Credit:
 		e.inj.Return(ctx, m)
 	case tick:
@@ -316,7 +317,9 @@ func (e *Engine) issueReads(ctx actors.Context) {
 		if e.staged+n > int64(e.p.BufferBytes) {
 			return
 		}
-		ctx.Send(PortHT, ht.Read{Bytes: actors.Bytes(n), Tag: e.readTag}, 0)
+		r := &e.reads[e.readTag%uint64(len(e.reads))] // answered before its slot comes round again
+		*r = ht.Read{Bytes: actors.Bytes(n), Tag: e.readTag}
+		ctx.Send(PortHT, r, 0)
 		e.readTag++
 		e.readsOut++
 		e.staged += n

@@ -216,7 +216,7 @@ func TestWriterBugsAreFatal(t *testing.T) {
 		"pio fifo":       {[]actors.Msg{&PIO{}, &PIO{}}, "PIO command FIFO overflow (1 entries)"},
 		"pio too big":    {[]actors.Msg{&PIO{Bytes: 300}}, "PIO message of 300B does not fit the 256B PIO buffer"},
 		"unexpected msg": {[]actors.Msg{label("x")}, "txdma: unexpected txdma.label"},
-		"early read":     {[]actors.Msg{ht.ReadDone{Tag: 0}}, "read #0 completed out of order (expected #0)"},
+		"early read":     {[]actors.Msg{&ht.ReadDone{Tag: 0}}, "read #0 completed out of order (expected #0)"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := unitParams()

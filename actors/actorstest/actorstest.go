@@ -120,11 +120,19 @@ func (c *Context) Rand() *actors.Rand    { return &c.R }
 func (c *Context) Tracer() actors.Tracer { return c.Trace }
 
 func (c *Context) Send(p actors.Port, m actors.Msg, extra actors.Duration) {
-	c.Sent = append(c.Sent, Sent{Kind: ViaPort, Port: p, Msg: m, Delay: extra, At: c.T.Add(extra)})
+	c.Sent = append(c.Sent, Sent{Kind: ViaPort, Port: p, Msg: snapshot(m), Delay: extra, At: c.T.Add(extra)})
 }
 
 func (c *Context) SendTo(dst actors.ActorID, m actors.Msg, extra actors.Duration) {
-	c.Sent = append(c.Sent, Sent{Kind: ViaTo, Dst: dst, Msg: m, Delay: extra, At: c.T.Add(extra)})
+	c.Sent = append(c.Sent, Sent{Kind: ViaTo, Dst: dst, Msg: snapshot(m), Delay: extra, At: c.T.Add(extra)})
+}
+
+// snapshot is what the recorder keeps of m: a copy of a message its sender reuses.
+func snapshot(m actors.Msg) actors.Msg {
+	if r, ok := m.(actors.Reused); ok {
+		return r.Snapshot()
+	}
+	return m
 }
 
 func (c *Context) SendSelf(m actors.Msg, delay actors.Duration) {

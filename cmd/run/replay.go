@@ -42,7 +42,7 @@ not a results directory that can be replayed.`,
 // replayDropped are the global flags a replay leaves out: where results, profiles,
 // traces go, the peers of a multi-process run, and how the output looks. The value
 // after each flag that takes one is dropped with it.
-var replayDropped = []string{"out", "config", "cpuprofile", "trace-file", "trace-otlp", "trace-ring", "trace-timeline",
+var replayDropped = []string{"out", "config", "cpuprofile", "memprofile", "trace-file", "trace-otlp", "trace-ring", "trace-timeline",
 	"trace-sample", "trace-epoch", "trace-time-scale", "peers", "peer-listen", "peer-timeout", "allow-non-loopback", "tls",
 	"quiet", "format", "resume"}
 

@@ -23,6 +23,7 @@ type common struct {
 	format        string
 	quiet         bool
 	cpuprof       string
+	memprof       string
 	sets          []string
 	config        string
 	out           string
@@ -43,6 +44,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.format, "format", "table", "output format: table, csv or json")
 	f.BoolVar(&c.quiet, "quiet", false, "no progress output on stderr")
 	f.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
+	f.StringVar(&c.memprof, "memprofile", "", "write a Go allocation profile of the run to this file at its end (go tool pprof -sample_index=alloc_objects)")
 	f.StringArrayVar(&c.sets, "set", nil, "set a parameter, KEY=VALUE with units (repeatable; see run params)")
 	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
 	f.StringVar(&c.out, "out", "", "results directory (default "+resultsRoot+"/COMMAND-UTCTIME; none: write no files)")
@@ -148,18 +150,38 @@ row and metric) and, for benchmarks over message sizes, latency and bandwidth pl
 	return root
 }
 
-// profile starts the CPU profile requested by --cpuprofile; call the result to stop it.
+// profile starts the CPU profile requested by --cpuprofile and opens the file of
+// --memprofile; call the result to stop the first and write the second.
 func (c *common) profile() (stop func(), err error) {
-	if c.cpuprof == "" {
-		return func() {}, nil
+	var cpu, mem *os.File
+	if c.memprof != "" {
+		if mem, err = os.Create(c.memprof); err != nil {
+			return nil, usage(fmt.Errorf("--memprofile: %w", err))
+		}
 	}
-	f, err := os.Create(c.cpuprof)
-	if err != nil {
-		return nil, usage(fmt.Errorf("--cpuprofile: %w", err))
+	if c.cpuprof != "" {
+		if cpu, err = os.Create(c.cpuprof); err == nil {
+			if err = pprof.StartCPUProfile(cpu); err != nil {
+				cpu.Close()
+			}
+		}
+		if err != nil {
+			if mem != nil {
+				mem.Close()
+			}
+			return nil, usage(fmt.Errorf("--cpuprofile: %w", err))
+		}
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("--cpuprofile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			cpu.Close()
+		}
+		if mem != nil {
+			if err := pprof.Lookup("allocs").WriteTo(mem, 0); err != nil {
+				fmt.Fprintf(os.Stderr, "run: --memprofile: %v\n", err)
+			}
+			mem.Close()
+		}
+	}, nil
 }

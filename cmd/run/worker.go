@@ -89,7 +89,7 @@ func (cf *clusterFlags) register(f *pflag.FlagSet) {
 // clusterOnly are the flags a worker does not get from the coordinator's command line:
 // the cluster's, and those that write files or output.
 var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true, "token-file": true, "tls": true,
-	"out": true, "quiet": true, "cpuprofile": true, "trace-otlp": true, "trace-file": true, "trace-ring": true,
+	"out": true, "quiet": true, "cpuprofile": true, "memprofile": true, "trace-otlp": true, "trace-file": true, "trace-ring": true,
 	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true}
 
 // sessionKey is the context key of a worker's session.
