@@ -133,8 +133,9 @@ const (
 type accelProc struct {
 	ni     *ptl.NI
 	pid    ptl.PID
-	base   int   // first pending id of the slot
-	rxFree []int // firmware-managed RX pool
+	base   int            // first pending id of the slot
+	rxFree []int          // firmware-managed RX pool
+	dlv    []ptl.Delivery // what the firmware's matching decided for each of the slot's pendings (by id - base)
 	eqNext uint64
 	live   bool
 	ackQ   []ackReq // recovery=gbn: acks waiting for a free pending of the pool
@@ -152,6 +153,14 @@ func (f *Firmware) slotOf(id int) int {
 		return -1
 	}
 	return (id - f.p.Pendings) / f.p.AccelPendings
+}
+
+// delivery is what the firmware's matching decided for accelerated pending id. It is
+// kept beside the slot rather than in every pending: the generic pendings, most of the
+// table, never have one.
+func (f *Firmware) delivery(id int) *ptl.Delivery {
+	a := &f.accel[f.slotOf(id)]
+	return &a.dlv[id-a.base]
 }
 
 // record writes r into slot k's event queue (no interrupt: the library polls).
@@ -180,7 +189,8 @@ func (f *Firmware) onAccelInit(x *ppc.Exec, c *AccelInit) {
 		x.Fatalf("portals: pid %d is already accelerated", c.PID)
 	}
 	a := &f.accel[c.Slot]
-	*a = accelProc{ni: c.NI, pid: c.PID, base: f.p.Pendings + c.Slot*f.p.AccelPendings, live: true}
+	*a = accelProc{ni: c.NI, pid: c.PID, base: f.p.Pendings + c.Slot*f.p.AccelPendings, live: true,
+		dlv: make([]ptl.Delivery, f.p.AccelPendings)}
 	for i := a.base + f.p.AccelPendings - 1; i >= a.base+f.p.AccelTxPendings; i-- {
 		a.rxFree = append(a.rxFree, i)
 	}
@@ -271,7 +281,8 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	x.Load(f.p.FwMatchMELoads * d.Searched)
 	f.Stats.MatchWalked += int64(d.Searched)
 	pd := &f.pend[id]
-	*pd = pending{state: rxWaiting, wire: w, peer: w.Src, d: d, role: roleRecv}
+	*pd = pending{state: rxWaiting, wire: w, peer: w.Src, role: roleRecv}
+	*f.delivery(id) = d
 	x.HostWrite(f.p.HeaderBytes, nil) // the header into the upper pending, for the library
 	switch {
 	case !d.Accepted:
@@ -319,7 +330,8 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	a := &f.accel[k]
 	pd := &f.pend[id]
 	pd.role = roleReply
-	resp := *pd.d.Response
+	d := f.delivery(id)
+	resp := *d.Response
 	f.wireID++
 	w := &Wire{Kind: Reply, Src: f.node, Dst: pd.peer, Hdr: &resp, ID: uint64(f.node)<<40 | fwWireIDs | f.wireID}
 	var payload []Region
@@ -328,14 +340,14 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	} else {
 		w.Len = n
 	}
-	for _, r := range pd.d.Regions {
+	for _, r := range d.Regions {
 		payload = append(payload, Region{Addr: r.Addr, Len: int64(r.Len)})
 	}
 	if w.Inline > 0 { // the firmware reads the small payload into the header
 		x.LoadHost(int((w.Inline + 3) / 4))
 		payload = nil
 	}
-	w.Data = a.ni.ReadData(pd.d)
+	w.Data = a.ni.ReadData(*d)
 	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // the reply header into the upper pending
 	f.queueTx(x, id, w, upperAddr(id), payload)
 	f.traceFirmwareRoot(x, w, pd.wire.ID)
@@ -348,17 +360,17 @@ const fwWireIDs = 1 << 39
 // accelRxDone completes an arriving put or reply of slot k: a record for the library
 // and, for a put that asked for one, the ack the firmware sends itself.
 func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
-	pd := &f.pend[id]
+	pd, d := &f.pend[id], f.delivery(id)
 	pd.state = rxDone
 	if pd.wire.Data != nil { // the bytes, when modelled, are in the MD now: the DMA put them there
-		if err := f.accel[k].ni.WriteData(pd.d, pd.wire.Data); err != nil {
+		if err := f.accel[k].ni.WriteData(*d, pd.wire.Data); err != nil {
 			x.Fatalf("portals: writing %s: %v", pd.wire, err)
 		}
 	}
-	f.record(x, k, &Record{Kind: RecRxDone, Pending: id, Wire: pd.wire, D: pd.d})
+	f.record(x, k, &Record{Kind: RecRxDone, Pending: id, Wire: pd.wire, D: *d})
 	f.Stats.Received++
-	if pd.d.Response != nil && pd.d.Header.Op == ptl.OpPut {
-		f.sendAck(x, k, pd.d.Response, pd.wire.ID)
+	if d.Response != nil && d.Header.Op == ptl.OpPut {
+		f.sendAck(x, k, d.Response, pd.wire.ID)
 	}
 }
 
@@ -397,7 +409,7 @@ func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 		*pd = pending{}
 	case roleReply:
 		pd.state = rxDone
-		f.record(x, k, &Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: pd.d, Failed: failed})
+		f.record(x, k, &Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: *f.delivery(id), Failed: failed})
 	case roleAck:
 		f.freeAccel(x, id)
 	default:
@@ -414,6 +426,7 @@ func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	a := &f.accel[k]
 	peer, unrefd := f.pend[id].peer, f.pend[id].unrefd
 	f.pend[id] = pending{}
+	*f.delivery(id) = ptl.Delivery{}
 	a.rxFree = append(a.rxFree, id)
 	if !unrefd { // (gbn releases a transmit's source structure when it first leaves)
 		f.unref(peer)

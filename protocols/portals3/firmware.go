@@ -57,7 +57,6 @@ type pending struct {
 	mlength int64
 	have    bool            // the host's receive command arrived
 	role    pendRole        // accelerated pendings: what the pending is for
-	d       ptl.Delivery    // accelerated pendings: what the firmware's matching decided
 	prog    []txdma.Command // gbn: the whole TX program, for retransmissions
 	acked   bool            // gbn: the destination acknowledged it
 	unrefd  bool            // gbn: its first transmission left, releasing the destination's source structure
