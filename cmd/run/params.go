@@ -35,12 +35,17 @@ Values carry units: durations and times 75ns, 1.5us; frequencies 500MHz; sizes 6
 384KiB (binary multiples); bandwidths 2.5GB/s (decimal multiples); probabilities 0.25
 or 25%. The table (a line of key, default and unit per parameter, its help and source
 below it) ends with the units each kind accepts. --format csv, json or markdown give
-the same columns as a table for other tools; plain integers have the unit "count".`,
+the same columns as a table for other tools; plain integers have the unit "count".
+
+Defaults are the redstorm machine's. With --set or --config (a machine preset such as
+--set machine=xt5 included) a "value" column shows what a run given the same --set and
+--config would use, next to the default.`,
 		Example: `  run params
   run params phold
   run params phold.l --format csv
   run params --format json
-  run params portals4 --format markdown`,
+  run params portals4 --format markdown
+  run params host --set machine=xt5`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			t, err := params.New(paramRoots())
@@ -64,23 +69,44 @@ the same columns as a table for other tools; plain integers have the unit "count
 				}
 				return usage(errors.New(msg))
 			}
-			return writeParams(cmd.OutOrStdout(), c.format, ps)
+			values := len(c.sets) > 0 || c.config != ""
+			if values {
+				_, rt, err := c.load(cmd)
+				if err != nil {
+					return err
+				}
+				for i := range ps {
+					if ps[i].Value, err = rt.Get(ps[i].Key); err != nil {
+						return failed(err)
+					}
+				}
+			}
+			return writeParams(cmd.OutOrStdout(), c.format, ps, values)
 		},
 	}
 }
 
-// writeParams prints ps in format: an aligned table, CSV or a JSON array.
-func writeParams(w io.Writer, format string, ps []params.Param) error {
+// writeParams prints ps in format: an aligned table, CSV or a JSON array; with values,
+// each parameter's Value too (the value in effect for the run's --set and --config).
+func writeParams(w io.Writer, format string, ps []params.Param, values bool) error {
 	switch format {
 	case "table":
-		return failed(writeParamsTable(w, ps))
+		return failed(writeParamsTable(w, ps, values))
 	case "markdown":
-		return failed(writeParamsMarkdown(w, ps))
+		return failed(writeParamsMarkdown(w, ps, values))
 	case "csv":
 		cw := csv.NewWriter(w)
-		_ = cw.Write([]string{"key", "kind", "unit", "default", "source", "help"})
+		head := []string{"key", "kind", "unit", "default", "source", "help"}
+		if values {
+			head = append(head, "value")
+		}
+		_ = cw.Write(head)
 		for _, p := range ps {
-			_ = cw.Write([]string{p.Key, p.Kind, unitOrEnum(p), p.Default, p.Source, p.Help})
+			rec := []string{p.Key, p.Kind, unitOrEnum(p), p.Default, p.Source, p.Help}
+			if values {
+				rec = append(rec, p.Value)
+			}
+			_ = cw.Write(rec)
 		}
 		cw.Flush()
 		return failed(cw.Error())
@@ -93,6 +119,7 @@ func writeParams(w io.Writer, format string, ps []params.Param) error {
 			Source  string   `json:"source"`
 			Help    string   `json:"help"`
 			Enum    []string `json:"enum,omitempty"`
+			Value   *string  `json:"value,omitempty"`
 		}
 		out := make([]jsonParam, len(ps))
 		for i, p := range ps {
@@ -100,7 +127,10 @@ func writeParams(w io.Writer, format string, ps []params.Param) error {
 			if unit == "" && len(p.Enum) == 0 {
 				unit = unitOrEnum(p)
 			}
-			out[i] = jsonParam{p.Key, p.Kind, unit, p.Default, p.Source, p.Help, p.Enum}
+			out[i] = jsonParam{p.Key, p.Kind, unit, p.Default, p.Source, p.Help, p.Enum, nil}
+			if values {
+				out[i].Value = &ps[i].Value
+			}
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
@@ -116,25 +146,43 @@ const paramsWidth = 96
 // name: duration, size, ...; an enum's values; count for a plain integer), then its
 // help and source wrapped and indented below it; then the accepted units of each
 // unit named. No line is wider than paramsWidth unless a single word is.
-func writeParamsTable(w io.Writer, ps []params.Param) error {
+func writeParamsTable(w io.Writer, ps []params.Param, values bool) error {
 	var units []string
-	var lines [][3]string
+	var lines [][]string
 	for _, p := range ps {
 		if p.Unit != "" && !slices.Contains(units, p.Unit) {
 			units = append(units, p.Unit)
 		}
-		lines = append(lines, [3]string{p.Key, p.Default, shortUnit(p)})
+		l := []string{p.Key, p.Default}
+		if values {
+			l = append(l, p.Value)
+		}
+		lines = append(lines, append(l, shortUnit(p)))
 	}
-	kw, dw := len("key"), len("default")
-	for _, l := range lines {
-		kw, dw = max(kw, len(l[0])), max(dw, len(l[1]))
+	head := []string{"key", "default", "unit"}
+	if values {
+		head = []string{"key", "default", "value", "unit"}
 	}
-	line := func(k, d, u string) {
-		fmt.Fprintln(w, strings.TrimRight(fmt.Sprintf("%-*s  %-*s  %s", kw, k, dw, d, u), " "))
+	width := make([]int, len(head))
+	for _, l := range append([][]string{head}, lines...) {
+		for j, f := range l {
+			width[j] = max(width[j], len(f))
+		}
 	}
-	line("key", "default", "unit")
+	line := func(l []string) {
+		var b strings.Builder
+		for j, f := range l {
+			if j < len(l)-1 {
+				fmt.Fprintf(&b, "%-*s  ", width[j], f)
+			} else {
+				b.WriteString(f)
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
+	}
+	line(head)
 	for i, p := range ps {
-		line(lines[i][0], lines[i][1], lines[i][2])
+		line(lines[i])
 		for _, l := range wrapText(p.Help, paramsWidth-4) {
 			fmt.Fprintln(w, "    "+l)
 		}
@@ -155,12 +203,21 @@ func writeParamsTable(w io.Writer, ps []params.Param) error {
 }
 
 // writeParamsMarkdown prints ps as a Markdown table (for documentation).
-func writeParamsMarkdown(w io.Writer, ps []params.Param) error {
+func writeParamsMarkdown(w io.Writer, ps []params.Param, values bool) error {
 	cell := func(s string) string { return strings.ReplaceAll(orDash(s), "|", "\\|") }
-	fmt.Fprintln(w, "| key | default | unit | source | help |")
-	fmt.Fprintln(w, "|---|---|---|---|---|")
+	if values {
+		fmt.Fprintln(w, "| key | default | value | unit | source | help |")
+		fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	} else {
+		fmt.Fprintln(w, "| key | default | unit | source | help |")
+		fmt.Fprintln(w, "|---|---|---|---|---|")
+	}
 	for _, p := range ps {
-		fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s |\n", p.Key, cell(p.Default), cell(shortUnit(p)), cell(p.Source), cell(p.Help))
+		v := ""
+		if values {
+			v = " " + cell(p.Value) + " |"
+		}
+		fmt.Fprintf(w, "| `%s` | %s |%s %s | %s | %s |\n", p.Key, cell(p.Default), v, cell(shortUnit(p)), cell(p.Source), cell(p.Help))
 	}
 	return nil
 }

@@ -182,3 +182,34 @@ func TestParamsBrokenRegistry(t *testing.T) {
 	assert.True(t, errors.As(err, &re))
 	assert.Equal(t, exitSimulation, exitCode(err))
 }
+
+// With --set (here a machine preset and one key) the listing shows the value a run
+// would use beside the redstorm default; a bad --set is the run's error, not ignored.
+func TestParamsShowValuesOfSets(t *testing.T) {
+	run := func(sets ...string) ([][]string, error) {
+		cmd := newParamsCmd(&common{format: "csv", sets: sets})
+		var out bytes.Buffer
+		cmd.SetArgs([]string{"host.c"})
+		cmd.SetOut(&out)
+		cmd.SetErr(&out)
+		cmd.SilenceErrors, cmd.SilenceUsage = true, true
+		if err := cmd.Execute(); err != nil {
+			return nil, err
+		}
+		return csv.NewReader(strings.NewReader(out.String())).ReadAll()
+	}
+	recs, err := run("machine=xt5", "host.cache_miss=80ns")
+	require.NoError(t, err)
+	require.Equal(t, "value", recs[0][len(recs[0])-1])
+	got := map[string][2]string{}
+	for _, r := range recs[1:] {
+		got[r[0]] = [2]string{r[3], r[len(r)-1]}
+	}
+	assert.Equal(t, [2]string{"2GHz", "2.6GHz"}, got["host.clock"], "the xt5 preset's clock beside the default")
+	assert.Equal(t, [2]string{"100ns", "80ns"}, got["host.cache_miss"])
+	assert.Equal(t, [2]string{"1", "12"}, got["host.cores"])
+
+	_, err = run("host.clokc=1GHz")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "host.clokc")
+}
