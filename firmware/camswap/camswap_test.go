@@ -82,7 +82,9 @@ func (f *fw) Next(s *src, n int) []cam.Command {
 	return out
 }
 
-func (f *fw) PutBack(s *src, cmds []cam.Command) { s.cmds = append(append([]cam.Command(nil), cmds...), s.cmds...) }
+func (f *fw) PutBack(s *src, cmds []cam.Command) {
+	s.cmds = append(append([]cam.Command(nil), cmds...), s.cmds...)
+}
 
 func (f *fw) Feed(x *ppc.Exec, s *src) {
 	for s.Entry >= 0 && s.Queued < f.depth && len(s.cmds) > 0 {
