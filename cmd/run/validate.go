@@ -15,6 +15,7 @@ import (
 	"github.com/seastar-sim/seastar/protocols/cci"
 	"github.com/seastar-sim/seastar/protocols/funi"
 	"github.com/seastar-sim/seastar/protocols/mpi"
+	"github.com/seastar-sim/seastar/protocols/osu"
 	"github.com/seastar-sim/seastar/protocols/portals3"
 )
 
@@ -147,7 +148,8 @@ func round6(f float64) float64 {
 
 // validationSteps names the simulations run, for the progress lines.
 var validationSteps = []string{"PortalPerf put, sizes", "PortalPerf get", "PortalPerf bidirectional put",
-	"PortalPerf put, caches off", "PortalPerf put, D-cache off", "PortalPerf put, no write-through", "NetPIPE bidirectional, sizes",
+	"OSU MPI latency", "OSU MPI latency, caches off", "OSU MPI latency, caches off", "OSU MPI latency, D-cache off", "OSU MPI latency, no write-through",
+	"OSU MPI latency, no very small message path", "NetPIPE bidirectional, sizes",
 	"CCI ping-pong UU 0 B", "CCI ping-pong RO 0 B", "CCI ping-pong UU 4 KB", "xt5 Portals ping-pong, sizes",
 	"xt5 Portals ping-pong with acks", "StarT-JR JAM Table 2 (IEEE 1394)", "StarT-JR shared-memory read", "StarT-JR JAM on Arctic"}
 
@@ -173,6 +175,29 @@ func (v *validator) netpipe(cfg *Config, mode portals3.NetPIPEMode, sizes []int6
 	nc.Machine, nc.Portals, nc.Mode, nc.Sizes, nc.Iters, nc.Ack = cfg.Params, cfg.Portals, mode, sizes, validationIters, ack
 	nc.Bridge = mpi.BridgeFor(cfg.Host.OS)
 	res, err := portals3.NetPIPE(v.ctx, nc, v.opts)
+	if err != nil {
+		return nil, err
+	}
+	v.reports = append(v.reports, res.Report)
+	return res.Rows, nil
+}
+
+// osuLatency runs OSU's latency test over MPI (osu_latency) on cfg, tweaked: Pedretti &
+// Hudson 2005 measured the firmware optimizations of their s.5 with "MPI-level
+// micro-benchmarks available from the Network-Based Computing Lab at Ohio State
+// University".
+func (v *validator) osuLatency(cfg *Config, sizes []int64, tweak func(*osu.Config)) ([]osu.Row, error) {
+	oc := osu.DefaultConfig(osu.Latency, osu.LayerMPI)
+	// OSU's own iteration count (DefaultConfig's), not validationIters: the clock stops
+	// after the last round trip, which the peer's barrier for the next size can delay by
+	// a microsecond or two; over n round trips that adds about 2.4/(2n) us to the
+	// one-way latency, so few iterations would inflate it.
+	oc.Machine, oc.Portals, oc.MPI, oc.Sizes = cfg.Params, cfg.Portals, cfg.MPI, sizes
+	oc.Bridge = mpi.BridgeFor(cfg.Host.OS)
+	if tweak != nil {
+		tweak(&oc)
+	}
+	res, err := osu.Run(v.ctx, oc, v.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -263,7 +288,7 @@ func (v *validator) run() ([]validationItem, error) {
 		}
 	}
 	add("PortalPerf put half-bandwidth message size", b05+" s.6", "B", 0, halfBandwidth(geo, geoBW))
-	add("very small message saving: latency 13 B - 12 B", p05+" s.5.2 (Figure 6)", "us", 0,
+	add("very small message step: PortalPerf latency 13 B - 12 B", p05+" s.5.2 (Figure 6)", "us", 0,
 		(at(put, 13).Latency - at(put, 12).Latency).Microseconds())
 	v.step(1)
 	get, err := v.perf(v.red, portals3.PerfGet, []int64{0}, nil)
@@ -277,30 +302,42 @@ func (v *validator) run() ([]validationItem, error) {
 		return nil, err
 	}
 	add("PortalPerf bidirectional put latency, 0 B", b05+" s.6", "us", 0, bidir[0].Latency.Microseconds())
+	// Pedretti & Hudson 2005 s.5: the firmware optimizations, measured as the paper did,
+	// with OSU's MPI latency test: caches (s.5.1), the very small message path (s.5.2),
+	// the write-through technique (s.5.3), each against the firmware with all of them.
 	v.step(3)
-	off, err := v.perf(v.red, portals3.PerfPut, []int64{0}, func(pc *portals3.PerfConfig) {
-		pc.Machine.PPC.ICache, pc.Machine.PPC.DCache = false, false
-	})
+	mpiSizes := []int64{0, 8, 16}
+	base, err := v.osuLatency(v.red, mpiSizes, nil)
 	if err != nil {
 		return nil, err
 	}
-	add("PPC caches off: latency increase, put 0 B", p05+" s.5.1 (Figure 5)", "us", 0, (off[0].Latency - at(put, 0).Latency).Microseconds())
-	v.step(4)
-	ionly, err := v.perf(v.red, portals3.PerfPut, []int64{0}, func(pc *portals3.PerfConfig) { pc.Machine.PPC.DCache = false })
-	if err != nil {
-		return nil, err
+	add("OSU MPI latency, 0 B (firmware with every optimization)", p05+" s.5 (Figures 5, 6)", "us", 0, base[0].Latency.Microseconds())
+	for i, o := range []struct {
+		item, section string
+		size          int
+		tweak         func(*osu.Config)
+	}{
+		{"PPC caches off: MPI latency increase, 0 B", p05 + " s.5.1 (Figure 5)", 0,
+			func(oc *osu.Config) { oc.Machine.PPC.ICache, oc.Machine.PPC.DCache = false, false }},
+		{"PPC caches off: MPI latency increase, 16 B (past the very small message path)", p05 + " s.5.1 (Figure 5)", 2,
+			func(oc *osu.Config) { oc.Machine.PPC.ICache, oc.Machine.PPC.DCache = false, false }},
+		{"PPC D-cache off (I-cache on): MPI latency increase, 0 B", p05 + " s.5.1 (Figure 5)", 0,
+			func(oc *osu.Config) { oc.Machine.PPC.DCache = false }},
+		{"write-through saving per message: MPI latency, 0 B", p05 + " s.5.3", 0,
+			func(oc *osu.Config) { oc.Machine.PPC.WriteThrough = false }},
+		{"very small message saving: MPI latency, 8 B", p05 + " s.5.2 (Figure 6)", 1,
+			func(oc *osu.Config) { oc.Portals.InlineMax = 0 }},
+	} {
+		v.step(4 + i)
+		rows, err := v.osuLatency(v.red, mpiSizes, o.tweak)
+		if err != nil {
+			return nil, err
+		}
+		add(o.item, o.section, "us", 0, (rows[o.size].Latency - base[o.size].Latency).Microseconds())
 	}
-	add("PPC D-cache off (I-cache on): latency increase, put 0 B", p05+" s.5.1 (Figure 5)", "us", 0,
-		(ionly[0].Latency - at(put, 0).Latency).Microseconds())
-	v.step(5)
-	nowt, err := v.perf(v.red, portals3.PerfPut, []int64{0}, func(pc *portals3.PerfConfig) { pc.Machine.PPC.WriteThrough = false })
-	if err != nil {
-		return nil, err
-	}
-	add("write-through saving per message, put 0 B", p05+" s.5.3", "us", 0, (nowt[0].Latency - at(put, 0).Latency).Microseconds())
 	// NetPIPE bidirectional: bandwidth and half-bandwidth point (sizes are per direction;
 	// NetPIPE plots the total).
-	v.step(6)
+	v.step(9)
 	var npSizes []int64
 	for s := int64(1); s <= 1<<20; s *= 2 {
 		npSizes = append(npSizes, s)
@@ -321,7 +358,7 @@ func (v *validator) run() ([]validationItem, error) {
 		attr cci.Attr
 		size int64
 	}{{cci.UU, 0}, {cci.RO, 0}, {cci.UU, 4096}} {
-		v.step(7 + i)
+		v.step(10 + i)
 		lat, err := v.cciLatency(c.attr, c.size)
 		if err != nil {
 			return nil, err
@@ -330,7 +367,7 @@ func (v *validator) run() ([]validationItem, error) {
 	}
 	// Portals on the XT5 under Linux: the jump where the body leaves the header, and
 	// the cost of an ack.
-	v.step(10)
+	v.step(13)
 	var xs []int64
 	for s := int64(0); s <= 32; s++ {
 		xs = append(xs, s)
@@ -345,7 +382,7 @@ func (v *validator) run() ([]validationItem, error) {
 		xl = append(xl, r.Latency)
 	}
 	add("xt5 Portals: size where the body leaves the header (latency jump)", d11+" s.V", "B", 0, jumpSize(xs, xl, headerJump))
-	v.step(11)
+	v.step(14)
 	xa, err := v.netpipe(v.xt5, portals3.NetPIPEPingPong, []int64{0}, true)
 	if err != nil {
 		return nil, err
@@ -355,7 +392,7 @@ func (v *validator) run() ([]validationItem, error) {
 	// shared-memory read, and the JAM_4 figures on Arctic (Table 3).
 	const h96 = "Hoe & Ehrlich 1996"
 	targets := map[string][4]float64{"JAM_4": {2.2, 1.1, 29, 29}, "JAM_n=1": {2.0, 1.3, 27, 26}, "JAM_n=20": {5.4, 3.5, 42, 42}}
-	v.step(12)
+	v.step(15)
 	for _, pr := range funi.Table2 {
 		row, reps, err := funi.Table(v.ctx, v.sjr.Params, v.sjr.FUNI, pr, funi.DefaultTableConfig(), v.opts)
 		if err != nil {
@@ -369,14 +406,14 @@ func (v *validator) run() ([]validationItem, error) {
 		add("StarT-JR "+pr.Name+" receive, per message", h96+" Table 2", "us", t[3], row.RecvPer.Microseconds())
 		add("StarT-JR "+pr.Name+" latency, one way", h96+" Table 2", "us", 0, row.Latency.Microseconds())
 	}
-	v.step(13)
+	v.step(16)
 	hit, _, rep, err := funi.ShmRead(v.ctx, v.sjr.Params, v.sjr.FUNI, 4, v.opts)
 	if err != nil {
 		return nil, err
 	}
 	v.reports = append(v.reports, rep)
 	add("StarT-JR shared-memory read, cached in FUNI", h96+" s.1", "us", 2.0, hit.Microseconds())
-	v.step(14)
+	v.step(17)
 	pr, _ := funi.PrimitiveByName("JAM_4")
 	row, reps, err := funi.Table(v.ctx, v.arctic.Params, v.arctic.FUNI, pr, funi.DefaultTableConfig(), v.opts)
 	if err != nil {
