@@ -38,6 +38,33 @@ type Core struct {
 
 	stallFrom, stallTo actors.Time // fault injection: no handler runs in [stallFrom, stallTo)
 	Stalled            actors.Duration
+
+	Work Work // what the handlers did, by kind of work
+}
+
+// Work counts the firmware's work by kind, as the cost model charges it: what the
+// handlers of a message do, whatever the caches (the cycles each costs depend on
+// ICache, DCache and WriteThrough). Handler dispatch and main-loop polling are in
+// Stats.
+type Work struct {
+	Instr          int64 // instructions
+	Loads, Stores  int64 // of cacheable SRAM (firmware-private data)
+	UncachedLoads  int64 // of uncached SRAM and device registers (mailboxes, FIFO pointers, the RX FIFO)
+	UncachedStores int64 // including the register stores of DMA, PIO and CAM commands
+	HostLoads      int64 // loads of host memory through an HT window
+	HostStores     int64 // 8-byte posted stores into host memory
+}
+
+// Add returns the sum of w and o.
+func (w Work) Add(o Work) Work {
+	return Work{w.Instr + o.Instr, w.Loads + o.Loads, w.Stores + o.Stores, w.UncachedLoads + o.UncachedLoads,
+		w.UncachedStores + o.UncachedStores, w.HostLoads + o.HostLoads, w.HostStores + o.HostStores}
+}
+
+// Sub returns w minus o.
+func (w Work) Sub(o Work) Work {
+	return Work{w.Instr - o.Instr, w.Loads - o.Loads, w.Stores - o.Stores, w.UncachedLoads - o.UncachedLoads,
+		w.UncachedStores - o.UncachedStores, w.HostLoads - o.HostLoads, w.HostStores - o.HostStores}
 }
 
 // Stall makes the core run no handler from at for d (fault injection: a firmware hang):

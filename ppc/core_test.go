@@ -57,6 +57,27 @@ func TestCostModelCycles(t *testing.T) {
 	}
 }
 
+// Work counts each kind of work as charged, whatever the caches: the cycles differ,
+// the counts do not.
+func TestWorkCountsByKind(t *testing.T) {
+	for _, caches := range []bool{true, false} {
+		p := DefaultParams()
+		p.ICache, p.DCache = caches, caches
+		x, _ := newExec(t, p)
+		x.Instr(100)
+		x.Load(7)
+		x.Store(3)
+		x.LoadUncached(5)
+		x.StoreUncached(2)
+		x.LoadHost(1)
+		x.HostWrite(17, nil)   // three 8-byte stores
+		x.TX(&txdma.Command{}) // CommandStores uncached stores
+		assert.Equal(t, Work{Instr: 100, Loads: 7, Stores: 3, UncachedLoads: 5, UncachedStores: 2 + int64(p.CommandStores),
+			HostLoads: 1, HostStores: 3}, x.c.Work, "caches %v", caches)
+		assert.Equal(t, x.c.Work, Work{}.Add(x.c.Work).Sub(Work{}))
+	}
+}
+
 // Pedretti & Hudson 2005 s.3.3: a trace point costs about 10ns when compiled in and
 // nothing when compiled out; only then is a record written.
 func TestTracePointCost(t *testing.T) {

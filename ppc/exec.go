@@ -43,6 +43,7 @@ func (x *Exec) Instr(n int) {
 		per = x.c.p.InstrCycles
 	}
 	x.cycles += int64(n * per)
+	x.c.Work.Instr += int64(n)
 }
 
 // Load charges n loads of cacheable SRAM (firmware-private data, Pedretti & Hudson 2005
@@ -53,6 +54,7 @@ func (x *Exec) Load(n int) {
 		per = x.c.p.CachedCycles
 	}
 	x.cycles += int64(n * per)
+	x.c.Work.Loads += int64(n)
 }
 
 // Store charges n stores of cacheable SRAM.
@@ -62,18 +64,28 @@ func (x *Exec) Store(n int) {
 		per = x.c.p.CachedCycles
 	}
 	x.cycles += int64(n * per)
+	x.c.Work.Stores += int64(n)
 }
 
 // LoadUncached charges n loads of uncached SRAM or device registers (mailboxes, data
 // shared with the host, FIFO pointers).
-func (x *Exec) LoadUncached(n int) { x.cycles += int64(n * x.c.p.SRAMReadCycles) }
+func (x *Exec) LoadUncached(n int) {
+	x.cycles += int64(n * x.c.p.SRAMReadCycles)
+	x.c.Work.UncachedLoads += int64(n)
+}
 
 // StoreUncached charges n stores to uncached SRAM or device registers.
-func (x *Exec) StoreUncached(n int) { x.cycles += int64(n * x.c.p.SRAMWriteCycles) }
+func (x *Exec) StoreUncached(n int) {
+	x.cycles += int64(n * x.c.p.SRAMWriteCycles)
+	x.c.Work.UncachedStores += int64(n)
+}
 
 // LoadHost charges n loads of host memory through an HT window (about ten SRAM reads
 // each, Pedretti & Hudson 2005 s.2). The firmware avoids them.
-func (x *Exec) LoadHost(n int) { x.cycles += int64(n * x.c.p.HostReadCycles) }
+func (x *Exec) LoadHost(n int) {
+	x.cycles += int64(n * x.c.p.HostReadCycles)
+	x.c.Work.HostLoads += int64(n)
+}
 
 // Trace is a trace point (Pedretti & Hudson 2005 s.3.3): when compiled in, it costs
 // TraceCost and records fn+offset, the time and value in the trace ring; when compiled
@@ -134,7 +146,9 @@ func (x *Exec) DiscardMessage(p *router.Packet) {
 // window: HostWriteCycles per 8-byte store, posted. payload, if not nil, is delivered to
 // the host when the bytes land, after any DMA data already on the link.
 func (x *Exec) HostWrite(bytes actors.Bytes, payload actors.Msg) {
-	x.cycles += int64(x.c.p.HostWriteCycles) * int64((bytes+7)/8)
+	stores := int64((bytes + 7) / 8)
+	x.cycles += int64(x.c.p.HostWriteCycles) * stores
+	x.c.Work.HostStores += stores
 	x.ctx.Send(PortHT, &ht.Write{To: ht.Host, Bytes: bytes, Payload: payload}, x.Elapsed())
 }
 

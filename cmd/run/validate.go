@@ -12,6 +12,7 @@ import (
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
+	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/protocols/cci"
 	"github.com/seastar-sim/seastar/protocols/funi"
 	"github.com/seastar-sim/seastar/protocols/mpi"
@@ -149,7 +150,7 @@ func round6(f float64) float64 {
 // validationSteps names the simulations run, for the progress lines.
 var validationSteps = []string{"PortalPerf put, sizes", "PortalPerf get", "PortalPerf bidirectional put",
 	"OSU MPI latency", "OSU MPI latency, caches off", "OSU MPI latency, caches off", "OSU MPI latency, D-cache off", "OSU MPI latency, no write-through",
-	"OSU MPI latency, no very small message path", "NetPIPE bidirectional, sizes",
+	"OSU MPI latency, no very small message path", "PortalPerf put 0 B, firmware work", "NetPIPE bidirectional, sizes",
 	"CCI ping-pong UU 0 B", "CCI ping-pong RO 0 B", "CCI ping-pong UU 4 KB", "xt5 Portals ping-pong, sizes",
 	"xt5 Portals ping-pong with acks", "StarT-JR JAM Table 2 (IEEE 1394)", "StarT-JR shared-memory read", "StarT-JR JAM on Arctic"}
 
@@ -167,6 +168,36 @@ func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak f
 	}
 	v.reports = append(v.reports, res.Report)
 	return res.Rows, nil
+}
+
+// perfWork is the PPC work of 2n messages of a PortalPerf put of size bytes on cfg,
+// sender's and receiver's firmware together, in steady state: the difference between
+// two runs of n and 2n round trips (n = validationIters).
+func (v *validator) perfWork(cfg *Config, size int64) (ppc.Work, error) {
+	run := func(iters int) (ppc.Work, error) {
+		pc := portals3.DefaultPerfConfig()
+		pc.Machine, pc.Portals, pc.Op, pc.Sizes, pc.Iters = cfg.Params, cfg.Portals, portals3.PerfPut, []int64{size}, iters
+		pc.Bridge = mpi.BridgeFor(cfg.Host.OS)
+		res, err := portals3.PortalPerf(v.ctx, pc, v.opts)
+		if err != nil {
+			return ppc.Work{}, err
+		}
+		v.reports = append(v.reports, res.Report)
+		var w ppc.Work
+		for _, n := range res.Nodes.Nodes {
+			w = w.Add(n.PPC.Work)
+		}
+		return w, nil
+	}
+	a, err := run(validationIters)
+	if err != nil {
+		return ppc.Work{}, err
+	}
+	b, err := run(2 * validationIters)
+	if err != nil {
+		return ppc.Work{}, err
+	}
+	return b.Sub(a), nil
 }
 
 // netpipe runs NetPIPE mode over sizes on cfg.
@@ -335,9 +366,21 @@ func (v *validator) run() ([]validationItem, error) {
 		}
 		add(o.item, o.section, "us", 0, (rows[o.size].Latency - base[o.size].Latency).Microseconds())
 	}
+	// What the firmware does per message (both NICs): the work the caches speed up.
+	v.step(9)
+	work, err := v.perfWork(v.red, 0)
+	if err != nil {
+		return nil, err
+	}
+	per := func(n int64) float64 { return float64(n) / float64(2*validationIters) }
+	add("PPC work per 0 B put, both NICs: instructions", p05+" s.5.1", "count", 0, per(work.Instr))
+	add("PPC work per 0 B put, both NICs: cacheable SRAM loads + stores", p05+" s.5.1", "count", 0, per(work.Loads+work.Stores))
+	add("PPC work per 0 B put, both NICs: uncached SRAM loads + stores", p05+" s.5.3", "count", 0,
+		per(work.UncachedLoads+work.UncachedStores))
+	add("PPC work per 0 B put, both NICs: 8-byte stores into host memory", p05+" s.4.3", "count", 0, per(work.HostStores))
 	// NetPIPE bidirectional: bandwidth and half-bandwidth point (sizes are per direction;
 	// NetPIPE plots the total).
-	v.step(9)
+	v.step(10)
 	var npSizes []int64
 	for s := int64(1); s <= 1<<20; s *= 2 {
 		npSizes = append(npSizes, s)
@@ -358,7 +401,7 @@ func (v *validator) run() ([]validationItem, error) {
 		attr cci.Attr
 		size int64
 	}{{cci.UU, 0}, {cci.RO, 0}, {cci.UU, 4096}} {
-		v.step(10 + i)
+		v.step(11 + i)
 		lat, err := v.cciLatency(c.attr, c.size)
 		if err != nil {
 			return nil, err
@@ -367,7 +410,7 @@ func (v *validator) run() ([]validationItem, error) {
 	}
 	// Portals on the XT5 under Linux: the jump where the body leaves the header, and
 	// the cost of an ack.
-	v.step(13)
+	v.step(14)
 	var xs []int64
 	for s := int64(0); s <= 32; s++ {
 		xs = append(xs, s)
@@ -382,7 +425,7 @@ func (v *validator) run() ([]validationItem, error) {
 		xl = append(xl, r.Latency)
 	}
 	add("xt5 Portals: size where the body leaves the header (latency jump)", d11+" s.V", "B", 0, jumpSize(xs, xl, headerJump))
-	v.step(14)
+	v.step(15)
 	xa, err := v.netpipe(v.xt5, portals3.NetPIPEPingPong, []int64{0}, true)
 	if err != nil {
 		return nil, err
@@ -392,7 +435,7 @@ func (v *validator) run() ([]validationItem, error) {
 	// shared-memory read, and the JAM_4 figures on Arctic (Table 3).
 	const h96 = "Hoe & Ehrlich 1996"
 	targets := map[string][4]float64{"JAM_4": {2.2, 1.1, 29, 29}, "JAM_n=1": {2.0, 1.3, 27, 26}, "JAM_n=20": {5.4, 3.5, 42, 42}}
-	v.step(15)
+	v.step(16)
 	for _, pr := range funi.Table2 {
 		row, reps, err := funi.Table(v.ctx, v.sjr.Params, v.sjr.FUNI, pr, funi.DefaultTableConfig(), v.opts)
 		if err != nil {
@@ -406,14 +449,14 @@ func (v *validator) run() ([]validationItem, error) {
 		add("StarT-JR "+pr.Name+" receive, per message", h96+" Table 2", "us", t[3], row.RecvPer.Microseconds())
 		add("StarT-JR "+pr.Name+" latency, one way", h96+" Table 2", "us", 0, row.Latency.Microseconds())
 	}
-	v.step(16)
+	v.step(17)
 	hit, _, rep, err := funi.ShmRead(v.ctx, v.sjr.Params, v.sjr.FUNI, 4, v.opts)
 	if err != nil {
 		return nil, err
 	}
 	v.reports = append(v.reports, rep)
 	add("StarT-JR shared-memory read, cached in FUNI", h96+" s.1", "us", 2.0, hit.Microseconds())
-	v.step(17)
+	v.step(18)
 	pr, _ := funi.PrimitiveByName("JAM_4")
 	row, reps, err := funi.Table(v.ctx, v.arctic.Params, v.arctic.FUNI, pr, funi.DefaultTableConfig(), v.opts)
 	if err != nil {
