@@ -191,8 +191,8 @@ func (f *Firmware) traceBegin(x *ppc.Exec, ev actors.Msg) *Wire {
 	}
 	var w *Wire
 	pend := func(id int) *Wire {
-		if id >= 0 && id < len(f.pend) {
-			return f.pend[id].wire
+		if id >= 0 && id < f.pend.n {
+			return f.pend.at(id).wire
 		}
 		return nil
 	}
