@@ -25,13 +25,16 @@ func checkSize(flag string, size int64) error {
 	return nil
 }
 
-// Memory a model needs per simulated node, measured as peak resident memory over nodes.
+// Memory a model needs per simulated node: peak resident memory over nodes as measured
+// (BENCHMARKS.md), with a quarter more for other machines' allocators and timing.
 const (
-	// motifNodeBytes: halo3d with 8 KiB faces on Red Storm took 5.06 GB for 10,368 nodes,
-	// on 16x16x16 with 1 KiB faces 1.0 GiB for 4,096.
-	motifNodeBytes = 512 << 10
-	// trafficNodeBytes: the router network alone, 16x16x16: 136 MiB for 4,096 nodes.
-	trafficNodeBytes = 48 << 10
+	// motifNodeBytes: halo3d with 8 KiB faces took 985 MiB on 16x16x16 (246 KiB a node)
+	// and 2.24 GiB on Red Storm's 10,368 nodes (227 KiB); 1 KiB faces 700 MiB on
+	// 16x16x16.
+	motifNodeBytes = 320 << 10
+	// trafficNodeBytes: the router network alone, 16x16x16: 272 MiB for 4,096 nodes
+	// (68 KiB a node, most of it the pending events of the calendar queue).
+	trafficNodeBytes = 88 << 10
 )
 
 // checkMemory refuses a model of nodes nodes that needs more memory than the machine
@@ -42,7 +45,7 @@ func checkMemory(what string, nodes int, perNode int64) error {
 	if !ok || need <= avail {
 		return nil
 	}
-	return usage(fmt.Errorf("%s on %d nodes needs about %s of memory (%s per node, measured), and this machine has %s available: "+
+	return usage(fmt.Errorf("%s on %d nodes needs about %s of memory (%s per node, measured with a quarter more), and this machine has %s available: "+
 		"use a smaller --torus (or free memory)", what, nodes, gib(need), actors.Bytes(perNode), gib(avail)))
 }
 
