@@ -34,6 +34,22 @@ func TestValidate(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 3+3*4+1, targets, "the three visible Portals 3.3 targets, the StarT-JR calibration rows (four figures each) and the shared-memory read")
+	model := func(item string) float64 {
+		for _, r := range v.Rows {
+			if r["item"] == item {
+				return r["model"].(float64)
+			}
+		}
+		t.Fatalf("no row %q", item)
+		return 0
+	}
+	// Pedretti & Hudson 2005 s.5.1: "After the switch, there is more firmware processing
+	// performed per message, which increases the overall advantage of caching."
+	assert.Greater(t, model("PPC caches off: MPI latency increase, 16 B (past the very small message path)"),
+		model("PPC caches off: MPI latency increase, 0 B"))
+	assert.Greater(t, model("very small message saving: MPI latency, 8 B"), 0.0, "s.5.2: the optimization saves time")
+	assert.Greater(t, model("write-through saving per message: MPI latency, 0 B"), 0.0, "s.5.3: a net saving per message")
+	assert.Greater(t, model("PPC work per 0 B put, both NICs: instructions"), 0.0)
 
 	code, out, errs = invoke(t, "validate", "--format", "csv", "--out", "none", "--quiet")
 	require.Equal(t, 0, code, errs)
