@@ -28,7 +28,7 @@ type Firmware struct {
 	crc    int64
 	fifo   int // TX command FIFO depth
 	pend   pendTable
-	rxFree []int
+	rxFree idPool // the generic process's RX pendings
 	srcs   map[router.NodeID]*source
 	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
 	txList []int                     // TX pendings in order; the head is being sent
@@ -64,6 +64,29 @@ type pending struct {
 	seq     uint32          // gbn: the number of its transmit (Wire.Seq)
 	failed  bool            // gbn: given up: it completes with PTL_NI_FAIL when its transmission leaves
 }
+
+// idPool is a pool of pending ids in [first, end): the lowest never-used id first, then
+// the most recently freed (as a stack of all the ids, lowest on top, would give them)
+// without a slice of every id.
+type idPool struct {
+	free      []int // freed ids, the last freed on top
+	next, end int   // ids next..end-1 were never taken
+}
+
+func (p *idPool) len() int { return len(p.free) + p.end - p.next }
+
+// take returns a free id (len() > 0).
+func (p *idPool) take() int {
+	if n := len(p.free); n > 0 {
+		id := p.free[n-1]
+		p.free = p.free[:n-1]
+		return id
+	}
+	p.next++
+	return p.next - 1
+}
+
+func (p *idPool) put(id int) { p.free = append(p.free, id) }
 
 // pendChunk is how many pendings the firmware's table allocates at a time. The table
 // (1,530 pendings a node by default, Pedretti & Hudson 2005 s.4.2) is mostly never
@@ -133,10 +156,7 @@ func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *
 	if p.Recovery == "gbn" {
 		f.g = newGBN()
 	}
-
-	for i := p.Pendings - 1; i >= p.TxPendings; i-- {
-		f.rxFree = append(f.rxFree, i)
-	}
+	f.rxFree = idPool{next: p.TxPendings, end: p.Pendings}
 	f.cam = camswap.New[*source](camFW{f}, camswap.Config{Name: "portals", Entries: cp.Entries, Depth: cp.QueueDepth,
 		SwapInstr: p.FwRxInstr, SwappedInstr: p.FwRxInstr / 2, Peak: &f.Stats.PeakCAM})
 	return f
@@ -379,12 +399,11 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 		f.onAccelSOM(x, s, w, hdr, k)
 		return
 	}
-	if len(f.rxFree) == 0 {
+	if f.rxFree.len() == 0 {
 		x.Fatalf("portals: out of RX pendings (%d in use) for a message from node %d: resource exhaustion panics the node",
 			f.p.Pendings-f.p.TxPendings, w.Src)
 	}
-	id := f.rxFree[len(f.rxFree)-1]
-	f.rxFree = f.rxFree[:len(f.rxFree)-1]
+	id := f.rxFree.take()
 	src := f.source(x, w.Src)
 	if f.g != nil && w.Len > 0 && src.Entry < 0 && !src.Swapping && f.cam.Free() > 0 {
 		f.cam.Bind(x, src) // gbn: bound at acceptance when one is free (else swapped in later)
@@ -393,7 +412,7 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	if w.Len > 0 { // inline messages never use the RX DMA engine
 		src.rxList = append(src.rxList, id)
 	}
-	f.Stats.PeakRx = max(f.Stats.PeakRx, f.p.Pendings-f.p.TxPendings-len(f.rxFree))
+	f.Stats.PeakRx = max(f.Stats.PeakRx, f.p.Pendings-f.p.TxPendings-f.rxFree.len())
 	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // header and inline payload into the upper pending
 	if w.Len == 0 {
 		x.Discard(s.Packet)
@@ -525,7 +544,7 @@ func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
 	}
 	peer := pd.peer
 	*pd = pending{}
-	f.rxFree = append(f.rxFree, c.Pending)
+	f.rxFree.put(c.Pending)
 	f.unref(peer)
 	f.retryTxWait(x)
 }
