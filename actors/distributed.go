@@ -59,10 +59,14 @@ type distRun struct {
 	widthSum float64
 	peakRSS  int64
 	pending  bool
+
+	allocs0       uint64 // heap allocations of this process when the run started
+	remotePackets uint64 // network packets the other processes' NICs injected
+	remoteAllocs  uint64 // heap allocations the other processes made during the run
 }
 
 func newDistRun(cl *Cluster, r *prun, opts *Options) *distRun {
-	d := &distRun{cl: cl, r: r, procs: cl.Processes(), self: cl.Index(), bridge: &partition{}}
+	d := &distRun{cl: cl, r: r, procs: cl.Processes(), self: cl.Index(), bridge: &partition{}, allocs0: mallocs()}
 	n := len(r.parts)
 	d.procOf = make([]int32, n)
 	for i := range n {
@@ -209,6 +213,7 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	rep := r.report(opts, info, d.windows, d.widthSum, elapsed)
 	rep.Processes = d.procs
 	rep.PeakRSS = max(rep.PeakRSS, d.peakRSS)
+	rep.Packets, rep.Allocs = d.remotePackets, d.remoteAllocs // Run adds this process's
 	return rep, nil
 }
 
@@ -406,6 +411,16 @@ func (d *distRun) finalState() ([]byte, error) {
 	r := d.r
 	var e Encoder
 	e.Int(peakRSS())
+	var packets uint64
+	for _, i := range d.local {
+		for _, id := range r.parts[i].actors {
+			if c, ok := r.m.actors[id].(PacketCounter); ok {
+				packets += c.PacketsInjected()
+			}
+		}
+	}
+	e.Uint(packets)
+	e.Uint(mallocs() - d.allocs0)
 	pending := false
 	for _, i := range d.local {
 		pending = pending || r.parts[i].heap.len() > 0
@@ -449,6 +464,8 @@ func (d *distRun) applyState(b []byte, from int) error {
 	r := d.r
 	dec := NewDecoder(b)
 	d.peakRSS = max(d.peakRSS, dec.Int())
+	d.remotePackets += dec.Uint()
+	d.remoteAllocs += dec.Uint()
 	pending := dec.Bool()
 	d.pending = d.pending || pending
 	nparts := dec.Count(4)

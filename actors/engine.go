@@ -125,7 +125,7 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 	rep, err := run(ctx, m, &opts)
 	if rep != nil {
 		rep.Model = maps.Clone(m.describe)
-		rep.Allocs = mallocs() - allocs0
+		rep.Allocs += mallocs() - allocs0 // (a run across processes has the others' already)
 		for _, a := range m.actors {
 			if c, ok := a.(PacketCounter); ok {
 				rep.Packets += c.PacketsInjected()

@@ -30,13 +30,13 @@ type Report struct {
 	CutLinks   int      // links crossing partitions
 
 	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere); the largest over processes
-	// Allocs is the number of heap allocations the process made during the run (Go's
-	// runtime counter, whole process: tracing's exporter included; this process only in
+	// Allocs is the number of heap allocations made during the run (Go's runtime
+	// counter, whole process: tracing's exporter included; summed over the processes of
 	// a run across processes). Allocs/Events is the allocation rate per event.
 	Allocs uint64
 	// Packets is the number of network packets the model's NICs injected (actors that
-	// are PacketCounters; this process's share in a run across processes): with Events
-	// and Allocs, the engine events and heap allocations per packet.
+	// are PacketCounters; summed over the processes of a run across processes): with
+	// Events and Allocs, the engine events and heap allocations per packet.
 	Packets uint64
 
 	Parts []PartitionStats

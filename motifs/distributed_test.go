@@ -24,6 +24,7 @@ func sameResult(t *testing.T, ref, got *Result, msg string) {
 	assert.Equal(t, ref.Report.Digest, got.Report.Digest, msg)
 	assert.Equal(t, ref.Report.Events, got.Report.Events, msg)
 	assert.Equal(t, ref.Report.SimTime, got.Report.SimTime, msg)
+	assert.Equal(t, ref.Report.Packets, got.Report.Packets, msg, "network packets, every process's")
 	r, g := *ref, *got
 	r.Report, g.Report = nil, nil
 	assert.Equal(t, r, g, msg)
@@ -90,6 +91,7 @@ func faultsEverywhere(t *testing.T, mode string) {
 		require.NoError(t, errs[p], "process %d", p)
 		assert.Equal(t, ref.Report.Digest, res[p].Report.Digest, "process %d", p)
 		assert.Equal(t, ref.Report.Events, res[p].Report.Events, "process %d", p)
+		assert.Equal(t, ref.Report.Packets, res[p].Report.Packets, "process %d", p)
 		assert.Equal(t, ref.MPI, res[p].MPI, "process %d", p)
 	}
 }

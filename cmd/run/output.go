@@ -47,8 +47,8 @@ type runInfo struct {
 	CutLinks     int     `json:"cut_links"`
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
-	Allocs       uint64  `json:"allocs"`            // heap allocations during the run (whole process)
-	Packets      uint64  `json:"packets,omitempty"` // network packets the NICs injected (this process)
+	Allocs       uint64  `json:"allocs"`            // heap allocations during the run (whole processes, summed over a run's processes)
+	Packets      uint64  `json:"packets,omitempty"` // network packets the NICs injected (every process's)
 }
 
 func newResult(command string, c *common, rep *actors.Report) *result {
