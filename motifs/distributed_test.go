@@ -30,6 +30,23 @@ func sameResult(t *testing.T, ref, got *Result, msg string) {
 	assert.Equal(t, r, g, msg)
 }
 
+// inTwoProcesses runs cfg split across 2 processes (in this test process, slab
+// partitions, one worker each) and returns each process's result.
+func inTwoProcesses(t *testing.T, cfg Config) []*Result {
+	t.Helper()
+	res := make([]*Result, 2)
+	errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},
+		func(p int, o actors.Options) error {
+			r, err := Run(context.Background(), cfg, o)
+			res[p] = r
+			return err
+		})
+	for p := range 2 {
+		require.NoError(t, errs[p], "process %d", p)
+	}
+	return res
+}
+
 // halo3d on 8x8x8 gives the same digest and results with the serial engine, the
 // parallel engine with 1, 2 and 4 workers and node or slab partitions, and split
 // across 2 processes (in this test process), in both processes.
@@ -44,15 +61,8 @@ func TestHalo3DSameDigestEverywhere(t *testing.T) {
 		{Workers: 2, Partitioner: actors.Node{}}, {Workers: 4, Partitioner: actors.Slab{}}} {
 		sameResult(t, ref, run(t, cfg, o), fmt.Sprintf("workers %d %v", o.Workers, o.Partitioner))
 	}
-	res := make([]*Result, 2)
-	errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},
-		func(p int, o actors.Options) error {
-			r, err := Run(context.Background(), cfg, o)
-			res[p] = r
-			return err
-		})
+	res := inTwoProcesses(t, cfg)
 	for p := range 2 {
-		require.NoError(t, errs[p], "process %d", p)
 		assert.Equal(t, 2, res[p].Report.Processes)
 		sameResult(t, ref, res[p], fmt.Sprintf("2 processes, process %d", p))
 	}
@@ -80,15 +90,8 @@ func faultsEverywhere(t *testing.T, mode string) {
 	require.Positive(t, ref.GBN.Retransmits, "messages were lost and sent again")
 	require.Positive(t, ref.GBN.Swaps, "CAM entries were swapped between sources")
 	sameResult(t, ref, run(t, cfg, actors.Options{Workers: 2, Partitioner: actors.Node{}}), "2 workers")
-	res := make([]*Result, 2)
-	errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},
-		func(p int, o actors.Options) error {
-			r, err := Run(context.Background(), cfg, o)
-			res[p] = r
-			return err
-		})
+	res := inTwoProcesses(t, cfg)
 	for p := range 2 {
-		require.NoError(t, errs[p], "process %d", p)
 		assert.Equal(t, ref.Report.Digest, res[p].Report.Digest, "process %d", p)
 		assert.Equal(t, ref.Report.Events, res[p].Report.Events, "process %d", p)
 		assert.Equal(t, ref.Report.Packets, res[p].Report.Packets, "process %d", p)
