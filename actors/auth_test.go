@@ -88,10 +88,16 @@ func TestClusterAuthentication(t *testing.T) {
 // connection: the traffic is encrypted and both ends must hold the token.
 func TestClusterTLS(t *testing.T) {
 	if testing.Short() {
-		// It starts endpoints while others serve, and protoactor's remote.Start sets
-		// gRPC's global logger each time (an upstream data race the race detector,
-		// which runs the short suite, reports); the full suite runs it.
 		t.Skip("several endpoints, several seconds")
+	}
+	if raceDetector {
+		// It starts endpoints while others serve in one process, and protoactor-go's
+		// remote.Start sets gRPC's global logger each time (remote/server.go), which
+		// races with the TLS handshakes' logging of the endpoints already serving: an
+		// upstream data race of several endpoints per process, which only tests have
+		// (a run has one endpoint per process). The suite runs this test without the
+		// race detector; TestWorkerProcesses (cmd/run) covers TLS across real processes.
+		t.Skip("upstream data race in protoactor-go's remote.Start with several endpoints in one process")
 	}
 	token := []byte("a shared secret for TLS")
 	cfg := ClusterConfig{Timeout: 3 * time.Second, Token: token, TLS: true}

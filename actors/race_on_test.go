@@ -1,0 +1,6 @@
+//go:build race
+
+package actors
+
+// raceDetector is true in builds with the race detector (go test -race).
+const raceDetector = true
