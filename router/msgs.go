@@ -39,6 +39,8 @@ type Packet struct {
 	Seq int32
 	// Data is the NIC's view of the message this packet belongs to.
 	Data any
+
+	pooled bool // from NewPacket: Release recycles it
 }
 
 // String renders the packet for logs and goldens, e.g.

@@ -315,4 +315,10 @@ func (e *Engine) pop(ctx actors.Context, p *router.Packet) {
 			e.traceEOM(ctx, t, p)
 		}
 	}
+	if !p.SOM {
+		// Nothing refers to the packet now: the router and the FIFO are done with it.
+		// A first packet is left to the garbage collector: the PPC was told of it (SOM)
+		// and may still name it (a Discard, a handler yet to run).
+		p.Release()
+	}
 }

@@ -174,7 +174,7 @@ func (e *Engine) onPIO(ctx actors.Context, m *PIO) {
 		n := min(left, pp)
 		left -= n
 		last := left == 0
-		p := &router.Packet{Src: e.node, Dst: m.Dst, Class: m.Class, Payload: int32(n), SOM: seq == 0, EOM: last, Seq: seq, Data: m.Data}
+		p := router.NewPacket(router.Packet{Src: e.node, Dst: m.Dst, Class: m.Class, Payload: int32(n), SOM: seq == 0, EOM: last, Seq: seq, Data: m.Data})
 		e.pioQ = append(e.pioQ, outPacket{p: p, notify: last && m.Notify, tag: m.Tag, start: ctx.Now()})
 	}
 }
@@ -294,8 +294,8 @@ func (e *Engine) appendCRC(crc bool) {
 // emit turns the packet being filled into a packet ready for injection.
 func (e *Engine) emit(eom, notify bool, tag uint64) {
 	m := &e.msg
-	p := &router.Packet{Src: e.node, Dst: m.dst, Class: m.class, Payload: int32(m.fill),
-		SOM: !m.sent, EOM: eom, Seq: m.seq, Data: m.data}
+	p := router.NewPacket(router.Packet{Src: e.node, Dst: m.dst, Class: m.class, Payload: int32(m.fill),
+		SOM: !m.sent, EOM: eom, Seq: m.seq, Data: m.data})
 	e.out = append(e.out, outPacket{p: p, staged: m.dfill, cost: e.cost, notify: notify, tag: tag, start: m.start}) // CRC bytes were never staged
 	e.cost = 0
 	m.seq++
