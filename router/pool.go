@@ -1,16 +1,16 @@
 package router
 
-import "sync"
+import "github.com/seastar-sim/seastar/actors"
 
 // packetPool recycles the packets NICs inject (NewPacket) once the receiving NIC is
-// done with them (Release): a packet's trip then costs no heap allocation. A pool
-// shared by all partitions (sync.Pool is safe across the engine's workers); which
-// packet value a NIC gets back does not matter, NewPacket sets every field.
-var packetPool = sync.Pool{New: func() any { return new(Packet) }}
+// done with them (Release): a packet's trip then costs no heap allocation. One pool for
+// all partitions (actors.Pool is safe across the engine's workers); which packet value
+// a NIC gets back does not matter, NewPacket sets every field.
+var packetPool actors.Pool[Packet]
 
 // NewPacket returns a packet with the fields of f that Release may recycle.
 func NewPacket(f Packet) *Packet {
-	p := packetPool.Get().(*Packet)
+	p := packetPool.Get()
 	*p = f
 	p.pooled = true
 	return p

@@ -1,0 +1,23 @@
+package actors
+
+import "sync"
+
+// Pool recycles values of type T between actors, across the engine's workers: a value
+// one actor Puts may come back from another actor's Get on another worker (a network
+// packet the receiving NIC is done with, taken again by a sending NIC). Get returns a
+// recycled value or a new one, so the caller sets every field; only the last holder of
+// a value may Put it, and which value Get returns must not matter to the model (it
+// does not: the caller overwrites it), so results do not depend on it. It is the
+// engine's sync.Pool: model packages stay free of shared-memory concurrency.
+type Pool[T any] struct{ p sync.Pool }
+
+// Get returns a value to overwrite: recycled, or new.
+func (p *Pool[T]) Get() *T {
+	if v, ok := p.p.Get().(*T); ok {
+		return v
+	}
+	return new(T)
+}
+
+// Put recycles v; the caller must not use it afterwards.
+func (p *Pool[T]) Put(v *T) { p.p.Put(v) }
