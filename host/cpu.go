@@ -62,6 +62,7 @@ type CPU struct {
 	irqPending []int       // vectors raised while it runs, in order, once each
 	deferred   []deferral  // core-0 processes due while it runs
 	kern       Kernel      // the handler's view of the current step (stepIRQ)
+	resumes    []*resume   // resumes delivered: the CPU sends them to itself, so it reuses them
 
 	Stats Stats
 }
@@ -85,6 +86,19 @@ type resume struct {
 }
 
 func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc) }
+
+// sendResume sends r to the CPU itself after d, in a record it reuses once delivered
+// (no allocation per wait).
+func (c *CPU) sendResume(ctx actors.Context, r resume, d actors.Duration) {
+	var m *resume
+	if n := len(c.resumes); n > 0 {
+		m, c.resumes = c.resumes[n-1], c.resumes[:n-1]
+	} else {
+		m = new(resume)
+	}
+	*m = r
+	ctx.SendSelf(m, d)
+}
 
 // irqStep runs the interrupt handler's next item.
 type irqStep struct{}
@@ -152,9 +166,11 @@ func (c *CPU) Finish() {
 // Receive implements actors.Actor.
 func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
-	case resume:
-		p := c.procs[m.proc]
-		if m.tok != p.tok || (m.timer && !c.expire(p)) {
+	case *resume:
+		r := *m
+		c.resumes = append(c.resumes, m)
+		p := c.procs[r.proc]
+		if r.tok != p.tok || (r.timer && !c.expire(p)) {
 			return
 		}
 		c.activate(ctx, p)
@@ -200,7 +216,7 @@ func (c *CPU) wake(ctx actors.Context, p *Proc, at actors.Time) {
 		c.deferred = append(c.deferred, deferral{p: p, at: at}) // woken when the handler returns
 		return
 	}
-	ctx.SendSelf(resume{proc: p.ID, tok: p.tok}, max(0, at.Sub(ctx.Now())))
+	c.sendResume(ctx, resume{proc: p.ID, tok: p.tok}, max(0, at.Sub(ctx.Now())))
 }
 
 // expire ends p's WaitUntil at its deadline: false if a write has already woken it
@@ -472,7 +488,7 @@ func (p *Proc) WaitUntil(addr uint64, deadline actors.Time) (actors.Msg, bool) {
 	}
 	c.waiters[addr] = append(c.waiters[addr], p)
 	p.waitAddr, p.listed = addr, true
-	p.ctx.SendSelf(resume{proc: p.ID, tok: p.tok, timer: true}, deadline.Sub(p.ctx.Now()))
+	c.sendResume(p.ctx, resume{proc: p.ID, tok: p.tok, timer: true}, deadline.Sub(p.ctx.Now()))
 	p.wait()
 	if p.expired {
 		p.expired = false

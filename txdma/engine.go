@@ -382,13 +382,24 @@ func (e *Engine) inject(ctx actors.Context) {
 		if !ok {
 			return
 		}
-		e.proc, e.procPIO = (*q)[0], q == &e.pioQ
-		*q = (*q)[1:]
+		e.procPIO = q == &e.pioQ
+		e.proc = popFront(q)
 		e.mark(e.proc.p, e.procPIO)
 		dt := e.p.packetTime(actors.Bytes(e.proc.p.Payload)) + e.proc.cost
 		e.freeAt = now.Add(dt)
 		e.Stats.Busy += dt
 	}
+}
+
+// popFront removes and returns the first packet of q, keeping q's array: reslicing
+// from the front instead would make every append past the array's end reallocate it,
+// an allocation every few packets.
+func popFront(q *[]outPacket) outPacket {
+	x := (*q)[0]
+	n := copy(*q, (*q)[1:])
+	(*q)[n] = outPacket{}
+	*q = (*q)[:n]
+	return x
 }
 
 // wakeAt schedules a tick at t unless one is already due then.
