@@ -2,7 +2,11 @@ package actors
 
 // Msg is a simulated message: a small immutable value named after a hardware noun or
 // verb (Command, Packet, Credit). String must be stable: logs, goldens and traces use it.
-// Zero-size message types cost no allocation when sent.
+// Zero-size message types cost no allocation when sent; a non-pointer value larger than
+// a word is boxed, an allocation per send, so the messages of every packet are pointers
+// to memory that is reused: records an actor sends itself (ht's readReady), requests
+// answered in place (Reused), immutable shared values (one *ht.Write per size), or
+// values recycled through a Pool once their last holder is done (router.Packet).
 type Msg interface {
 	String() string
 }
