@@ -61,6 +61,9 @@ func (q *calQueue) len() int { return q.n }
 // layout makes nb empty buckets of width 2^shift with the cursor on the day of t.
 func (q *calQueue) layout(nb int, shift uint, t Time) {
 	if cap(q.b) >= nb {
+		if len(q.b) > nb {
+			clear(q.b[nb:]) // buckets dropped by a shrink keep no arrays
+		}
 		q.b = q.b[:nb]
 	} else {
 		q.b = append(q.b[:cap(q.b)], make([]calBucket, nb-cap(q.b))...)

@@ -98,34 +98,45 @@ func TestCalendarQueueOrder(t *testing.T) {
 		q := newCalQueue()
 		var h eventHeap
 		now := Time(0)
-		n := 1 + r.IntN(3000)
-		spread := Time(1) << r.IntN(30)
-		for i := range n {
-			at := now + Time(r.Int64N(int64(spread)))
-			switch r.IntN(10) {
-			case 0:
-				at = now + Time(r.Int64N(1<<50)) // a far-off timer
-			case 1:
-				at = now // a tie with the present
+		seq := uint64(0)
+		// Phases of growth, each followed by draining part of the set, so that the
+		// queue grows, shrinks and grows again within its bucket array.
+		for phase := range 3 {
+			n := 1 + r.IntN(3000)
+			spread := Time(1) << r.IntN(30)
+			for range n {
+				at := now + Time(r.Int64N(int64(spread)))
+				switch r.IntN(10) {
+				case 0:
+					at = now + Time(r.Int64N(1<<50)) // a far-off timer
+				case 1:
+					at = now // a tie with the present
+				}
+				k := makeKey(at, ActorID(r.IntN(4)), ActorID(r.IntN(4)), seq)
+				q.push(event{eventKey: k, msg: tok{v: seq}})
+				h.push(event{eventKey: k, msg: tok{v: seq}})
+				seq++
+				if r.IntN(2) == 0 {
+					require.Equal(t, h.minTime(), q.minTime(), "round %d", round)
+					var a, b event
+					h.pop(&a)
+					q.pop(&b)
+					require.Equal(t, a, b, "round %d", round)
+					now = a.at
+				}
 			}
-			k := makeKey(at, ActorID(r.IntN(4)), ActorID(r.IntN(4)), uint64(i))
-			q.push(event{eventKey: k, msg: tok{v: uint64(i)}})
-			h.push(event{eventKey: k, msg: tok{v: uint64(i)}})
-			if r.IntN(2) == 0 {
-				require.Equal(t, h.minTime(), q.minTime(), "round %d", round)
+			keep := 0
+			if phase < 2 {
+				keep = r.IntN(h.len() + 1)
+			}
+			for h.len() > keep {
+				require.Equal(t, h.minTime(), q.minTime())
 				var a, b event
 				h.pop(&a)
 				q.pop(&b)
-				require.Equal(t, a, b, "round %d", round)
+				require.Equal(t, a, b, "round %d phase %d", round, phase)
 				now = a.at
 			}
-		}
-		for h.len() > 0 {
-			require.Equal(t, h.minTime(), q.minTime())
-			var a, b event
-			h.pop(&a)
-			q.pop(&b)
-			require.Equal(t, a, b, "round %d", round)
 		}
 		require.Equal(t, 0, q.len())
 		require.Equal(t, MaxTime, q.minTime())

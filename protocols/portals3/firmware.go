@@ -88,12 +88,13 @@ func (p *idPool) take() int {
 
 func (p *idPool) put(id int) { p.free = append(p.free, id) }
 
-// pendChunk is how many pendings the firmware's table allocates at a time. The table
+// pendChunk is how many pendings the firmware's table allocates at a time (small: the
+// receive pool starts at portals.tx_pendings, inside a chunk). The table
 // (1,530 pendings a node by default, Pedretti & Hudson 2005 s.4.2) is mostly never
 // used, and the firmware takes the lowest free ones first, so its memory comes in
 // chunks as pendings are first touched: a large machine does not pay for every node's
 // whole table.
-const pendChunk = 64
+const pendChunk = 16
 
 // pendTable is the firmware's pendings by id, allocated in chunks on first use.
 type pendTable struct {
