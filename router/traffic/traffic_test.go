@@ -197,8 +197,9 @@ func TestHistogramQuantiles(t *testing.T) {
 	assert.Equal(t, small.Count()+h.Count(), merged.Count())
 }
 
-// BenchmarkTraffic reports events/s and heap allocations per packet (the packet
-// itself is one) at the default load on a 4x4x4 torus, under the serial engine: the
+// BenchmarkTraffic reports events/s, and heap allocations, engine events and wall time
+// per packet (a packet crosses 3 router hops on average) at the default load on a
+// 4x4x4 torus, under the serial engine: the
 // parallel engine adds a fixed cost per run (protoactor's actor system) but nothing
 // per event.
 func BenchmarkTraffic(b *testing.B) {
@@ -216,6 +217,8 @@ func BenchmarkTraffic(b *testing.B) {
 		b.ReportMetric(rep.EventsPerSec, "events/s")
 		created := float64(r.Created) * float64(c.end()) / float64(c.Measure)
 		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/created, "allocs/packet")
+		b.ReportMetric(float64(rep.Events)/created, "events/packet")
+		b.ReportMetric(float64(rep.Wall.Nanoseconds())/created, "ns/packet")
 	}
 }
 
