@@ -32,10 +32,9 @@ type Stats struct {
 // Loop is the event queue and busy clock of a polling main loop. The zero value is an
 // idle loop.
 type Loop struct {
-	q    []queued    // events waiting for the main loop, in arrival order, from q[h] on
-	h    int         // events before it were taken (their slots are reused: no allocation per event)
-	busy bool        // a dispatch is scheduled or a handler is running
-	free actors.Time // end of the last handler
+	q    actors.FIFO[queued] // events waiting for the main loop, in arrival order
+	busy bool                // a dispatch is scheduled or a handler is running
+	free actors.Time         // end of the last handler
 
 	Stats Stats
 }
@@ -49,12 +48,7 @@ type queued struct {
 // Enqueue queues ev; if the loop is idle, it schedules a dispatch one poll pass after
 // the later of now and the end of the last handler.
 func (l *Loop) Enqueue(ctx actors.Context, ev actors.Msg, poll actors.Duration) {
-	if l.h > 0 && l.h >= len(l.q)/2 { // reclaim the taken half
-		n := copy(l.q, l.q[l.h:])
-		clear(l.q[n:])
-		l.q, l.h = l.q[:n], 0
-	}
-	l.q = append(l.q, queued{at: ctx.Now(), ev: ev})
+	l.q.Push(queued{at: ctx.Now(), ev: ev})
 	l.Stats.PeakQueue = max(l.Stats.PeakQueue, l.Queued())
 	if !l.busy {
 		l.busy = true
@@ -65,11 +59,7 @@ func (l *Loop) Enqueue(ctx actors.Context, ev actors.Msg, poll actors.Duration) 
 
 // Next takes the oldest event (at a Tick) and returns it with the time it arrived.
 func (l *Loop) Next(ctx actors.Context) (ev actors.Msg, arrived actors.Time) {
-	qe := l.q[l.h]
-	l.q[l.h] = queued{}
-	if l.h++; l.h == len(l.q) {
-		l.q, l.h = l.q[:0], 0
-	}
+	qe := l.q.Pop()
 	l.Stats.QueueWait += ctx.Now().Sub(qe.at)
 	return qe.ev, qe.at
 }
@@ -91,4 +81,4 @@ func (l *Loop) Done(ctx actors.Context, d, poll actors.Duration) {
 func (l *Loop) Free() actors.Time { return l.free }
 
 // Queued is the number of events waiting.
-func (l *Loop) Queued() int { return len(l.q) - l.h }
+func (l *Loop) Queued() int { return l.q.Len() }

@@ -37,8 +37,8 @@ type Engine struct {
 	msg      message
 	cost     actors.Duration // command decode time owed by the next packet emitted
 
-	out       []outPacket // DMA packets ready to inject
-	pioQ      []outPacket // PIO packets ready to inject
+	out       actors.FIFO[outPacket] // DMA packets ready to inject
+	pioQ      actors.FIFO[outPacket] // PIO packets ready to inject
 	pioMsgs   int
 	pioBytes  int64         // PIO buffer bytes not yet injected
 	midDMA    router.NodeID // destination of a DMA message half injected, if midDMAok
@@ -175,7 +175,7 @@ func (e *Engine) onPIO(ctx actors.Context, m *PIO) {
 		left -= n
 		last := left == 0
 		p := router.NewPacket(router.Packet{Src: e.node, Dst: m.Dst, Class: m.Class, Payload: int32(n), SOM: seq == 0, EOM: last, Seq: seq, Data: m.Data})
-		e.pioQ = append(e.pioQ, outPacket{p: p, notify: last && m.Notify, tag: m.Tag, start: ctx.Now()})
+		e.pioQ.Push(outPacket{p: p, notify: last && m.Notify, tag: m.Tag, start: ctx.Now()})
 	}
 }
 
@@ -296,7 +296,7 @@ func (e *Engine) emit(eom, notify bool, tag uint64) {
 	m := &e.msg
 	p := router.NewPacket(router.Packet{Src: e.node, Dst: m.dst, Class: m.class, Payload: int32(m.fill),
 		SOM: !m.sent, EOM: eom, Seq: m.seq, Data: m.data})
-	e.out = append(e.out, outPacket{p: p, staged: m.dfill, cost: e.cost, notify: notify, tag: tag, start: m.start}) // CRC bytes were never staged
+	e.out.Push(outPacket{p: p, staged: m.dfill, cost: e.cost, notify: notify, tag: tag, start: m.start}) // CRC bytes were never staged
 	e.cost = 0
 	m.seq++
 	m.sent = true
@@ -332,15 +332,15 @@ func (e *Engine) issueReads(ctx actors.Context) {
 // unless it would cut into a DMA message to the same destination, and never a DMA
 // packet that would cut into a PIO message to its destination (the hardware interlock
 // of Dillow & Atchley 2011, s.II).
-func (e *Engine) next() (*[]outPacket, bool) {
-	if len(e.pioQ) > 0 {
-		p := e.pioQ[0].p
+func (e *Engine) next() (*actors.FIFO[outPacket], bool) {
+	if e.pioQ.Len() > 0 {
+		p := e.pioQ.Front().p
 		if !(e.inDMA && e.midDMA == p.Dst) {
 			return &e.pioQ, true
 		}
 	}
-	if len(e.out) > 0 {
-		p := e.out[0].p
+	if e.out.Len() > 0 {
+		p := e.out.Front().p
 		if !(e.inPIO && e.midPIO == p.Dst) {
 			return &e.out, true
 		}
@@ -383,23 +383,12 @@ func (e *Engine) inject(ctx actors.Context) {
 			return
 		}
 		e.procPIO = q == &e.pioQ
-		e.proc = popFront(q)
+		e.proc = q.Pop()
 		e.mark(e.proc.p, e.procPIO)
 		dt := e.p.packetTime(actors.Bytes(e.proc.p.Payload)) + e.proc.cost
 		e.freeAt = now.Add(dt)
 		e.Stats.Busy += dt
 	}
-}
-
-// popFront removes and returns the first packet of q, keeping q's array: reslicing
-// from the front instead would make every append past the array's end reallocate it,
-// an allocation every few packets.
-func popFront(q *[]outPacket) outPacket {
-	x := (*q)[0]
-	n := copy(*q, (*q)[1:])
-	(*q)[n] = outPacket{}
-	*q = (*q)[:n]
-	return x
 }
 
 // wakeAt schedules a tick at t unless one is already due then.
