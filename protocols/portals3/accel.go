@@ -134,7 +134,7 @@ type accelProc struct {
 	ni     *ptl.NI
 	pid    ptl.PID
 	base   int            // first pending id of the slot
-	rxFree []int          // firmware-managed RX pool
+	rxFree idPool         // firmware-managed RX pool
 	dlv    []ptl.Delivery // what the firmware's matching decided for each of the slot's pendings (by id - base)
 	eqNext uint64
 	live   bool
@@ -189,11 +189,9 @@ func (f *Firmware) onAccelInit(x *ppc.Exec, c *AccelInit) {
 		x.Fatalf("portals: pid %d is already accelerated", c.PID)
 	}
 	a := &f.accel[c.Slot]
-	*a = accelProc{ni: c.NI, pid: c.PID, base: f.p.Pendings + c.Slot*f.p.AccelPendings, live: true,
-		dlv: make([]ptl.Delivery, f.p.AccelPendings)}
-	for i := a.base + f.p.AccelPendings - 1; i >= a.base+f.p.AccelTxPendings; i-- {
-		a.rxFree = append(a.rxFree, i)
-	}
+	base := f.p.Pendings + c.Slot*f.p.AccelPendings
+	*a = accelProc{ni: c.NI, pid: c.PID, base: base, live: true, dlv: make([]ptl.Delivery, f.p.AccelPendings),
+		rxFree: idPool{next: base + f.p.AccelTxPendings, end: base + f.p.AccelPendings}}
 	f.byPID[c.PID] = c.Slot
 	x.Store(8)
 	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
@@ -220,9 +218,7 @@ func (f *Firmware) onAccelTx(x *ppc.Exec, c *AccelTx) {
 	if c.Pending < a.base || c.Pending >= a.base+f.p.AccelTxPendings || f.pend.at(c.Pending).state != free {
 		x.Fatalf("portals: accelerated transmit with bad or busy TX pending %d", c.Pending)
 	}
-	if f.g != nil && f.srcs[c.Wire.Dst] == nil && len(f.srcs) == f.p.Sources {
-		f.GBN.SourceWaits++ // no source structure for the destination: wait for one
-		f.g.txWait = append(f.g.txWait, txWaiting{accel: c})
+	if f.waitForSource(c.Wire.Dst, txWaiting{accel: c}) {
 		return
 	}
 	f.startAccelTx(x, c)
@@ -266,16 +262,12 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload 
 // and sets the pending up at once (Pedretti & Hudson 2005 s.4.3.2).
 func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header, k int) {
 	a := &f.accel[k]
-	if len(a.rxFree) == 0 {
+	if a.rxFree.len() == 0 {
 		x.Fatalf("portals: out of RX pendings of accelerated process %d (%d in use) for a message from node %d: "+
 			"resource exhaustion panics the node", a.pid, f.p.AccelPendings-f.p.AccelTxPendings, w.Src)
 	}
-	id := a.rxFree[len(a.rxFree)-1]
-	a.rxFree = a.rxFree[:len(a.rxFree)-1]
-	src := f.source(x, w.Src)
-	if f.g != nil && w.Len > 0 && src.Entry < 0 && !src.Swapping && f.cam.Free() > 0 {
-		f.cam.Bind(x, src) // gbn: bound at acceptance when one is free (else swapped in later)
-	}
+	id := a.rxFree.take()
+	src := f.acceptFrom(x, w)
 	d := a.ni.DeliverHeader(*hdr)
 	x.Instr(f.p.FwMatchInstr + f.p.FwMatchMEInstr*d.Searched)
 	x.Load(f.p.FwMatchMELoads * d.Searched)
@@ -332,8 +324,7 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	pd.role = roleReply
 	d := f.delivery(id)
 	resp := *d.Response
-	f.wireID++
-	w := &Wire{Kind: Reply, Src: f.node, Dst: pd.peer, Hdr: &resp, ID: uint64(f.node)<<40 | fwWireIDs | f.wireID}
+	w := &Wire{Kind: Reply, Src: f.node, Dst: pd.peer, Hdr: &resp, ID: f.fwWireID()}
 	var payload []Region
 	if n := int64(resp.Length); n <= int64(f.p.InlineMax) {
 		w.Inline = n
@@ -354,8 +345,15 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 }
 
 // fwWireIDs marks the ids of messages the firmware originates (replies and acks of
-// accelerated processes), apart from the host's.
+// accelerated processes, go-back-n's acknowledgements and refusals), apart from the
+// host's.
 const fwWireIDs = 1 << 39
+
+// fwWireID returns the id of the next message the firmware originates.
+func (f *Firmware) fwWireID() uint64 {
+	f.wireID++
+	return uint64(f.node)<<40 | fwWireIDs | f.wireID
+}
 
 // accelRxDone completes an arriving put or reply of slot k: a record for the library
 // and, for a put that asked for one, the ack the firmware sends itself.
@@ -377,18 +375,16 @@ func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
 // sendAck sends an ack from a firmware-managed pending of slot k.
 func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 	a := &f.accel[k]
-	if len(a.rxFree) == 0 && f.g != nil { // gbn: sent when a pending frees
+	if a.rxFree.len() == 0 && f.g != nil { // gbn: sent when a pending frees
 		a.ackQ = append(a.ackQ, ackReq{resp: *resp, cause: cause})
 		return
 	}
-	if len(a.rxFree) == 0 {
+	if a.rxFree.len() == 0 {
 		x.Fatalf("portals: out of pendings of accelerated process %d for an ack: resource exhaustion panics the node", a.pid)
 	}
-	id := a.rxFree[len(a.rxFree)-1]
-	a.rxFree = a.rxFree[:len(a.rxFree)-1]
+	id := a.rxFree.take()
 	h := *resp
-	f.wireID++
-	w := &Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: uint64(f.node)<<40 | fwWireIDs | f.wireID}
+	w := &Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: f.fwWireID()}
 	*f.pend.at(id) = pending{wire: w, peer: w.Dst, role: roleAck}
 	f.source(x, w.Dst)
 	x.HostWrite(f.p.HeaderBytes, nil)
@@ -427,7 +423,7 @@ func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	peer, unrefd := f.pend.at(id).peer, f.pend.at(id).unrefd
 	*f.pend.at(id) = pending{}
 	*f.delivery(id) = ptl.Delivery{}
-	a.rxFree = append(a.rxFree, id)
+	a.rxFree.put(id)
 	if !unrefd { // (gbn releases a transmit's source structure when it first leaves)
 		f.unref(peer)
 	}

@@ -227,8 +227,8 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 			x.Fatalf("portals: node %d got %s but runs recovery=%s", f.node, ev, f.p.Recovery)
 		}
 		f.cam.Returned(x, ev)
-		if src := f.srcs[ev.Src]; src != nil && src.refs == 0 && len(src.rxList) == 0 && !src.Swapping {
-			delete(f.srcs, ev.Src) // it was kept for its entry's return
+		if src := f.srcs[ev.Src]; src != nil {
+			f.dropIdle(ev.Src, src) // it may have been kept only for its entry's return
 		}
 	default:
 		x.Fatalf("portals: firmware got unexpected %T", ev)
@@ -262,9 +262,27 @@ func (f *Firmware) source(x *ppc.Exec, n router.NodeID) *source {
 
 func (f *Firmware) unref(n router.NodeID) {
 	s := f.srcs[n]
-	if s.refs--; s.refs == 0 && len(s.rxList) == 0 && !s.Swapping {
+	s.refs--
+	f.dropIdle(n, s)
+}
+
+// dropIdle frees source s of node n when nothing names it: no pending, no RX message,
+// no CAM entry of its on the way back from a swap.
+func (f *Firmware) dropIdle(n router.NodeID, s *source) {
+	if s.refs == 0 && len(s.rxList) == 0 && !s.Swapping {
 		delete(f.srcs, n)
 	}
+}
+
+// acceptFrom returns the source structure of a message w being taken; with gbn a
+// message with a payload binds a CAM entry for it now if one is free (else its source
+// waits, or gets one by swapping when its packets stall the RX pipeline).
+func (f *Firmware) acceptFrom(x *ppc.Exec, w *Wire) *source {
+	src := f.source(x, w.Src)
+	if f.g != nil && w.Len > 0 && src.Entry < 0 && !src.Swapping && f.cam.Free() > 0 {
+		f.cam.Bind(x, src)
+	}
+	return src
 }
 
 // post writes a generic event into host memory and interrupts the host.
@@ -272,14 +290,20 @@ func (f *Firmware) post(x *ppc.Exec, kind EventKind, pend int, src router.NodeID
 	f.postEvent(x, &GenericEvent{Kind: kind, Pending: pend, Src: src, Wire: w})
 }
 
-// postEvent writes ev into the next slot of the generic event queue and interrupts the
-// host.
+// postEvent writes ev into the generic event queue (writeEvent), or, with gbn and the
+// queue full, holds it back until the host has taken events (onEQConsumed).
 func (f *Firmware) postEvent(x *ppc.Exec, ev *GenericEvent) {
 	if f.g != nil && (len(f.g.heldEv) > 0 || f.eqNext-f.g.consumed >= uint64(f.p.EQSlots)) {
 		f.g.heldEv = append(f.g.heldEv, ev) // gbn: the queue is full: written when the host has taken some
 		f.GBN.EventsHeld++
 		return
 	}
+	f.writeEvent(x, ev)
+}
+
+// writeEvent writes ev into the next slot of the generic event queue and interrupts
+// the host.
+func (f *Firmware) writeEvent(x *ppc.Exec, ev *GenericEvent) {
 	ev.Slot, ev.Seq = genericSlot(f.eqNext, f.p.EQSlots), f.eqNext
 	x.HostWrite(eventSlotBytes, ev)
 	f.eqNext++
@@ -295,9 +319,7 @@ func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 	if c.Pending < 0 || c.Pending >= f.p.TxPendings || f.pend.at(c.Pending).state != free {
 		x.Fatalf("portals: transmit command with bad or busy TX pending %d", c.Pending)
 	}
-	if f.g != nil && f.srcs[c.Wire.Dst] == nil && len(f.srcs) == f.p.Sources {
-		f.GBN.SourceWaits++ // no source structure for the destination: wait for one
-		f.g.txWait = append(f.g.txWait, txWaiting{tx: c})
+	if f.waitForSource(c.Wire.Dst, txWaiting{tx: c}) {
 		return
 	}
 	f.startTx(x, c)
@@ -405,10 +427,7 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 			f.p.Pendings-f.p.TxPendings, w.Src)
 	}
 	id := f.rxFree.take()
-	src := f.source(x, w.Src)
-	if f.g != nil && w.Len > 0 && src.Entry < 0 && !src.Swapping && f.cam.Free() > 0 {
-		f.cam.Bind(x, src) // gbn: bound at acceptance when one is free (else swapped in later)
-	}
+	src := f.acceptFrom(x, w)
 	*f.pend.at(id) = pending{state: rxWaiting, wire: w, peer: w.Src}
 	if w.Len > 0 { // inline messages never use the RX DMA engine
 		src.rxList = append(src.rxList, id)

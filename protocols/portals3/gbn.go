@@ -319,7 +319,7 @@ func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire, k int) bool {
 		return false
 	case w.Seq > exp:
 		return refuse(&f.GBN.OutOfOrder)
-	case k < 0 && f.rxFree.len() == 0, k >= 0 && len(f.accel[k].rxFree) == 0,
+	case k < 0 && f.rxFree.len() == 0, k >= 0 && f.accel[k].rxFree.len() == 0,
 		f.srcs[w.Src] == nil && len(f.srcs) == f.p.Sources:
 		return refuse(&f.GBN.Refused)
 	}
@@ -340,8 +340,7 @@ func (f *Firmware) discardWhole(x *ppc.Exec, s rxdma.SOM, w *Wire) {
 // node dst by PIO, queued while the PIO FIFO or buffer is full.
 func (f *Firmware) sendCtl(x *ppc.Exec, dst router.NodeID, seq uint32, nack bool) {
 	x.Instr(f.p.FwCtlInstr)
-	f.wireID++
-	w := &Wire{Kind: Ctl, Src: f.node, Dst: dst, Seq: seq, Nack: nack, ID: uint64(f.node)<<40 | 1<<39 | f.wireID}
+	w := &Wire{Kind: Ctl, Src: f.node, Dst: dst, Seq: seq, Nack: nack, ID: f.fwWireID()}
 	if !nack {
 		f.GBN.AcksSent++
 	}
@@ -365,6 +364,17 @@ func (f *Firmware) onCtlSent(x *ppc.Exec) {
 	f.g.pioN--
 	f.g.pioB -= int64(f.p.CtlBytes)
 	f.flushCtl(x)
+}
+
+// waitForSource queues transmit t when, with gbn, no source structure is free for its
+// destination dst (it starts when one frees: retryTxWait); false when t can start.
+func (f *Firmware) waitForSource(dst router.NodeID, t txWaiting) bool {
+	if f.g == nil || f.srcs[dst] != nil || len(f.srcs) < f.p.Sources {
+		return false
+	}
+	f.GBN.SourceWaits++
+	f.g.txWait = append(f.g.txWait, t)
+	return true
 }
 
 // retryTxWait takes the transmits that waited for a source structure, while there are
@@ -466,10 +476,6 @@ func (f *Firmware) onEQConsumed(x *ppc.Exec, c EQConsumed) {
 	for len(f.g.heldEv) > 0 && f.eqNext-f.g.consumed < uint64(f.p.EQSlots) {
 		ev := f.g.heldEv[0]
 		f.g.heldEv = f.g.heldEv[1:]
-		ev.Slot, ev.Seq = genericSlot(f.eqNext, f.p.EQSlots), f.eqNext
-		x.HostWrite(eventSlotBytes, ev)
-		f.eqNext++
-		x.Interrupt(IRQVector)
-		f.Stats.Interrupts++
+		f.writeEvent(x, ev)
 	}
 }
