@@ -42,6 +42,7 @@ func TestCostModelCycles(t *testing.T) {
 		{"uncached load, caches off", false, false, func(x *Exec) { x.LoadUncached(10) }, 120},
 		{"uncached store", true, true, func(x *Exec) { x.StoreUncached(10) }, 20},
 		{"host load: ten SRAM reads", true, true, func(x *Exec) { x.LoadHost(1) }, 10 * 12},
+		{"33 bytes of cached host memory: two 32-byte lines", true, true, func(x *Exec) { x.LoadHostCached(33) }, 2 * 10 * 12},
 		{"TX command: two stores", true, true, func(x *Exec) { x.TX(&txdma.Command{}) }, 4},
 		{"PIO of 9 B: 2 + 2 stores", true, true, func(x *Exec) { x.PIO(&txdma.PIO{Bytes: 9}) }, 8},
 		{"host write of 17 B: three posted stores", true, true, func(x *Exec) { x.HostWrite(17, nil) }, 12},

@@ -87,6 +87,16 @@ func (x *Exec) LoadHost(n int) {
 	x.c.Work.HostLoads += int64(n)
 }
 
+// CacheLineBytes is the PowerPC 440's cache line (IBM PPC440 core: 32-byte lines in its
+// 32 KB instruction and data caches, Pedretti & Hudson 2005 s.5.1 for the caches).
+const CacheLineBytes = 32
+
+// LoadHostCached charges reading n bytes of host memory mapped cached (a record the
+// firmware keeps there, such as a spilled CAM entry): one host load per cache line.
+func (x *Exec) LoadHostCached(n actors.Bytes) {
+	x.LoadHost(int((n + CacheLineBytes - 1) / CacheLineBytes))
+}
+
 // Trace is a trace point (Pedretti & Hudson 2005 s.3.3): when compiled in, it costs
 // TraceCost and records fn+offset, the time and value in the trace ring; when compiled
 // out it costs nothing.

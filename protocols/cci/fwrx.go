@@ -441,7 +441,7 @@ func (c camFW) Unspill(x *ppc.Exec, pr *peer) {
 	if pr.rec < c.f.p.LocalPeers {
 		x.Load(int(c.f.p.PeerBytes / 4))
 	} else {
-		x.LoadHost(int((c.f.p.PeerBytes + 31) / 32)) // cached lines of 32 bytes
+		x.LoadHostCached(c.f.p.PeerBytes)
 	}
 }
 func (c camFW) Swapped(*ppc.Exec, *peer) { c.f.Stats.Swaps++ }

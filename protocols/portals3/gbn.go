@@ -458,7 +458,7 @@ func (c camFW) Spill(x *ppc.Exec, _ *source) {
 }
 
 func (c camFW) Unspill(x *ppc.Exec, _ *source) {
-	x.LoadHost(int((c.f.p.SourceBytes + 31) / 32)) // cached lines of 32 bytes
+	x.LoadHostCached(c.f.p.SourceBytes)
 	c.f.GBN.Refills++
 }
 
