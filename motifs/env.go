@@ -34,7 +34,8 @@ type rankLog struct {
 	// Verify: payloads checked intact, not intact, received twice; the identities seen.
 	verified, corrupt, dupes int64
 	seen                     map[uint64]bool
-	payloads                 int64 // Verify, collectives: payloads sent (point-to-point: len(sends))
+	payloads                 int64  // Verify, collectives: payloads sent (point-to-point: len(sends))
+	want                     []byte // Verify: the expected payload, rebuilt for each check
 }
 
 // msgRec is a message as one side saw it: the other rank, when it was sent (at the
@@ -427,7 +428,10 @@ func (lg *rankLog) check(b []byte, src int) {
 
 // checkID verifies a received payload that must be message id's.
 func (lg *rankLog) checkID(b []byte, id uint64) {
-	want := make([]byte, len(b))
+	if cap(lg.want) < len(b) {
+		lg.want = make([]byte, len(b))
+	}
+	want := lg.want[:len(b)]
 	fillPayload(want, id)
 	if !bytes.Equal(b, want) {
 		lg.corrupt++
@@ -459,8 +463,8 @@ func fillOperand(b []byte, r, it int) {
 // rank's vector counted once, and nothing else. One payload, intact or corrupt.
 func (lg *rankLog) checkSum(b []byte, p, it int) {
 	for j := 0; j+8 <= len(b); j += 8 {
-		// sum over r of (r+1)*k = k*p*(p+1)/2
-		want := float64((j/8%1024 + it%64 + 1) * p * (p + 1) / 2)
+		// operand(r, it, j) = (r+1) * operand(0, it, j): the sum over r is p(p+1)/2 times it
+		want := operand(0, it, j/8) * float64(p*(p+1)/2)
 		if math.Float64frombits(binary.LittleEndian.Uint64(b[j:])) != want {
 			lg.corrupt++
 			return

@@ -65,6 +65,10 @@ func ParsePlacement(s string) (Placement, error) {
 }
 
 // Config is a motif run.
+// VerifyMinSize is the smallest message Config.Verify can check: a payload starts with
+// its 8-byte identity (sender, iteration, number).
+const VerifyMinSize = 8
+
 type Config struct {
 	Machine machine.Params
 	Portals portals3.Params
@@ -144,10 +148,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("warmup must be >= 0 (got %d)", c.Warmup)
 	case c.Size < 0:
 		return fmt.Errorf("size must be >= 0B (got %s)", c.Size)
-	case c.Verify && c.Motif == Allreduce && c.Size%8 != 0:
-		return fmt.Errorf("verify needs an allreduce vector of float64, a multiple of 8B (got %s)", c.Size)
-	case c.Verify && c.Size < 8:
-		return fmt.Errorf("verify needs messages of at least 8B, to carry their identity (got %s)", c.Size)
+	case c.Verify && c.Size < VerifyMinSize:
+		return fmt.Errorf("verify needs messages of at least %s, to carry their identity (got %s)", actors.Bytes(VerifyMinSize), c.Size)
 	case c.Motif == Allreduce && c.Size%8 != 0:
 		return fmt.Errorf("allreduce size must be a multiple of 8B (float64 elements; got %s)", c.Size)
 	case c.Compute < 0:

@@ -13,6 +13,7 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/results"
 	"github.com/seastar-sim/seastar/motifs"
+	"github.com/seastar-sim/seastar/params"
 )
 
 // run faults: a campaign of injected faults over an MPI motif. Each point runs the
@@ -106,44 +107,19 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 	if err != nil {
 		return err
 	}
-	// The lists of the parameters' own values (ranges too), as --vary takes them.
-	parse := func(flag, key, list string) ([]actors.Prob, error) {
-		vals, err := tree.ParseList(key, list)
-		if err != nil {
-			return nil, usage(fmt.Errorf("--%s: %w", flag, err))
-		}
-		out := make([]actors.Prob, len(vals))
-		for i, v := range vals {
-			out[i] = actors.MustParseProb(v) // canonical text of a valid probability
-		}
-		return out, nil
-	}
-	crcs, err := parse("crc", "router.crc_error_rate", crcList)
+	crcs, err := faultValues(tree, "crc", "router.crc_error_rate", crcList, actors.ParseProb)
 	if err != nil {
 		return err
 	}
-	drops, err := parse("drop", "rxdma.drop_rate", dropList)
+	drops, err := faultValues(tree, "drop", "rxdma.drop_rate", dropList, actors.ParseProb)
 	if err != nil {
 		return err
 	}
-	durations := func(flag, key, list string) ([]actors.Duration, error) {
-		vals, err := tree.ParseList(key, list)
-		if err != nil {
-			return nil, usage(fmt.Errorf("--%s: %w", flag, err))
-		}
-		out := make([]actors.Duration, len(vals))
-		for i, v := range vals {
-			if out[i], err = actors.ParseDuration(v); err != nil {
-				return nil, usage(fmt.Errorf("--%s: %w", flag, err))
-			}
-		}
-		return out, nil
-	}
-	stalls, err := durations("stall", "ppc.stall_for", fl.stall)
+	stalls, err := faultValues(tree, "stall", "ppc.stall_for", fl.stall, actors.ParseDuration)
 	if err != nil {
 		return err
 	}
-	downs, err := durations("down", "router.down_for", fl.down)
+	downs, err := faultValues(tree, "down", "router.down_for", fl.down, actors.ParseDuration)
 	if err != nil {
 		return err
 	}
@@ -195,7 +171,7 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 			return err
 		}
 		// The motifs carry real payloads, each checked at its receiver (motifs.Config.Verify).
-		mc.Verify = mc.Size >= 8 && (mc.Motif != motifs.Allreduce || mc.Size%8 == 0)
+		mc.Verify = mc.Size >= motifs.VerifyMinSize
 		if !c.quiet {
 			fmt.Fprintf(cmd.ErrOrStderr(), "faults: crc_error_rate %s, drop_rate %s, nic stall %s, link down %s\n", crc, drop, pt.stall, pt.down)
 		}
@@ -277,6 +253,22 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		return failed(errDataLost)
 	}
 	return nil
+}
+
+// faultValues parses flag's list as values of the parameter key (its own syntax,
+// ranges too, as --vary takes them) and converts each value's canonical text.
+func faultValues[T any](tree *params.Tree, flag, key, list string, conv func(string) (T, error)) ([]T, error) {
+	vals, err := tree.ParseList(key, list)
+	if err != nil {
+		return nil, usage(fmt.Errorf("--%s: %w", flag, err))
+	}
+	out := make([]T, len(vals))
+	for i, v := range vals {
+		if out[i], err = conv(v); err != nil {
+			return nil, usage(fmt.Errorf("--%s: %w", flag, err))
+		}
+	}
+	return out, nil
 }
 
 // faultPlots draws, into DIR/plots, the time lost and the iteration time against each
