@@ -323,16 +323,17 @@ func endpointFor(cfg ClusterConfig) (*endpoint, error) {
 	if cfg.TLS && len(cfg.Token) == 0 {
 		return nil, configErrorf("cluster: TLS needs a session token")
 	}
+	key := tlsKey(cfg, host)
 	endpoints.mu.Lock()
 	defer endpoints.mu.Unlock()
 	for _, ep := range endpoints.all {
 		_, p, _ := net.SplitHostPort(ep.addr)
-		if ep.host == host && (port == 0 || p == strconv.Itoa(port)) && ep.tlsKey == tlsKey(cfg, host) {
+		if ep.host == host && (port == 0 || p == strconv.Itoa(port)) && ep.tlsKey == key {
 			return ep, nil
 		}
 	}
 	var tc *tls.Config
-	if tlsKey(cfg, host) != "" {
+	if key != "" {
 		if tc, err = clusterTLS(cfg.Token); err != nil {
 			return nil, err
 		}
@@ -341,7 +342,7 @@ func endpointFor(cfg ClusterConfig) (*endpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	ep.tlsKey = tlsKey(cfg, host)
+	ep.tlsKey = key
 	endpoints.all = append(endpoints.all, ep)
 	return ep, nil
 }

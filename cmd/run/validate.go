@@ -115,8 +115,7 @@ func (c *common) runValidate(cmd *cobra.Command) error {
 	if !c.quiet {
 		stderr := cmd.ErrOrStderr()
 		v.progress = func(item string) {
-			v.simulation++
-			fmt.Fprintf(stderr, "validate: %d/%d %s\n", v.simulation, len(validationSteps), item)
+			fmt.Fprintf(stderr, "validate: %d/%d %s\n", v.simulation, validationSimulations, item)
 		}
 	}
 	items, err := v.run()
@@ -147,12 +146,9 @@ func round6(f float64) float64 {
 	return math.Round(f*p) / p
 }
 
-// validationSteps names the simulations run, for the progress lines.
-var validationSteps = []string{"PortalPerf put, sizes", "PortalPerf get", "PortalPerf bidirectional put",
-	"OSU MPI latency", "OSU MPI latency, caches off", "OSU MPI latency, caches off", "OSU MPI latency, D-cache off", "OSU MPI latency, no write-through",
-	"OSU MPI latency, no very small message path", "PortalPerf put 0 B, firmware work", "NetPIPE bidirectional, sizes",
-	"CCI ping-pong UU 0 B", "CCI ping-pong RO 0 B", "CCI ping-pong UU 4 KB", "xt5 Portals ping-pong, sizes",
-	"xt5 Portals ping-pong with acks", "StarT-JR JAM Table 2 (IEEE 1394)", "StarT-JR shared-memory read", "StarT-JR JAM on Arctic"}
+// validationSimulations is the number of simulations run computes, for the progress
+// lines ("validate: 3/19 ..."); run fails if it does not match what it ran.
+const validationSimulations = 19
 
 // perf runs PortalPerf op over sizes on cfg.
 func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak func(*portals3.PerfConfig)) ([]portals3.PerfRow, error) {
@@ -270,9 +266,10 @@ func jumpSize(sizes []int64, lat []actors.Duration, jump actors.Duration) float6
 	return math.NaN()
 }
 
-func (v *validator) step(i int) {
+func (v *validator) step(name string) {
+	v.simulation++
 	if v.progress != nil {
-		v.progress(validationSteps[i])
+		v.progress(name)
 	}
 }
 
@@ -295,7 +292,7 @@ func (v *validator) run() ([]validationItem, error) {
 	sizes = append(sizes, 100<<10)
 	slices.Sort(sizes)
 	sizes = slices.Compact(sizes)
-	v.step(0)
+	v.step("PortalPerf put, sizes")
 	put, err := v.perf(v.red, portals3.PerfPut, sizes, nil)
 	if err != nil {
 		return nil, err
@@ -321,13 +318,13 @@ func (v *validator) run() ([]validationItem, error) {
 	add("PortalPerf put half-bandwidth message size", b05+" s.6", "B", 0, halfBandwidth(geo, geoBW))
 	add("very small message step: PortalPerf latency 13 B - 12 B", p05+" s.5.2 (Figure 6)", "us", 0,
 		(at(put, 13).Latency - at(put, 12).Latency).Microseconds())
-	v.step(1)
+	v.step("PortalPerf get")
 	get, err := v.perf(v.red, portals3.PerfGet, []int64{0}, nil)
 	if err != nil {
 		return nil, err
 	}
 	add("PortalPerf get latency, 0 B", b05+" s.6", "us", 0, get[0].Latency.Microseconds())
-	v.step(2)
+	v.step("PortalPerf bidirectional put")
 	bidir, err := v.perf(v.red, portals3.PerfBidir, []int64{0}, nil)
 	if err != nil {
 		return nil, err
@@ -336,14 +333,14 @@ func (v *validator) run() ([]validationItem, error) {
 	// Pedretti & Hudson 2005 s.5: the firmware optimizations, measured as the paper did,
 	// with OSU's MPI latency test: caches (s.5.1), the very small message path (s.5.2),
 	// the write-through technique (s.5.3), each against the firmware with all of them.
-	v.step(3)
+	v.step("OSU MPI latency")
 	mpiSizes := []int64{0, 8, 16}
 	base, err := v.osuLatency(v.red, mpiSizes, nil)
 	if err != nil {
 		return nil, err
 	}
 	add("OSU MPI latency, 0 B (firmware with every optimization)", p05+" s.5 (Figures 5, 6)", "us", 0, base[0].Latency.Microseconds())
-	for i, o := range []struct {
+	for _, o := range []struct {
 		item, section string
 		size          int
 		tweak         func(*osu.Config)
@@ -359,7 +356,7 @@ func (v *validator) run() ([]validationItem, error) {
 		{"very small message saving: MPI latency, 8 B", p05 + " s.5.2 (Figure 6)", 1,
 			func(oc *osu.Config) { oc.Portals.InlineMax = 0 }},
 	} {
-		v.step(4 + i)
+		v.step("OSU MPI latency for " + o.item)
 		rows, err := v.osuLatency(v.red, mpiSizes, o.tweak)
 		if err != nil {
 			return nil, err
@@ -367,7 +364,7 @@ func (v *validator) run() ([]validationItem, error) {
 		add(o.item, o.section, "us", 0, (rows[o.size].Latency - base[o.size].Latency).Microseconds())
 	}
 	// What the firmware does per message (both NICs): the work the caches speed up.
-	v.step(9)
+	v.step("PortalPerf put 0 B, firmware work")
 	work, err := v.perfWork(v.red, 0)
 	if err != nil {
 		return nil, err
@@ -380,7 +377,7 @@ func (v *validator) run() ([]validationItem, error) {
 	add("PPC work per 0 B put, both NICs: 8-byte stores into host memory", p05+" s.4.3", "count", 0, per(work.HostStores))
 	// NetPIPE bidirectional: bandwidth and half-bandwidth point (sizes are per direction;
 	// NetPIPE plots the total).
-	v.step(10)
+	v.step("NetPIPE bidirectional, sizes")
 	var npSizes []int64
 	for s := int64(1); s <= 1<<20; s *= 2 {
 		npSizes = append(npSizes, s)
@@ -397,11 +394,11 @@ func (v *validator) run() ([]validationItem, error) {
 	add("NetPIPE bidirectional bandwidth, 2 x 1 MB", b05+" s.6 (Figure 7)", "MB/s", 0, npBW[len(npBW)-1]/1e6)
 	add("NetPIPE bidirectional half-bandwidth point (total bytes)", b05+" s.6 (Figure 7)", "B", 0, halfBandwidth(npTotal, npBW))
 	// CCI on the XT5.
-	for i, c := range []struct {
+	for _, c := range []struct {
 		attr cci.Attr
 		size int64
 	}{{cci.UU, 0}, {cci.RO, 0}, {cci.UU, 4096}} {
-		v.step(11 + i)
+		v.step(fmt.Sprintf("CCI ping-pong %s %d B", c.attr, c.size))
 		lat, err := v.cciLatency(c.attr, c.size)
 		if err != nil {
 			return nil, err
@@ -410,7 +407,7 @@ func (v *validator) run() ([]validationItem, error) {
 	}
 	// Portals on the XT5 under Linux: the jump where the body leaves the header, and
 	// the cost of an ack.
-	v.step(14)
+	v.step("xt5 Portals ping-pong, sizes")
 	var xs []int64
 	for s := int64(0); s <= 32; s++ {
 		xs = append(xs, s)
@@ -425,7 +422,7 @@ func (v *validator) run() ([]validationItem, error) {
 		xl = append(xl, r.Latency)
 	}
 	add("xt5 Portals: size where the body leaves the header (latency jump)", d11+" s.V", "B", 0, jumpSize(xs, xl, headerJump))
-	v.step(15)
+	v.step("xt5 Portals ping-pong with acks")
 	xa, err := v.netpipe(v.xt5, portals3.NetPIPEPingPong, []int64{0}, true)
 	if err != nil {
 		return nil, err
@@ -435,7 +432,7 @@ func (v *validator) run() ([]validationItem, error) {
 	// shared-memory read, and the JAM_4 figures on Arctic (Table 3).
 	const h96 = "Hoe & Ehrlich 1996"
 	targets := map[string][4]float64{"JAM_4": {2.2, 1.1, 29, 29}, "JAM_n=1": {2.0, 1.3, 27, 26}, "JAM_n=20": {5.4, 3.5, 42, 42}}
-	v.step(16)
+	v.step("StarT-JR JAM Table 2 (IEEE 1394)")
 	for _, pr := range funi.Table2 {
 		row, reps, err := funi.Table(v.ctx, v.sjr.Params, v.sjr.FUNI, pr, funi.DefaultTableConfig(), v.opts)
 		if err != nil {
@@ -449,14 +446,14 @@ func (v *validator) run() ([]validationItem, error) {
 		add("StarT-JR "+pr.Name+" receive, per message", h96+" Table 2", "us", t[3], row.RecvPer.Microseconds())
 		add("StarT-JR "+pr.Name+" latency, one way", h96+" Table 2", "us", 0, row.Latency.Microseconds())
 	}
-	v.step(17)
+	v.step("StarT-JR shared-memory read")
 	hit, _, rep, err := funi.ShmRead(v.ctx, v.sjr.Params, v.sjr.FUNI, 4, v.opts)
 	if err != nil {
 		return nil, err
 	}
 	v.reports = append(v.reports, rep)
 	add("StarT-JR shared-memory read, cached in FUNI", h96+" s.1", "us", 2.0, hit.Microseconds())
-	v.step(18)
+	v.step("StarT-JR JAM on Arctic")
 	pr, _ := funi.PrimitiveByName("JAM_4")
 	row, reps, err := funi.Table(v.ctx, v.arctic.Params, v.arctic.FUNI, pr, funi.DefaultTableConfig(), v.opts)
 	if err != nil {
@@ -466,5 +463,8 @@ func (v *validator) run() ([]validationItem, error) {
 	add("StarT-JR on Arctic: JAM_4 overhead (send + receive)", h96+" Table 3", "us", 0, (row.SendOverhead + row.RecvOverhead).Microseconds())
 	add("StarT-JR on Arctic: JAM_4 latency, one way", h96+" Table 3", "us", 0, row.Latency.Microseconds())
 	add("StarT-JR on Arctic: JAM_4 bandwidth", h96+" Table 3", "MB/s", 0, row.SendMBps)
+	if v.simulation != validationSimulations {
+		return nil, fmt.Errorf("validate ran %d simulations, validationSimulations says %d", v.simulation, validationSimulations)
+	}
 	return items, nil
 }

@@ -304,8 +304,7 @@ func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer) erro
 
 // workerGlobals are the global flags a coordinator may give a worker: they set the
 // model and how it runs, and name no path.
-var workerGlobals = map[string]bool{"seed": true, "set": true, "workers": true, "partition": true, "engine": true,
-	"sync": true, "format": true}
+var workerGlobals = []string{"seed", "set", "workers", "partition", "engine", "sync", "format"}
 
 // workerRun checks the run a coordinator asked for and returns the command that runs
 // it in this process: a simulation (phold, motif NAME, bench NAME) with the
@@ -348,11 +347,11 @@ func workerRun(spec actors.RunSpec, stdout, stderr io.Writer) (*cobra.Command, e
 	fs := target.Flags()    // sets the flags as parsing would (bound keys are read from its changed flags)
 	for _, f := range spec.Flags {
 		switch {
-		case workerGlobals[f.Name]:
+		case slices.Contains(workerGlobals, f.Name):
 		case f.Name != "help" && local.Lookup(f.Name) != nil:
 		default:
-			return nil, fmt.Errorf("flag --%s is not taken by a worker (it takes the configuration as content, %s and the command's own flags)",
-				f.Name, "--seed, --set, --workers, --partition, --engine, --sync, --format")
+			return nil, fmt.Errorf("flag --%s is not taken by a worker (it takes the configuration as content, --%s and the command's own flags)",
+				f.Name, strings.Join(workerGlobals, ", --"))
 		}
 		if err := fs.Set(f.Name, f.Value); err != nil {
 			return nil, usage(fmt.Errorf("--%s: %w", f.Name, err))

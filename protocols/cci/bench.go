@@ -468,18 +468,24 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 	return res, nil
 }
 
-// registerRetry registers n bytes, trying again after a pause while the kernel cannot
-// pin the pages (host.pin_fail_rate), as an application would; it gives up after
-// registerTries attempts.
+// The benchmark application's answer to a registration the kernel could not pin
+// (host.pin_fail_rate): wait registerBackoff and try again, at most registerTries
+// times. Both assumed: the paper's benchmarks register once and never fail.
+const (
+	registerTries   = 100
+	registerBackoff = 10 * actors.Microsecond
+)
+
+// registerRetry registers n bytes, trying again after registerBackoff while the kernel
+// cannot pin the pages, as an application would.
 func registerRetry(pr *Process, ep *Endpoint, n int64, acc Access) (Handle, error) {
-	const registerTries = 100
 	var err error
 	for range registerTries {
 		var h Handle
 		if h, err = ep.Register(n, nil, acc); !errors.Is(err, ErrNoMem) {
 			return h, err
 		}
-		pr.p.Compute(10 * actors.Microsecond) // assumed: the application's back-off
+		pr.p.Compute(registerBackoff)
 	}
 	return Handle{}, err
 }
