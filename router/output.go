@@ -8,7 +8,7 @@ import "github.com/seastar-sim/seastar/actors"
 // whose downstream buffer has a credit.
 func (p *Port) transmit(ctx actors.Context) {
 	now := ctx.Now()
-	if c := p.cfg; c.downTo > 0 && now >= c.downFrom && now < c.downTo && p.node == c.downNode && p.dir == c.downDir && p.busyUntil < c.downTo {
+	if c := p.cfg; p.down && now >= c.downFrom && now < c.downTo && p.busyUntil < c.downTo {
 		p.busyUntil = c.downTo // the link is down (fault injection): nothing leaves until it is back
 	}
 	if now < p.busyUntil {

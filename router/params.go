@@ -116,12 +116,12 @@ func (p Params) Validate() error {
 		return fmt.Errorf("retry_delay must be >= 0 (got %s)", p.RetryDelay)
 	case p.DownNode < -1 || p.DownAt < 0 || p.DownFor < 0:
 		return fmt.Errorf("down_node must be >= -1, down_at and down_for >= 0")
-	case !slices.Contains(dirNames[:NIC], p.DownDir):
-		return fmt.Errorf("down_dir must be one of %s (got %q)", strings.Join(dirNames[:NIC], ", "), p.DownDir)
+	case !isLinkDir(p.DownDir):
+		return linkDirError("down_dir", p.DownDir)
 	case p.CRCNode < -1:
 		return fmt.Errorf("crc_node must be >= -1 (got %d)", p.CRCNode)
-	case !slices.Contains(dirNames[:NIC], p.CRCDir):
-		return fmt.Errorf("crc_dir must be one of %s (got %q)", strings.Join(dirNames[:NIC], ", "), p.CRCDir)
+	case !isLinkDir(p.CRCDir):
+		return linkDirError("crc_dir", p.CRCDir)
 	case p.NICLatency <= 0:
 		return fmt.Errorf("nic_latency must be > 0 (got %s)", p.NICLatency)
 	case p.Arbitration != "age" && p.Arbitration != "round_robin":
@@ -149,3 +149,11 @@ func (p Params) CableLatency() actors.Duration {
 
 // CrossbarLatency is the latency of a crossbar link inside a router: one cycle.
 func (p Params) CrossbarLatency() actors.Duration { return p.Clock.Cycles(1) }
+
+// isLinkDir reports whether name is a router-to-router port (xp, xm, yp, ym, zp, zm).
+func isLinkDir(name string) bool { return slices.Contains(dirNames[:NIC], name) }
+
+// linkDirError is the error of a key that must name a router-to-router port.
+func linkDirError(key, got string) error {
+	return fmt.Errorf("%s must be one of %s (got %q)", key, strings.Join(dirNames[:NIC], ", "), got)
+}

@@ -1,8 +1,6 @@
 package router
 
 import (
-	"slices"
-
 	"github.com/seastar-sim/seastar/actors"
 )
 
@@ -18,9 +16,7 @@ type config struct {
 	packetTime   actors.Duration
 	hop          actors.Duration // pipeline latency, for NIC-to-NIC loopback
 	from, to     actors.Time     // statistics window
-	downNode     NodeID          // fault injection: the link of this node and port is down in [downFrom, downTo)
-	downDir      Dir
-	downFrom     actors.Time
+	downFrom     actors.Time     // fault injection: the link of down_node's port down_dir is down in [downFrom, downTo)
 	downTo       actors.Time
 }
 
@@ -28,7 +24,6 @@ func newConfig(topo Topology, p Params, ejectCredits int, dateline bool) *config
 	c := &config{p: p, topo: topo, vcs: p.VCs, ejectCredits: ejectCredits, dateline: dateline,
 		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime}
 	if p.DownNode >= 0 && p.DownFor > 0 {
-		c.downNode, c.downDir = NodeID(p.DownNode), Dir(slices.Index(dirNames[:], p.DownDir))
 		c.downFrom, c.downTo = actors.Time(0).Add(p.DownAt), actors.Time(0).Add(p.DownAt+p.DownFor)
 	}
 	return c
@@ -67,6 +62,7 @@ type Port struct {
 	wakeSet   bool          // a wake is scheduled at busyUntil
 	connected bool          // the external link exists (false on a mesh edge)
 	crc       bool          // its link has CRC errors (crc_error_rate, on every link or crc_node's)
+	down      bool          // its link is the one fault injection takes down (down_node, down_dir)
 	waiting   [MaxVCs]int16 // packets in out, by VC
 	credits   [MaxVCs]int16 // free slots downstream, by VC
 	hop       [MaxVCs]Hop   // cached routing decision of each input VC's head
@@ -104,6 +100,7 @@ func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 	p := &Port{cfg: cfg, node: node, coord: cfg.topo.Coord(node), dir: d, extOut: actors.Port(d), connected: connected,
 		stallFrom: -1, buffered: -1}
 	p.crc = cfg.crc && d != NIC && (cfg.p.CRCNode < 0 || node == NodeID(cfg.p.CRCNode) && dirNames[d] == cfg.p.CRCDir)
+	p.down = cfg.downTo > 0 && node == NodeID(cfg.p.DownNode) && dirNames[d] == cfg.p.DownDir
 	vcs := cfg.vcs
 	p.in = newQueues(vcs, cfg.p.InputBufferPackets)
 	p.out = newQueues(int(numDirs)*vcs, cfg.p.OutputQueuePackets)
