@@ -55,14 +55,14 @@ type CPU struct {
 	readTag uint64
 	irq     IRQHandler
 
-	inIRQ      bool        // the handler is running (its end is not known yet)
-	irqVector  int         // the vector it runs for
-	irqStart   actors.Time // when it took the interrupt
-	irqItems   int         // items the pass has handled so far
-	irqPending []int       // vectors raised while it runs, in order, once each
-	deferred   []deferral  // core-0 processes due while it runs
-	kern       Kernel      // the handler's view of the current step (stepIRQ)
-	resumes    []*resume   // resumes delivered: the CPU sends them to itself, so it reuses them
+	inIRQ      bool                    // the handler is running (its end is not known yet)
+	irqVector  int                     // the vector it runs for
+	irqStart   actors.Time             // when it took the interrupt
+	irqItems   int                     // items the pass has handled so far
+	irqPending []int                   // vectors raised while it runs, in order, once each
+	deferred   []deferral              // core-0 processes due while it runs
+	kern       Kernel                  // the handler's view of the current step (stepIRQ)
+	resumes    actors.FreeList[resume] // resumes delivered: the CPU sends them to itself, so it reuses them
 
 	Stats Stats
 }
@@ -90,12 +90,7 @@ func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc) 
 // sendResume sends r to the CPU itself after d, in a record it reuses once delivered
 // (no allocation per wait).
 func (c *CPU) sendResume(ctx actors.Context, r resume, d actors.Duration) {
-	var m *resume
-	if n := len(c.resumes); n > 0 {
-		m, c.resumes = c.resumes[n-1], c.resumes[:n-1]
-	} else {
-		m = new(resume)
-	}
+	m := c.resumes.Get()
 	*m = r
 	ctx.SendSelf(m, d)
 }
@@ -168,7 +163,7 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *resume:
 		r := *m
-		c.resumes = append(c.resumes, m)
+		c.resumes.Put(m)
 		p := c.procs[r.proc]
 		if r.tok != p.tok || (r.timer && !c.expire(p)) {
 			return

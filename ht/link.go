@@ -17,7 +17,7 @@ type Link struct {
 	p     Params
 	busy  [2]actors.Time // each direction is free from this time on
 	Stats Stats
-	free  []*readReady // reads served: the link sends them to itself, so it reuses them (no allocation per read)
+	free  actors.FreeList[readReady] // reads served: the link sends them to itself, so it reuses them (no allocation per read)
 }
 
 // Stats counts the link's traffic per direction (index 0 down, 1 up).
@@ -109,12 +109,7 @@ func (l *Link) onRead(ctx actors.Context, r Read, req *Read) {
 		serve = l.p.SRAMLatency
 	}
 	ready := sent.Add(l.p.Latency).Add(serve)
-	var rr *readReady
-	if n := len(l.free); n > 0 {
-		rr, l.free = l.free[n-1], l.free[:n-1]
-	} else {
-		rr = new(readReady)
-	}
+	rr := l.free.Get()
 	*rr = readReady{to: src, bytes: r.Bytes, tag: r.Tag, req: req}
 	ctx.SendSelf(rr, ready.Sub(ctx.Now()))
 }
@@ -132,7 +127,7 @@ func (l *Link) onReadReady(ctx actors.Context, r *readReady) {
 		ctx.Send(actors.Port(r.to), ReadDone{Bytes: r.bytes, Tag: r.tag}, at)
 	}
 	*r = readReady{}
-	l.free = append(l.free, r)
+	l.free.Put(r)
 }
 
 func (l *Link) onInterrupt(ctx actors.Context, i Interrupt) {
