@@ -50,3 +50,22 @@ func TestFIFOOrderAndReuse(t *testing.T) {
 	})
 	assert.Zero(t, allocs, "pushed and popped within its largest size")
 }
+
+// A lazy array behaves as a zeroed array of its length; only the chunks touched exist.
+func TestLazyArray(t *testing.T) {
+	a := NewLazyArray[int](50, 16)
+	assert.Equal(t, 50, a.Len())
+	*a.At(49) = 7
+	*a.At(3) = 1
+	assert.Equal(t, 7, *a.At(49))
+	assert.Equal(t, 1, *a.At(3))
+	assert.Zero(t, *a.At(20))
+	assert.Same(t, a.At(49), a.At(49))
+	touched := 0
+	for _, c := range a.chunks {
+		if c != nil {
+			touched++
+		}
+	}
+	assert.Equal(t, 3, touched, "chunks of elements 3, 20 and 49")
+}

@@ -2,6 +2,7 @@ package cam
 
 import (
 	"fmt"
+	"github.com/seastar-sim/seastar/actors"
 
 	"github.com/seastar-sim/seastar/router"
 )
@@ -40,27 +41,16 @@ func (c Command) String() string {
 // commands. The index from source to entry makes a lookup O(1); semantics are those of
 // a content-addressable memory: at most one valid entry per source.
 type Table struct {
-	depth  int
-	n      int       // entries
-	chunks [][]entry // the entries, entryChunk a chunk, allocated when first touched
-	index  map[router.NodeID]int
-	free   int // number of invalid entries
+	depth   int
+	entries actors.LazyArray[entry] // in chunks of entryChunk, allocated when first touched
+	index   map[router.NodeID]int
+	free    int // number of invalid entries
 }
 
 // entryChunk is how many entries the table allocates at a time: the firmware binds the
 // lowest free entries first and most nodes talk to few peers at once, so a node's
 // 256 entries mostly never exist (a machine of 10,000 nodes saves over 100 MB).
 const entryChunk = 16
-
-// entry returns entry i (0 <= i < n).
-func (t *Table) entry(i int) *entry {
-	c := t.chunks[i/entryChunk]
-	if c == nil {
-		c = make([]entry, entryChunk)
-		t.chunks[i/entryChunk] = c
-	}
-	return &c[i%entryChunk]
-}
 
 type entry struct {
 	valid bool
@@ -72,11 +62,11 @@ type entry struct {
 
 // NewTable returns an empty CAM with n entries of depth commands each.
 func NewTable(n, depth int) *Table {
-	return &Table{depth: depth, n: n, chunks: make([][]entry, (n+entryChunk-1)/entryChunk), index: map[router.NodeID]int{}, free: n}
+	return &Table{depth: depth, entries: actors.NewLazyArray[entry](n, entryChunk), index: map[router.NodeID]int{}, free: n}
 }
 
 // Len is the number of entries; Free the number of unbound ones.
-func (t *Table) Len() int  { return t.n }
+func (t *Table) Len() int  { return t.entries.Len() }
 func (t *Table) Free() int { return t.free }
 
 // Set binds entry i to src. The entry must be free and no other entry may match src.
@@ -84,7 +74,7 @@ func (t *Table) Set(i int, src router.NodeID) error {
 	if err := t.check(i); err != nil {
 		return err
 	}
-	e := t.entry(i)
+	e := t.entries.At(i)
 	if e.valid {
 		return fmt.Errorf("cam: entry %d already matches node %d", i, e.src)
 	}
@@ -105,7 +95,7 @@ func (t *Table) Clear(i int) error {
 	if err := t.check(i); err != nil {
 		return err
 	}
-	e := t.entry(i)
+	e := t.entries.At(i)
 	switch {
 	case !e.valid:
 		return fmt.Errorf("cam: entry %d is not in use", i)
@@ -124,7 +114,7 @@ func (t *Table) Swap(i int, src router.NodeID, cmds []Command) (router.NodeID, [
 	if err := t.check(i); err != nil {
 		return 0, nil, err
 	}
-	e := t.entry(i)
+	e := t.entries.At(i)
 	switch {
 	case !e.valid:
 		return 0, nil, fmt.Errorf("cam: swap of unused entry %d", i)
@@ -154,7 +144,7 @@ func (t *Table) Push(i int, c Command) error {
 	if err := t.check(i); err != nil {
 		return err
 	}
-	e := t.entry(i)
+	e := t.entries.At(i)
 	switch {
 	case !e.valid:
 		return fmt.Errorf("cam: push to unused entry %d", i)
@@ -174,7 +164,7 @@ func (t *Table) Lookup(src router.NodeID) (int, bool) {
 
 // Pop removes and returns the first command of entry i, if any.
 func (t *Table) Pop(i int) (Command, bool) {
-	e := t.entry(i)
+	e := t.entries.At(i)
 	if !e.valid || e.n == 0 {
 		return Command{}, false
 	}
@@ -185,14 +175,14 @@ func (t *Table) Pop(i int) (Command, bool) {
 }
 
 // Queued is the number of commands in entry i's queue.
-func (t *Table) Queued(i int) int { return t.entry(i).n }
+func (t *Table) Queued(i int) int { return t.entries.At(i).n }
 
 // Source returns the node entry i matches and whether it is in use.
-func (t *Table) Source(i int) (router.NodeID, bool) { e := t.entry(i); return e.src, e.valid }
+func (t *Table) Source(i int) (router.NodeID, bool) { e := t.entries.At(i); return e.src, e.valid }
 
 func (t *Table) check(i int) error {
-	if i < 0 || i >= t.n {
-		return fmt.Errorf("cam: entry %d out of range 0..%d", i, t.n-1)
+	if i < 0 || i >= t.entries.Len() {
+		return fmt.Errorf("cam: entry %d out of range 0..%d", i, t.entries.Len()-1)
 	}
 	return nil
 }

@@ -215,7 +215,7 @@ func (f *Firmware) onAccelTx(x *ppc.Exec, c *AccelTx) {
 	a := f.checkSlot(x, c.Slot, "transmit command")
 	f.mailbox(x, 1)
 	x.Instr(f.p.FwTxInstr)
-	if c.Pending < a.base || c.Pending >= a.base+f.p.AccelTxPendings || f.pend.at(c.Pending).state != free {
+	if c.Pending < a.base || c.Pending >= a.base+f.p.AccelTxPendings || f.pend.At(c.Pending).state != free {
 		x.Fatalf("portals: accelerated transmit with bad or busy TX pending %d", c.Pending)
 	}
 	if f.waitForSource(c.Wire.Dst, txWaiting{accel: c}) {
@@ -226,7 +226,7 @@ func (f *Firmware) onAccelTx(x *ppc.Exec, c *AccelTx) {
 
 // startAccelTx queues a transmit of an accelerated process.
 func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
-	pd := f.pend.at(c.Pending)
+	pd := f.pend.At(c.Pending)
 	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst, role: roleSend}
 	f.source(x, c.Wire.Dst)
 	f.queueTx(x, c.Pending, c.Wire, upperAddr(c.Pending), []Region{c.Region})
@@ -236,7 +236,7 @@ func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
 // memory, with payload regions (the firmware's own DMA program), and puts the pending
 // at the tail of the TX pending list.
 func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload []Region) {
-	pd := f.pend.at(id)
+	pd := f.pend.At(id)
 	pd.txCmds = append(pd.txCmds[:0], txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
 		txdma.Command{Kind: txdma.Transmit, Addr: header, Bytes: int64(f.p.HeaderBytes) + w.Inline})
 	for _, r := range payload {
@@ -272,7 +272,7 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	x.Instr(f.p.FwMatchInstr + f.p.FwMatchMEInstr*d.Searched)
 	x.Load(f.p.FwMatchMELoads * d.Searched)
 	f.Stats.MatchWalked += int64(d.Searched)
-	pd := f.pend.at(id)
+	pd := f.pend.At(id)
 	*pd = pending{state: rxWaiting, wire: w, peer: w.Src, role: roleRecv}
 	*f.delivery(id) = d
 	x.HostWrite(f.p.HeaderBytes, nil) // the header into the upper pending, for the library
@@ -320,7 +320,7 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 // pending's upper half and the TX DMA sends it with the data of the matched MD.
 func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	a := &f.accel[k]
-	pd := f.pend.at(id)
+	pd := f.pend.At(id)
 	pd.role = roleReply
 	d := f.delivery(id)
 	resp := *d.Response
@@ -358,7 +358,7 @@ func (f *Firmware) fwWireID() uint64 {
 // accelRxDone completes an arriving put or reply of slot k: a record for the library
 // and, for a put that asked for one, the ack the firmware sends itself.
 func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
-	pd, d := f.pend.at(id), f.delivery(id)
+	pd, d := f.pend.At(id), f.delivery(id)
 	pd.state = rxDone
 	if pd.wire.Data != nil { // the bytes, when modelled, are in the MD now: the DMA put them there
 		if err := f.accel[k].ni.WriteData(*d, pd.wire.Data); err != nil {
@@ -385,7 +385,7 @@ func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 	id := a.rxFree.take()
 	h := *resp
 	w := &Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: f.fwWireID()}
-	*f.pend.at(id) = pending{wire: w, peer: w.Dst, role: roleAck}
+	*f.pend.At(id) = pending{wire: w, peer: w.Dst, role: roleAck}
 	f.source(x, w.Dst)
 	x.HostWrite(f.p.HeaderBytes, nil)
 	f.queueTx(x, id, w, upperAddr(id), nil)
@@ -394,7 +394,7 @@ func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 
 // accelTxDone retires a transmit of an accelerated process's pending.
 func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
-	pd := f.pend.at(id)
+	pd := f.pend.At(id)
 	failed := pd.failed
 	switch pd.role {
 	case roleSend: // host-managed: the library takes the pending back with the record
@@ -420,8 +420,8 @@ func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	k := f.slotOf(id)
 	a := &f.accel[k]
-	peer, unrefd := f.pend.at(id).peer, f.pend.at(id).unrefd
-	*f.pend.at(id) = pending{}
+	peer, unrefd := f.pend.At(id).peer, f.pend.At(id).unrefd
+	*f.pend.At(id) = pending{}
 	*f.delivery(id) = ptl.Delivery{}
 	a.rxFree.put(id)
 	if !unrefd { // (gbn releases a transmit's source structure when it first leaves)
@@ -440,7 +440,7 @@ func (f *Firmware) onAccelRelease(x *ppc.Exec, c AccelRelease) {
 	a := f.checkSlot(x, c.Slot, "release")
 	f.mailbox(x, 0)
 	x.Instr(f.p.FwRelInstr)
-	if c.Pending < a.base+f.p.AccelTxPendings || c.Pending >= a.base+f.p.AccelPendings || f.pend.at(c.Pending).state != rxDone {
+	if c.Pending < a.base+f.p.AccelTxPendings || c.Pending >= a.base+f.p.AccelPendings || f.pend.At(c.Pending).state != rxDone {
 		x.Fatalf("portals: accelerated release of pending %d, which is not a completed RX pending of slot %d", c.Pending, c.Slot)
 	}
 	f.freeAccel(x, c.Pending)

@@ -26,9 +26,9 @@ type Firmware struct {
 	depth  int   // CAM queue depth
 	camN   int
 	crc    int64
-	fifo   int // TX command FIFO depth
-	pend   pendTable
-	rxFree idPool // the generic process's RX pendings
+	fifo   int                       // TX command FIFO depth
+	pend   actors.LazyArray[pending] // by id, in chunks of pendChunk
+	rxFree idPool                    // the generic process's RX pendings
 	srcs   map[router.NodeID]*source
 	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
 	txList []int                     // TX pendings in order; the head is being sent
@@ -96,26 +96,6 @@ func (p *idPool) put(id int) { p.free = append(p.free, id) }
 // whole table.
 const pendChunk = 16
 
-// pendTable is the firmware's pendings by id, allocated in chunks on first use.
-type pendTable struct {
-	chunks [][]pending
-	n      int
-}
-
-func newPendTable(n int) pendTable {
-	return pendTable{chunks: make([][]pending, (n+pendChunk-1)/pendChunk), n: n}
-}
-
-// at returns pending id (0 <= id < n).
-func (t *pendTable) at(id int) *pending {
-	c := t.chunks[id/pendChunk]
-	if c == nil {
-		c = make([]pending, pendChunk)
-		t.chunks[id/pendChunk] = c
-	}
-	return &c[id%pendChunk]
-}
-
 type pendState uint8
 
 const (
@@ -151,7 +131,7 @@ type FirmwareStats struct {
 // DMA parameters.
 func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *Firmware {
 	f := &Firmware{node: node, p: p, cmax: int64(cp.CommandMax), depth: cp.QueueDepth, camN: cp.Entries,
-		crc: int64(tp.CRCBytes), fifo: tp.CommandsMax, pend: newPendTable(p.Pendings + p.AccelProcs*p.AccelPendings),
+		crc: int64(tp.CRCBytes), fifo: tp.CommandsMax, pend: actors.NewLazyArray[pending](p.Pendings+p.AccelProcs*p.AccelPendings, pendChunk),
 		srcs: map[router.NodeID]*source{}, accel: make([]accelProc, p.AccelProcs), byPID: map[ptl.PID]int{},
 		pioMax: tp.PIOCommandsMax, pioBuf: int64(tp.PIOBufferBytes)}
 	if p.Recovery == "gbn" {
@@ -316,7 +296,7 @@ func (f *Firmware) writeEvent(x *ppc.Exec, ev *GenericEvent) {
 func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 	f.mailbox(x, len(c.Payload))
 	x.Instr(f.p.FwTxInstr)
-	if c.Pending < 0 || c.Pending >= f.p.TxPendings || f.pend.at(c.Pending).state != free {
+	if c.Pending < 0 || c.Pending >= f.p.TxPendings || f.pend.At(c.Pending).state != free {
 		x.Fatalf("portals: transmit command with bad or busy TX pending %d", c.Pending)
 	}
 	if f.waitForSource(c.Wire.Dst, txWaiting{tx: c}) {
@@ -327,7 +307,7 @@ func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 
 // startTx queues a transmit command's pending on the TX pending list.
 func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
-	pd := f.pend.at(c.Pending)
+	pd := f.pend.At(c.Pending)
 	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst}
 	f.source(x, c.Wire.Dst)
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.LoadDest, Dst: c.Wire.Dst, Class: c.Wire.Kind.Class(), Data: c.Wire},
@@ -354,7 +334,7 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 	if len(f.txList) == 0 {
 		return
 	}
-	pd := f.pend.at(f.txList[0])
+	pd := f.pend.At(f.txList[0])
 	if len(pd.txCmds) == 0 {
 		return
 	}
@@ -382,7 +362,7 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	} else if k := f.slotOf(id); k >= 0 {
 		f.accelTxDone(x, k, id)
 	} else {
-		pd := f.pend.at(id)
+		pd := f.pend.At(id)
 		f.post(x, TxDone, id, pd.peer, pd.wire)
 		f.unref(pd.peer)
 		*pd = pending{} // the TX pool is host-managed: the host reuses the id after TxDone
@@ -428,7 +408,7 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	}
 	id := f.rxFree.take()
 	src := f.acceptFrom(x, w)
-	*f.pend.at(id) = pending{state: rxWaiting, wire: w, peer: w.Src}
+	*f.pend.At(id) = pending{state: rxWaiting, wire: w, peer: w.Src}
 	if w.Len > 0 { // inline messages never use the RX DMA engine
 		src.rxList = append(src.rxList, id)
 	}
@@ -446,10 +426,10 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 func (f *Firmware) onRxCommand(x *ppc.Exec, c *RxCommand) {
 	f.mailbox(x, len(c.Regions))
 	x.Instr(f.p.FwRxInstr)
-	if c.Pending < f.p.TxPendings || c.Pending >= f.p.Pendings || f.pend.at(c.Pending).state != rxWaiting {
+	if c.Pending < f.p.TxPendings || c.Pending >= f.p.Pendings || f.pend.At(c.Pending).state != rxWaiting {
 		x.Fatalf("portals: receive command for pending %d, which is not waiting for one", c.Pending)
 	}
-	pd := f.pend.at(c.Pending)
+	pd := f.pend.At(c.Pending)
 	pd.regions, pd.mlength, pd.have = c.Regions, c.MLength, true
 	pd.rxCmds = f.rxProgram(pd)
 	x.Store(6)
@@ -489,7 +469,7 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 // the C firmware does (Pedretti & Hudson 2005 s.4.3.3); with gbn the source waits for
 // an entry, or gets one by swapping when the RX pipeline stalls on it (package camswap).
 func (f *Firmware) programRx(x *ppc.Exec, n router.NodeID, src *source) {
-	if !f.pend.at(src.rxList[0]).have {
+	if !f.pend.At(src.rxList[0]).have {
 		return
 	}
 	if src.Entry < 0 && f.g == nil && f.cam.Free() == 0 {
@@ -516,7 +496,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	x.Instr(f.p.FwDoneInstr / 2)
 	src := f.srcs[d.Src]
 	id := int(d.Tag)
-	pd := f.pend.at(id)
+	pd := f.pend.At(id)
 	if src == nil || len(src.rxList) == 0 || src.rxList[0] != id || pd.state != rxActive {
 		x.Fatalf("portals: RX completion for pending %d from node %d out of order", id, d.Src)
 	}
@@ -554,7 +534,7 @@ func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
 	if c.Pending < f.p.TxPendings || c.Pending >= f.p.Pendings {
 		x.Fatalf("portals: release of pending %d, which is not an RX pending", c.Pending)
 	}
-	pd := f.pend.at(c.Pending)
+	pd := f.pend.At(c.Pending)
 	switch {
 	case pd.state == rxDone:
 	case pd.state == rxWaiting && pd.wire.Len == 0: // inline message: completed by the host

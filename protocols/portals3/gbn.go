@@ -153,7 +153,7 @@ func (f *Firmware) gbnTx(pd *pending, id int, w *Wire) {
 // gbnTxDone is a message's (re)transmission leaving the NIC: an acknowledged message
 // completes at the host; else it waits, under its destination's timer.
 func (f *Firmware) gbnTxDone(x *ppc.Exec, id int) {
-	pd := f.pend.at(id)
+	pd := f.pend.At(id)
 	if !pd.unrefd {
 		pd.unrefd = true
 		f.unref(pd.peer)
@@ -171,7 +171,7 @@ func (f *Firmware) gbnTxDone(x *ppc.Exec, id int) {
 
 // completeTx posts a sent and acknowledged (or given up) message's TxDone to the host.
 func (f *Firmware) completeTx(x *ppc.Exec, id int) {
-	pd := f.pend.at(id)
+	pd := f.pend.At(id)
 	if pd.failed {
 		f.GBN.Failed++
 	}
@@ -189,7 +189,7 @@ func (f *Firmware) completeTx(x *ppc.Exec, id int) {
 // giveUp fails every unacknowledged message to dst and restarts the sequence.
 func (f *Firmware) giveUp(x *ppc.Exec, dst router.NodeID) {
 	for _, id := range f.g.unacked[dst] {
-		pd := f.pend.at(id)
+		pd := f.pend.At(id)
 		pd.failed = true
 		if pd.state == txSent {
 			f.completeTx(x, id)
@@ -214,7 +214,7 @@ func (f *Firmware) armRTO(x *ppc.Exec, dst router.NodeID) {
 func (f *Firmware) goBack(x *ppc.Exec, dst router.NodeID, from uint32, timeout bool) int {
 	n := 0
 	for _, id := range f.g.unacked[dst] {
-		pd := f.pend.at(id)
+		pd := f.pend.At(id)
 		if pd.seq < from || pd.state != txSent {
 			continue
 		}
@@ -260,7 +260,7 @@ func (f *Firmware) onCtl(x *ppc.Exec, s rxdma.SOM, w *Wire) {
 	u := f.g.unacked[dst]
 	n := 0
 	for _, id := range u {
-		pd := f.pend.at(id)
+		pd := f.pend.At(id)
 		if pd.seq > w.Seq {
 			break
 		}
@@ -286,7 +286,7 @@ func (f *Firmware) onTimeout(x *ppc.Exec, t gbnTimeout) {
 	if t.gen != f.g.rtoGen[t.dst] || len(f.g.unacked[t.dst]) == 0 {
 		return
 	}
-	if f.goBack(x, t.dst, f.pend.at(f.g.unacked[t.dst][0]).seq, true) > 0 {
+	if f.goBack(x, t.dst, f.pend.At(f.g.unacked[t.dst][0]).seq, true) > 0 {
 		f.GBN.Timeouts++ // a timeout that resent (not one whose message was still queued to leave)
 		// Back off, as TCP does: a destination that does not answer within the timer
 		// is likely congested (by the retransmissions of others too).
@@ -408,7 +408,7 @@ func (c camFW) head(s *source) *pending {
 	if len(s.rxList) == 0 {
 		return nil
 	}
-	return c.f.pend.at(s.rxList[0])
+	return c.f.pend.At(s.rxList[0])
 }
 
 func (c camFW) Ready(s *source) bool {
@@ -423,7 +423,7 @@ func (c camFW) Backlog(s *source) bool {
 
 func (c camFW) Next(s *source, n int) []cam.Command {
 	id := s.rxList[0]
-	pd := c.f.pend.at(id)
+	pd := c.f.pend.At(id)
 	pd.state = rxActive
 	take := min(n, len(pd.rxCmds))
 	cmds := make([]cam.Command, take)

@@ -191,8 +191,8 @@ func (f *Firmware) traceBegin(x *ppc.Exec, ev actors.Msg) *Wire {
 	}
 	var w *Wire
 	pend := func(id int) *Wire {
-		if id >= 0 && id < f.pend.n {
-			return f.pend.at(id).wire
+		if id >= 0 && id < f.pend.Len() {
+			return f.pend.At(id).wire
 		}
 		return nil
 	}
