@@ -148,7 +148,7 @@ func round6(f float64) float64 {
 
 // validationSimulations is the number of simulations run computes, for the progress
 // lines ("validate: 3/19 ..."); run fails if it does not match what it ran.
-const validationSimulations = 19
+const validationSimulations = 23
 
 // perf runs PortalPerf op over sizes on cfg.
 func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak func(*portals3.PerfConfig)) ([]portals3.PerfRow, error) {
@@ -194,6 +194,34 @@ func (v *validator) perfWork(cfg *Config, size int64) (ppc.Work, error) {
 		return ppc.Work{}, err
 	}
 	return b.Sub(a), nil
+}
+
+// handlerTime runs a PortalPerf put of size bytes on cfg (mode: the Portals mode) with
+// the firmware's trace points compiled in, as the C firmware's were when Pedretti &
+// Hudson 2005 traced it (s.3.3, Figure 2), and returns the longest time of the handler
+// name on node 0, from the main loop's dispatch point to the handler's own point (the
+// delta tracedump prints on the main loop's line; trace points included).
+func (v *validator) handlerTime(cfg *Config, mode string, size int64, name string) (actors.Duration, error) {
+	pc := portals3.DefaultPerfConfig()
+	pc.Machine, pc.Portals, pc.Op, pc.Sizes, pc.Iters = cfg.Params, cfg.Portals, portals3.PerfPut, []int64{size}, validationIters
+	pc.Bridge = mpi.BridgeFor(cfg.Host.OS)
+	pc.Portals.Mode, pc.Machine.PPC.TraceEnabled = mode, true
+	res, err := portals3.PortalPerf(v.ctx, pc, v.opts)
+	if err != nil {
+		return 0, err
+	}
+	v.reports = append(v.reports, res.Report)
+	recs := res.Nodes.Nodes[0].PPC.Trace().Records()
+	var longest actors.Duration
+	for i := 1; i < len(recs); i++ {
+		if recs[i-1].Func == "mainloop" && recs[i].Func == name {
+			longest = max(longest, recs[i].At.Sub(recs[i-1].At))
+		}
+	}
+	if longest == 0 {
+		return 0, fmt.Errorf("validate: no %s handler in the firmware trace of a %s put of %d B", name, mode, size)
+	}
+	return longest, nil
 }
 
 // netpipe runs NetPIPE mode over sizes on cfg.
@@ -375,6 +403,26 @@ func (v *validator) run() ([]validationItem, error) {
 	add("PPC work per 0 B put, both NICs: uncached SRAM loads + stores", p05+" s.5.3", "count", 0,
 		per(work.UncachedLoads+work.UncachedStores))
 	add("PPC work per 0 B put, both NICs: 8-byte stores into host memory", p05+" s.4.3", "count", 0, per(work.HostStores))
+	// The firmware's handler times beside the excerpt of the C firmware's trace ring
+	// (Pedretti & Hudson 2005 Figure 2; docs/fidelity.md, "PPC caches off").
+	for _, h := range []struct {
+		mode string
+		size int64
+		name string
+		item string
+	}{
+		{"accelerated", 0, "accel_tx", "firmware handler time: transmit command, accelerated, 0 B put (Figure 2: goaccel_tx_command 396 ns + up to 290)"},
+		{"generic", 0, "tx_command", "firmware handler time: transmit command, generic, 0 B put"},
+		{"generic", 0, "rx_header", "firmware handler time: new message, generic, 0 B put"},
+		{"generic", 13, "rx_done", "firmware handler time: RX completion, generic, 13 B put (Figure 2: rx_complete 286-660 ns)"},
+	} {
+		v.step(fmt.Sprintf("PortalPerf %s put %d B, firmware trace", h.mode, h.size))
+		d, err := v.handlerTime(v.red, h.mode, h.size, h.name)
+		if err != nil {
+			return nil, err
+		}
+		add(h.item, p05+" s.3.3 (Figure 2)", "ns", 0, float64(d)/float64(actors.Nanosecond))
+	}
 	// NetPIPE bidirectional: bandwidth and half-bandwidth point (sizes are per direction;
 	// NetPIPE plots the total).
 	v.step("NetPIPE bidirectional, sizes")

@@ -50,6 +50,12 @@ func TestValidate(t *testing.T) {
 	assert.Greater(t, model("very small message saving: MPI latency, 8 B"), 0.0, "s.5.2: the optimization saves time")
 	assert.Greater(t, model("write-through saving per message: MPI latency, 0 B"), 0.0, "s.5.3: a net saving per message")
 	assert.Greater(t, model("PPC work per 0 B put, both NICs: instructions"), 0.0)
+	// The handler times come from the firmware's trace ring: a message's new-message
+	// handler does more than its transmit command (source, pending, header copy and
+	// event, against queueing a pending).
+	assert.Greater(t, model("firmware handler time: new message, generic, 0 B put"),
+		model("firmware handler time: transmit command, generic, 0 B put"))
+	assert.Greater(t, model("firmware handler time: RX completion, generic, 13 B put (Figure 2: rx_complete 286-660 ns)"), 0.0)
 
 	code, out, errs = invoke(t, "validate", "--format", "csv", "--out", "none", "--quiet")
 	require.Equal(t, 0, code, errs)
