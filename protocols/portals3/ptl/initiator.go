@@ -55,7 +55,7 @@ func (ni *NI) PutRegion(mdh MDHandle, localOffset, length uint64, ack AckReq, ta
 	link := ni.nextLink()
 	ev := Event{Initiator: ni.ID(), UID: ni.cfg.UID, JID: ni.cfg.JID, PtIndex: pt, MatchBits: bits,
 		RLength: length, MLength: length, Offset: remoteOffset, HdrData: hdr, Link: link}
-	m.consume(length, ev, false)
+	ni.consume(m, length, ev, false)
 	o := ni.begin(opSend, m, ev)
 	if o.startOwed = m.startEvents(); o.startOwed {
 		ni.owe(m, 1)

@@ -97,9 +97,6 @@ type md struct {
 	unlink  UnlinkOp
 	me      *me // nil for a free-floating MD (MDBind)
 	pending int // operations committed and not finished
-	// lastEv is the event of the operation that made the MD inactive: the UNLINK event
-	// repeats its fields and its Link.
-	lastEv Event
 }
 
 func newMDState(spec MD, unlink UnlinkOp) *md {
@@ -154,10 +151,11 @@ func (m *md) fit(roffset, rlength uint64) (offset, mlength uint64, ok bool) {
 	return 0, 0, false
 }
 
-// consume commits one operation of mlength bytes: the local offset advances (unless
-// remotely managed), the threshold drops (unless infinite) and the operation is
-// pending. If the MD became inactive, ev is remembered for the UNLINK event.
-func (m *md) consume(mlength uint64, ev Event, advance bool) {
+// consume commits one operation of mlength bytes on m: the local offset advances
+// (unless remotely managed), the threshold drops (unless infinite) and the operation is
+// pending. If the MD became inactive, ev is remembered for its UNLINK event (in the
+// NI, not in every MD: few MDs ever need it).
+func (ni *NI) consume(m *md, mlength uint64, ev Event, advance bool) {
 	if advance && m.spec.Options&MDManageRemote == 0 {
 		m.offset += mlength
 	}
@@ -165,7 +163,10 @@ func (m *md) consume(mlength uint64, ev Event, advance bool) {
 		m.spec.Threshold--
 	}
 	if !m.active() {
-		m.lastEv = ev
+		if ni.lastEv == nil {
+			ni.lastEv = make(map[MDHandle]Event)
+		}
+		ni.lastEv[m.h] = ev
 	}
 }
 

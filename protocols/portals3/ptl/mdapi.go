@@ -115,7 +115,8 @@ func (ni *NI) MDUpdate(h MDHandle, newMD *MD, testEQ EQHandle) (MD, error) {
 		return old, ErrMDNoUpdate
 	}
 	n := newMDState(*newMD, m.unlink)
-	m.spec, m.regions, m.size, m.offset, m.lastEv = n.spec, n.regions, n.size, 0, Event{}
+	m.spec, m.regions, m.size, m.offset = n.spec, n.regions, n.size, 0
+	delete(ni.lastEv, m.h)
 	return old, nil
 }
 

@@ -66,7 +66,7 @@ func (ni *NI) deliverRequest(d *Delivery) {
 	} else {
 		ev.HdrData = h.HdrData
 	}
-	m.consume(n, ev, true)
+	ni.consume(m, n, ev, true)
 	ni.begin(kind, m, ev)
 	if m.startEvents() {
 		ni.post(m, ev, start, NIOK, &d.Posted)
@@ -120,7 +120,7 @@ func (ni *NI) deliverAck(d *Delivery) {
 		return
 	}
 	ev := h.event(h.MLength, h.RemoteOffset, ni.nextLink())
-	m.consume(0, ev, false)
+	ni.consume(m, 0, ev, false)
 	if m.singleEvents() {
 		ni.post(m, ev, EventAck, NIOK, &d.Posted)
 	}
@@ -143,7 +143,7 @@ func (ni *NI) deliverReply(d *Delivery) {
 	}
 	n := min(h.Length, m.size-off)
 	ev := h.event(n, off, ni.nextLink())
-	m.consume(n, ev, false)
+	ni.consume(m, n, ev, false)
 	ni.begin(opReply, m, ev)
 	if m.startEvents() {
 		ni.post(m, ev, EventReplyStart, NIOK, &d.Posted)
