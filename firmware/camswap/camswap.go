@@ -81,36 +81,46 @@ type Config struct {
 
 // Entries manages the entries of one CAM.
 type Entries[S Src] struct {
-	fw      Firmware[S]
-	c       Config
-	owner   []S // source bound to each entry, zero if free
-	free    []int
-	clock   int // next entry to consider as a swap victim
-	wait    []S // sources waiting for an entry, in order
+	fw Firmware[S]
+	c  Config
+	// owner is the source bound to each entry, zero if free. It grows as entries are
+	// first used (the lowest first): a node talks to a few sources, not 256.
+	owner   []S
+	freed   []int // entries freed after their first use, the last freed on top
+	clock   int   // next entry to consider as a swap victim
+	wait    []S   // sources waiting for an entry, in order
 	stalled bool
 	stallOn router.NodeID
 }
 
 // New returns the manager of a CAM of c.Entries entries, all free.
 func New[S Src](fw Firmware[S], c Config) *Entries[S] {
-	m := &Entries[S]{fw: fw, c: c, owner: make([]S, c.Entries)}
-	for i := c.Entries - 1; i >= 0; i-- {
-		m.free = append(m.free, i)
-	}
-	return m
+	return &Entries[S]{fw: fw, c: c}
 }
 
 // Free is the number of free entries.
-func (m *Entries[S]) Free() int { return len(m.free) }
+func (m *Entries[S]) Free() int { return len(m.freed) + m.c.Entries - len(m.owner) }
+
+// take returns a free entry (there must be one): the last freed, else the lowest never
+// used.
+func (m *Entries[S]) take() int {
+	if n := len(m.freed); n > 0 {
+		e := m.freed[n-1]
+		m.freed = m.freed[:n-1]
+		return e
+	}
+	var zero S
+	m.owner = append(m.owner, zero)
+	return len(m.owner) - 1
+}
 
 // Bind gives source s a free entry (there must be one) and feeds it.
 func (m *Entries[S]) Bind(x *ppc.Exec, s S) {
 	src := s.CAM()
-	e := m.free[len(m.free)-1]
-	m.free = m.free[:len(m.free)-1]
+	e := m.take()
 	m.owner[e], src.Entry, src.Waiting = s, e, false
 	if m.c.Peak != nil {
-		*m.c.Peak = max(*m.c.Peak, len(m.owner)-len(m.free))
+		*m.c.Peak = max(*m.c.Peak, len(m.owner)-len(m.freed))
 	}
 	m.unspill(x, s)
 	x.CAM(cam.SetEntry{Entry: e, Src: src.Node})
@@ -127,7 +137,7 @@ func (m *Entries[S]) Need(x *ppc.Exec, s S) {
 		m.fw.Feed(x, s)
 	case src.Swapping:
 		// its old commands come back from the CAM first
-	case len(m.free) > 0:
+	case m.Free() > 0:
 		m.Bind(x, s)
 	case !src.Waiting:
 		src.Waiting = true
@@ -158,7 +168,7 @@ func (m *Entries[S]) unstall(x *ppc.Exec) {
 	case src.Entry >= 0:
 	case !m.fw.Ready(s):
 		return // its commands are not known yet (Need calls again)
-	case len(m.free) > 0:
+	case m.Free() > 0:
 		m.Bind(x, s)
 	default:
 		m.swap(x, s)
@@ -216,7 +226,7 @@ func (m *Entries[S]) Returned(x *ppc.Exec, r cam.Swapped) {
 		src.Spilled = true
 		m.fw.Spill(x, s)
 		switch {
-		case len(m.free) > 0:
+		case m.Free() > 0:
 			m.Bind(x, s)
 		case !src.Waiting:
 			src.Waiting = true
@@ -238,9 +248,9 @@ func (m *Entries[S]) Release(x *ppc.Exec, s S) {
 	x.CAM(cam.ClearEntry{Entry: src.Entry})
 	var zero S
 	m.owner[src.Entry] = zero
-	m.free = append(m.free, src.Entry)
+	m.freed = append(m.freed, src.Entry)
 	src.Entry = -1
-	for len(m.free) > 0 && len(m.wait) > 0 {
+	for m.Free() > 0 && len(m.wait) > 0 {
 		w := m.wait[0]
 		m.wait = m.wait[1:]
 		ws := w.CAM()
