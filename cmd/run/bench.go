@@ -70,6 +70,9 @@ type benchOutput struct {
 	// summary is the report `run bench` prints as the run's; nil combines reports
 	// (events and times summed, digests combined).
 	summary *actors.Report
+	// notes go into run.json's notes: what a reader of the results directory must know
+	// of the outcome (tests failed, data lost), beside the rows that show it.
+	notes []string
 }
 
 // defaultIDs are the identifying row fields of docs/design.md section 8.

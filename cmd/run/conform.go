@@ -123,6 +123,9 @@ of simulated time, fails.`,
 				r.Set("sim_time_s", o.SimTime.Seconds())
 				res.rows = append(res.rows, r)
 			}
+			if failedN := countFailed(outs); failedN > 0 {
+				res.notes = append(res.notes, fmt.Sprintf("%d of %d tests failed (the rows with result fail): the command exited 1", failedN, len(outs)))
+			}
 			id := &benchmark{name: "conform-portals4", ids: []string{"test"}}
 			if err := out.writeSingle(c, "conform portals4", id, tree, localFlags(cmd), res, start, "complete"); err != nil {
 				return failed(err)
@@ -181,6 +184,17 @@ func conformFiles(paths []string) ([]string, error) {
 	return files, nil
 }
 
+// countFailed is the number of tests that failed.
+func countFailed(outs []portals4.Outcome) int {
+	n := 0
+	for _, o := range outs {
+		if o.Result == "fail" {
+			n++
+		}
+	}
+	return n
+}
+
 func printConform(cmd *cobra.Command, format string, outs []portals4.Outcome) error {
 	n := map[string]int{}
 	for _, o := range outs {
@@ -216,10 +230,8 @@ func printConform(cmd *cobra.Command, format string, outs []portals4.Outcome) er
 
 // conformStatus is the command's error: errConformFailed if a test failed.
 func conformStatus(outs []portals4.Outcome) error {
-	for _, o := range outs {
-		if o.Result == "fail" {
-			return failed(errConformFailed)
-		}
+	if countFailed(outs) > 0 {
+		return failed(errConformFailed)
 	}
 	return nil
 }

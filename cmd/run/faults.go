@@ -238,6 +238,9 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		}
 		res.rows = append(res.rows, row)
 	}
+	if lost > 0 {
+		res.notes = append(res.notes, fmt.Sprintf("%d of %d points LOST data (the rows with delivered LOST): the simulations completed, the workload did not deliver every message exactly once; the command exited 1", lost, len(res.rows)))
+	}
 	if err := c.finishSingle(cmd, out, "faults", []string{"motif", "crc_error_rate", "drop_rate", "nic_stall_us", "link_down_us"}, tree, localFlags(cmd), res, start); err != nil {
 		return failed(err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -41,6 +42,13 @@ func TestFaultsCampaign(t *testing.T) {
 	assert.Equal(t, exitSimulation, code, errs)
 	assert.Contains(t, out, "LOST")
 	assert.Contains(t, errs, "1 of 2 points LOST data")
+	res := filepath.Join(t.TempDir(), "res")
+	code, _, errs = invoke(t, "faults", "--motif", "hotspot", "--torus", "2x2x2", "--iters", "2", "--crc", "0", "--drop", "0,0.01",
+		"--out", res, "--quiet")
+	assert.Equal(t, exitSimulation, code, errs)
+	rj, err := os.ReadFile(filepath.Join(res, "run.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(rj), "1 of 2 points LOST data", "run.json says what the rows show")
 }
 
 // With portals.recovery=gbn the campaign loses nothing where the C firmware's

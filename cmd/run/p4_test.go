@@ -62,6 +62,13 @@ func TestConformRunner(t *testing.T) {
 	require.Len(t, v.Tests, 2)
 	assert.Equal(t, "fail", v.Tests[0].Result)
 	assert.Contains(t, v.Tests[0].Reason, "PTL_ARG_INVALID, want PTL_OK")
+	// The results directory says so too: the run completed, one test failed.
+	res := filepath.Join(t.TempDir(), "res")
+	code, _, _ = invoke(t, "conform", "portals4", dir, "--out", res, "--quiet")
+	assert.Equal(t, 1, code)
+	rj, err := os.ReadFile(filepath.Join(res, "run.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(rj), "1 of 2 tests failed")
 
 	code, _, _ = invoke(t, "conform", "portals4", filepath.Join(dir, "missing"))
 	assert.Equal(t, 2, code)

@@ -302,6 +302,6 @@ func (o *output) writeSingle(c *common, command string, b *benchmark, t *params.
 	if err != nil {
 		return err
 	}
-	rec.Plots, rec.Notes = plots, append(rec.Notes, notes...)
+	rec.Plots, rec.Notes = plots, append(append(rec.Notes, res.notes...), notes...)
 	return results.WriteJSONFile(o.path(runFile), rec)
 }
