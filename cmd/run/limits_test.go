@@ -34,3 +34,12 @@ func TestLimits(t *testing.T) {
 		assert.Empty(t, out, name)
 	}
 }
+
+// The garbage collector's target follows the model's size: 50% for small models, less
+// for large ones, never below 25%.
+func TestGCPercentFor(t *testing.T) {
+	assert.Equal(t, gcPercent, gcPercentFor(0))
+	assert.Equal(t, gcPercent, gcPercentFor(512<<20), "12x12x12 halo3d: about 540 MiB estimated")
+	assert.Equal(t, 40, gcPercentFor(1280<<20), "16x16x16 halo3d: 1.25 GiB estimated")
+	assert.Equal(t, gcPercentMin, gcPercentFor(10368*motifNodeBytes), "Red Storm halo3d")
+}

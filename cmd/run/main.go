@@ -19,6 +19,7 @@ import (
 // instead of doubled cuts peak memory by a quarter at no measurable cost in time
 // (BENCHMARKS.md: halo3d 12x12x12 peak 681 -> 518 MiB, Red Storm 3.9 -> 2.9 GiB and
 // 78.6 -> 73.8 s on one worker).
+// Models estimated above 1 GiB get less (gcPercentFor, when their size is known).
 const gcPercent = 50
 
 func main() {
