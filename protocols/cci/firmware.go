@@ -166,6 +166,11 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 
 // Handle implements ppc.Firmware.
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
+	var code uint8
+	if x.Tracing() {
+		code = traceEvent(ev)
+		x.Trace("mainloop", 0x14, code)
+	}
 	switch ev := ev.(type) {
 	case *Command:
 		f.onCommand(x, ev)
@@ -190,6 +195,9 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if f.kick {
 		f.kick = false
 		f.runCmds(x)
+	}
+	if code != 0 {
+		x.Trace(traceNames[code], 0x6c, traceValue(ev))
 	}
 }
 

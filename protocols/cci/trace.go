@@ -4,7 +4,10 @@ import (
 	"strconv"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/ppc"
+	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
 )
 
 // Tracing: every CCI message on the wire (a send, an RMA transfer, a read response, a
@@ -88,4 +91,46 @@ func (ep *Endpoint) traceReceived(e *CQEntry, start actors.Time) {
 	}
 	t.Span(actors.Span{Trace: e.Wire.ID, Name: "host/cci_recv", Actor: ep.p.Self(), Start: start, End: ep.p.Now(),
 		Attrs: []actors.Attr{actors.IntAttr("endpoint", int64(ep.ID)), actors.StrAttr("cci.type", e.Wire.Type.String())}})
+}
+
+// Firmware trace ring (Pedretti & Hudson 2005 s.3.3, ppc.trace_enabled): like the
+// Portals firmware's, a point when the main loop dispatches an event (its code as the
+// value) and one at the end of its handler (the task or command it worked on).
+
+// traceNames are the handlers' function names, by event code.
+var traceNames = [...]string{"", "cci_command", "cci_rx_header", "cci_rx_done", "cci_tx_done", "cci_tx_retired", "cci_cam_stall", "cci_cam_swapped"}
+
+// traceEvent numbers the events the firmware handles (the value of the dispatch point).
+func traceEvent(ev actors.Msg) uint8 {
+	switch ev.(type) {
+	case *Command:
+		return 1
+	case rxdma.SOM:
+		return 2
+	case rxdma.Done:
+		return 3
+	case txdma.Done:
+		return 4
+	case txdma.Retired:
+		return 5
+	case cam.Stalled:
+		return 6
+	case cam.Swapped:
+		return 7
+	}
+	return 0
+}
+
+// traceValue is the value of a handler's end point: the task of a DMA completion, the
+// kind of a command, 255 otherwise.
+func traceValue(ev actors.Msg) uint8 {
+	switch ev := ev.(type) {
+	case *Command:
+		return uint8(ev.Kind)
+	case rxdma.Done:
+		return uint8(ev.Tag)
+	case txdma.Done:
+		return uint8(ev.Tag)
+	}
+	return 255
 }
