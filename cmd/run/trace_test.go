@@ -67,20 +67,29 @@ func TestTraceRingAndTracedump(t *testing.T) {
 	assert.Contains(t, out, "rx_header+006c")
 }
 
-// CCI's firmware writes the trace ring too: a command, a new message, its RX
-// completion and a transmit's completion on both nodes, after the main loop's dispatch.
-func TestTraceRingCCI(t *testing.T) {
-	ring := filepath.Join(t.TempDir(), "ring.bin")
-	code, _, errs := invoke(t, "bench", "cci-pingpong", "--conn", "uu", "--sizes", "0", "--iters", "2", "--out", "none", "--quiet",
-		"--set", "ppc.trace_enabled=true", "--trace-ring", ring)
-	require.Equal(t, 0, code, errs)
-	code, out, errs := invoke(t, "tracedump", ring)
-	require.Equal(t, 0, code, errs)
-	nodes := strings.Split(out, "# node[")
-	require.Len(t, nodes, 3, out)
-	for _, n := range nodes[1:] {
-		for _, h := range []string{"cci_command", "cci_rx_header", "cci_rx_done", "cci_tx_done"} {
-			assert.Regexp(t, `mainloop\+0014 \(\d+ ns\)\n[0-9a-f]{8}: \d+: [0-9a-f]{8} `+h+`\+006c`, n, "node[%s", n[:8])
+// CCI's and Portals 4's firmware write the trace ring too: on both nodes, a command, a
+// new message and a transmit's completion, each after the main loop's dispatch.
+func TestTraceRingCCIAndPortals4(t *testing.T) {
+	for _, tc := range []struct {
+		args     []string
+		handlers []string
+	}{
+		{[]string{"bench", "cci-pingpong", "--conn", "uu", "--sizes", "0", "--iters", "2"},
+			[]string{"cci_command", "cci_rx_header", "cci_rx_done", "cci_tx_done"}},
+		{[]string{"bench", "p4-latency", "--sizes", "0", "--ops", "put", "--ni", "matching", "--iters", "2"},
+			[]string{"p4_call", "p4_rx_header", "p4_tx_done"}},
+	} {
+		ring := filepath.Join(t.TempDir(), "ring.bin")
+		code, _, errs := invoke(t, append(tc.args, "--out", "none", "--quiet", "--set", "ppc.trace_enabled=true", "--trace-ring", ring)...)
+		require.Equal(t, 0, code, errs)
+		code, out, errs := invoke(t, "tracedump", ring)
+		require.Equal(t, 0, code, errs)
+		nodes := strings.Split(out, "# node[")
+		require.Len(t, nodes, 3, out)
+		for _, n := range nodes[1:] {
+			for _, h := range tc.handlers {
+				assert.Regexp(t, `mainloop\+0014 \(\d+ ns\)\n[0-9a-f]{8}: \d+: [0-9a-f]{8} `+h+`\+006c`, n, "%s: node[%s", tc.args[1], n[:8])
+			}
 		}
 	}
 }

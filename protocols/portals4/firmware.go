@@ -241,6 +241,11 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 
 // Handle implements ppc.Firmware.
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
+	var code uint8
+	if x.Tracing() { // the trace ring (ppc.trace_enabled)
+		code = ringCode(ev)
+		x.Trace("mainloop", 0x14, code)
+	}
 	t := x.Tracer()
 	var tw *Wire
 	if t != nil {
@@ -249,6 +254,9 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	f.handle(x, ev)
 	if t != nil {
 		f.traceEnd(x, t, ev, tw)
+	}
+	if code != 0 {
+		x.Trace(ringNames[code], 0x6c, 255)
 	}
 }
 

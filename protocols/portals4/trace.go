@@ -4,6 +4,7 @@ import (
 	"strconv"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/matchunit"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/rxdma"
@@ -39,6 +40,37 @@ func handlerName(ev actors.Msg) string {
 		return "tx_done"
 	}
 	return ""
+}
+
+// ringNames are the handlers' function names in the firmware trace ring (Pedretti &
+// Hudson 2005 s.3.3), by the event code ringCode gives: the main loop's dispatch point
+// carries the code, the handler's end point the name.
+var ringNames = [...]string{"", "p4_call", "p4_barrier", "p4_send", "p4_matched", "p4_rx_header", "p4_rx_done", "p4_tx_done",
+	"p4_tx_retired", "p4_cam_stall"}
+
+// ringCode numbers the events the firmware handles.
+func ringCode(ev actors.Msg) uint8 {
+	switch ev.(type) {
+	case *Call:
+		return 1
+	case *BarrierCall:
+		return 2
+	case *SendCmd:
+		return 3
+	case matchunit.Result:
+		return 4
+	case rxdma.SOM:
+		return 5
+	case rxdma.Done:
+		return 6
+	case txdma.Done:
+		return 7
+	case txdma.Retired:
+		return 8
+	case cam.Stalled:
+		return 9
+	}
+	return 0
 }
 
 // traceBegin returns the sampled message the handler of ev works on, if any, and
