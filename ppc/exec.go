@@ -108,6 +108,15 @@ func (x *Exec) Trace(fn string, offset uint32, value uint8) {
 	x.c.ring.add(Record{At: x.Now(), Func: fn, Offset: offset, Value: value})
 }
 
+// TraceDispatch is the main loop's trace point when it dispatches an event, with the
+// event's code as value; TraceHandler the point at the end of handler fn. Firmware
+// puts them around each handler, so that tracedump shows a handler's time on the main
+// loop's line (the convention of every firmware here; no-ops unless compiled in).
+func (x *Exec) TraceDispatch(code uint8) { x.Trace("mainloop", 0x14, code) }
+
+// TraceHandler is the trace point at the end of handler fn (see TraceDispatch).
+func (x *Exec) TraceHandler(fn string, value uint8) { x.Trace(fn, 0x6c, value) }
+
 // TX writes a command into the TX DMA command FIFO (CommandStores register stores).
 func (x *Exec) TX(c *txdma.Command) {
 	x.fifoPointers()

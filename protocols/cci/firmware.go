@@ -169,7 +169,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	var code uint8
 	if x.Tracing() {
 		code = traceEvent(ev)
-		x.Trace("mainloop", 0x14, code)
+		x.TraceDispatch(code)
 	}
 	switch ev := ev.(type) {
 	case *Command:
@@ -197,7 +197,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.runCmds(x)
 	}
 	if code != 0 {
-		x.Trace(traceNames[code], 0x6c, traceValue(ev))
+		x.TraceHandler(traceNames[code], traceValue(ev))
 	}
 }
 

@@ -183,7 +183,7 @@ func eventCode(ev actors.Msg) uint8 {
 func (f *Firmware) traceBegin(x *ppc.Exec, ev actors.Msg) *Wire {
 	code := eventCode(ev)
 	if x.Tracing() {
-		x.Trace("mainloop", 0x14, code)
+		x.TraceDispatch(code)
 	}
 	t := x.Tracer()
 	if t == nil {
@@ -243,7 +243,7 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 		pending = int(ev.Tag)
 	}
 	if x.Tracing() && code != 0 {
-		x.Trace(handlerNames[code], 0x6c, uint8(pending))
+		x.TraceHandler(handlerNames[code], uint8(pending))
 	}
 	if w == nil {
 		return

@@ -244,7 +244,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	var code uint8
 	if x.Tracing() { // the trace ring (ppc.trace_enabled)
 		code = ringCode(ev)
-		x.Trace("mainloop", 0x14, code)
+		x.TraceDispatch(code)
 	}
 	t := x.Tracer()
 	var tw *Wire
@@ -256,7 +256,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.traceEnd(x, t, ev, tw)
 	}
 	if code != 0 {
-		x.Trace(ringNames[code], 0x6c, 255)
+		x.TraceHandler(ringNames[code], 255)
 	}
 }
 
