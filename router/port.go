@@ -71,6 +71,10 @@ type Port struct {
 	// j's queue for VC v, at j*vcs+v.
 	xcred     [numDirs * MaxVCs]int16
 	stallFrom actors.Time // start of the current credit stall, -1 if none
+	// The states (head, length) of the input and output queues, inside the port: in and
+	// out point at them.
+	inState  [MaxVCs]qstate
+	outState [numDirs * MaxVCs]qstate
 
 	stats PortStats
 	// buffered is the count of packets inside the port restored from the process that
@@ -102,8 +106,8 @@ func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 	p.crc = cfg.crc && d != NIC && (cfg.p.CRCNode < 0 || node == NodeID(cfg.p.CRCNode) && dirNames[d] == cfg.p.CRCDir)
 	p.down = cfg.downTo > 0 && node == NodeID(cfg.p.DownNode) && dirNames[d] == cfg.p.DownDir
 	vcs := cfg.vcs
-	p.in = newQueues(vcs, cfg.p.InputBufferPackets)
-	p.out = newQueues(int(numDirs)*vcs, cfg.p.OutputQueuePackets)
+	p.in = newQueues(p.inState[:vcs], cfg.p.InputBufferPackets)
+	p.out = newQueues(p.outState[:int(numDirs)*vcs], cfg.p.OutputQueuePackets)
 	for i := range int(numDirs) * vcs {
 		p.xcred[i] = int16(cfg.p.OutputQueuePackets)
 	}

@@ -11,8 +11,11 @@ type queues struct {
 
 type qstate struct{ head, n uint16 }
 
-func newQueues(count, capacity int) queues {
-	return queues{buf: make([]*Packet, count*capacity), q: make([]qstate, count), cap: capacity}
+// newQueues returns len(states) queues of capacity packets each, whose states are
+// kept in states (a port passes an array of its own, so that a queue's state shares
+// the port's cache lines instead of costing a miss of its own).
+func newQueues(states []qstate, capacity int) queues {
+	return queues{buf: make([]*Packet, len(states)*capacity), q: states, cap: capacity}
 }
 
 func (qs *queues) len(q int) int { return int(qs.q[q].n) }
