@@ -97,6 +97,18 @@ type md struct {
 	unlink  UnlinkOp
 	me      *me // nil for a free-floating MD (MDBind)
 	pending int // operations committed and not finished
+	// lastEv is the event of the operation that made the MD inactive, nil while it is
+	// active: its UNLINK event repeats its fields and its Link. A record of the NI's
+	// (evFree), so that an MD carries a pointer, not a 208-byte event.
+	lastEv *Event
+}
+
+// unlinkEvent is the event an UNLINK event of the MD repeats.
+func (m *md) unlinkEvent() Event {
+	if m.lastEv == nil {
+		return Event{} // inactive from birth
+	}
+	return *m.lastEv
 }
 
 func newMDState(spec MD, unlink UnlinkOp) *md {
@@ -153,8 +165,7 @@ func (m *md) fit(roffset, rlength uint64) (offset, mlength uint64, ok bool) {
 
 // consume commits one operation of mlength bytes on m: the local offset advances
 // (unless remotely managed), the threshold drops (unless infinite) and the operation is
-// pending. If the MD became inactive, ev is remembered for its UNLINK event (in the
-// NI, not in every MD: few MDs ever need it).
+// pending. If the MD became inactive, ev is remembered for its UNLINK event.
 func (ni *NI) consume(m *md, mlength uint64, ev Event, advance bool) {
 	if advance && m.spec.Options&MDManageRemote == 0 {
 		m.offset += mlength
@@ -163,10 +174,22 @@ func (ni *NI) consume(m *md, mlength uint64, ev Event, advance bool) {
 		m.spec.Threshold--
 	}
 	if !m.active() {
-		if ni.lastEv == nil {
-			ni.lastEv = make(map[MDHandle]Event)
+		if m.lastEv == nil {
+			if n := len(ni.evFree); n > 0 {
+				m.lastEv, ni.evFree = ni.evFree[n-1], ni.evFree[:n-1]
+			} else {
+				m.lastEv = new(Event)
+			}
 		}
-		ni.lastEv[m.h] = ev
+		*m.lastEv = ev
+	}
+}
+
+// forgetLastEvent returns the MD's inactivating event record to the NI.
+func (ni *NI) forgetLastEvent(m *md) {
+	if m.lastEv != nil {
+		ni.evFree = append(ni.evFree, m.lastEv)
+		m.lastEv = nil
 	}
 }
 

@@ -116,7 +116,7 @@ func (ni *NI) MDUpdate(h MDHandle, newMD *MD, testEQ EQHandle) (MD, error) {
 	}
 	n := newMDState(*newMD, m.unlink)
 	m.spec, m.regions, m.size, m.offset = n.spec, n.regions, n.size, 0
-	delete(ni.lastEv, m.h)
+	ni.forgetLastEvent(m)
 	return old, nil
 }
 

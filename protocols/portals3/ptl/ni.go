@@ -14,10 +14,8 @@ type NI struct {
 	mds    slots[*md]
 	eqs    slots[*eq]
 	ops    map[uint64]*op // operations in flight by Link; looked up, never ranged
-	// lastEv holds, for an inactive MD, the event of the operation that made it
-	// inactive: its UNLINK event repeats its fields and its Link. Looked up, never ranged.
-	lastEv map[MDHandle]Event
-	link   uint64 // last Link assigned
+	evFree []*Event       // records of inactivating events (md.lastEv) free for reuse
+	link   uint64         // last Link assigned
 	sr     [numSR]uint64
 }
 
@@ -197,7 +195,7 @@ func (ni *NI) autoUnlink(m *md, out *[]Posted) {
 		return
 	}
 	if m.singleEvents() {
-		ni.post(m, ni.lastEv[m.h], EventUnlink, NIOK, out)
+		ni.post(m, m.unlinkEvent(), EventUnlink, NIOK, out)
 	}
 	ni.unlinkMD(m)
 }
@@ -205,7 +203,7 @@ func (ni *NI) autoUnlink(m *md, out *[]Posted) {
 // unlinkMD releases an MD, and its match entry if that was created with PTL_UNLINK
 // (an ME created with PTL_RETAIN stays, without MD, and is passed over by matching).
 func (ni *NI) unlinkMD(m *md) {
-	delete(ni.lastEv, m.h)
+	ni.forgetLastEvent(m)
 	ni.mds.release(uint64(m.h))
 	if e := m.me; e != nil {
 		m.me, e.md = nil, nil
