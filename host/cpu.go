@@ -55,14 +55,15 @@ type CPU struct {
 	readTag uint64
 	irq     IRQHandler
 
-	inIRQ      bool                    // the handler is running (its end is not known yet)
-	irqVector  int                     // the vector it runs for
-	irqStart   actors.Time             // when it took the interrupt
-	irqItems   int                     // items the pass has handled so far
-	irqPending []int                   // vectors raised while it runs, in order, once each
-	deferred   []deferral              // core-0 processes due while it runs
-	kern       Kernel                  // the handler's view of the current step (stepIRQ)
-	resumes    actors.FreeList[resume] // resumes delivered: the CPU sends them to itself, so it reuses them
+	inIRQ      bool                         // the handler is running (its end is not known yet)
+	irqVector  int                          // the vector it runs for
+	irqStart   actors.Time                  // when it took the interrupt
+	irqItems   int                          // items the pass has handled so far
+	irqPending []int                        // vectors raised while it runs, in order, once each
+	deferred   []deferral                   // core-0 processes due while it runs
+	kern       Kernel                       // the handler's view of the current step (stepIRQ)
+	resumes    actors.FreeList[resume]      // resumes delivered: the CPU sends them to itself, so it reuses them
+	stores     actors.FreeList[kernelStore] // stores landed, likewise
 
 	Stats Stats
 }
@@ -171,8 +172,11 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 		c.activate(ctx, p)
 	case irqStep:
 		c.stepIRQ(ctx)
-	case kernelStore:
-		c.store(ctx, m.addr, m.m)
+	case *kernelStore:
+		addr, v := m.addr, m.m
+		*m = kernelStore{}
+		c.stores.Put(m)
+		c.store(ctx, addr, v)
 	case Addressed:
 		c.store(ctx, m.Address(), m)
 		c.Stats.Notices++
@@ -422,7 +426,7 @@ func (p *Proc) MemcpyFromNIC(n actors.Bytes) { p.Compute(p.cpu.p.CopyFromNICTime
 // payload, if not nil, is delivered to it when the store lands. The core is busy for
 // MMIOWriteCost.
 func (p *Proc) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
-	p.BusWrite(&ht.Write{To: to, Bytes: bytes, Payload: payload})
+	p.BusWrite(ht.NewWrite(to, bytes, payload))
 }
 
 // BusWrite issues an uncached posted store on the I/O bus: w is the bus's own write
@@ -524,7 +528,7 @@ func (c *CPU) gaugeMem(ctx actors.Context, at actors.Time) {
 // Store writes m at addr in host memory at the process's time; processes waiting on
 // addr wake a cache miss later.
 func (p *Proc) Store(addr uint64, m actors.Msg) {
-	p.ctx.SendSelf(kernelStore{addr: addr, m: m}, p.now.Sub(p.ctx.Now()))
+	p.cpu.sendStore(p.ctx, addr, m, p.now.Sub(p.ctx.Now()))
 }
 
 // Kernel is the interrupt handler's view of the host: its own clock on core 0, host
@@ -565,14 +569,22 @@ func (k *Kernel) CPU() *CPU { return k.cpu }
 // Store writes m at addr in host memory at the handler's current time (an event for a
 // process): waiting processes wake a cache miss later.
 func (k *Kernel) Store(addr uint64, m actors.Msg) {
-	k.ctx.SendSelf(kernelStore{addr: addr, m: m}, k.now.Sub(k.ctx.Now()))
+	k.cpu.sendStore(k.ctx, addr, m, k.now.Sub(k.ctx.Now()))
 }
 
 // MMIOWrite stores into the SeaStar (posted), like Proc.MMIOWrite.
 func (k *Kernel) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
-	k.ctx.Send(PortBus, &ht.Write{To: to, Bytes: bytes, Payload: payload}, k.now.Sub(k.ctx.Now()))
+	k.ctx.Send(PortBus, ht.NewWrite(to, bytes, payload), k.now.Sub(k.ctx.Now()))
 	k.now = k.now.Add(k.cpu.p.MMIOWriteCost)
 	k.cpu.Stats.MMIOWrites++
+}
+
+// sendStore sends the CPU itself the store of m at addr, due after d, in a record it
+// reuses once landed (no allocation per store).
+func (c *CPU) sendStore(ctx actors.Context, addr uint64, m actors.Msg, d actors.Duration) {
+	s := c.stores.Get()
+	*s = kernelStore{addr: addr, m: m}
+	ctx.SendSelf(s, d)
 }
 
 // kernelStore lands a kernel write in host memory at its time.
@@ -581,4 +593,4 @@ type kernelStore struct {
 	m    actors.Msg
 }
 
-func (s kernelStore) String() string { return fmt.Sprintf("host.kernelStore(%#x %s)", s.addr, s.m) }
+func (s *kernelStore) String() string { return fmt.Sprintf("host.kernelStore(%#x %s)", s.addr, s.m) }

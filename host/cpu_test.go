@@ -35,7 +35,7 @@ func TestComputeThenMMIOWriteNeedsNoEvent(t *testing.T) {
 	h, out := actorstest.NewHarness("host", c, 1)
 	require.Len(t, out, 2)
 	assert.Equal(t, actors.Duration(actors.Microsecond), out[0].Delay)
-	assert.Equal(t, &ht.Write{To: ht.TXDMA, Bytes: 16, Payload: label("cmd")}, out[0].Msg)
+	assert.Equal(t, ht.NewWrite(ht.TXDMA, 16, label("cmd")), out[0].Msg)
 	assert.Equal(t, actors.Time(actors.Microsecond+50*actors.Nanosecond), out[1].At, "after one MMIO store")
 	assert.Zero(t, h.Pending())
 	assert.True(t, c.Procs()[0].done)

@@ -40,6 +40,7 @@ func (l *Link) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *Write:
 		l.onWrite(ctx, m)
+		m.Release() // the link was its last holder: the payload has been sent on
 	case Read:
 		l.onRead(ctx, m, nil)
 	case *Read:

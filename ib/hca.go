@@ -197,6 +197,7 @@ func (h *HCA) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *ht.Write:
 		h.onDoorbell(ctx, m.Payload)
+		m.Release()
 	case ht.Read: // an MMIO read of an HCA register
 		ctx.Send(PortHost, ht.ReadDone{Bytes: m.Bytes, Tag: m.Tag}, 0)
 	case *Frame:

@@ -168,7 +168,7 @@ func (x *Exec) HostWrite(bytes actors.Bytes, payload actors.Msg) {
 	stores := int64((bytes + 7) / 8)
 	x.cycles += int64(x.c.p.HostWriteCycles) * stores
 	x.c.Work.HostStores += stores
-	x.ctx.Send(PortHT, &ht.Write{To: ht.Host, Bytes: bytes, Payload: payload}, x.Elapsed())
+	x.ctx.Send(PortHT, ht.NewWrite(ht.Host, bytes, payload), x.Elapsed())
 }
 
 // Interrupt raises a host interrupt (one register store).
