@@ -77,7 +77,7 @@ func runOp(x *Exec, op string) {
 	case "trace":
 		x.Trace("handler", 0x10, uint8(n()))
 	case "tx":
-		x.TX(&txdma.Command{Kind: txdma.LoadDest, Dst: 1})
+		x.TX(txdma.Command{Kind: txdma.LoadDest, Dst: 1})
 	case "pio":
 		x.PIO(&txdma.PIO{Dst: 1, Bytes: int64(n())})
 	case "cam":

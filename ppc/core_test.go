@@ -43,7 +43,7 @@ func TestCostModelCycles(t *testing.T) {
 		{"uncached store", true, true, func(x *Exec) { x.StoreUncached(10) }, 20},
 		{"host load: ten SRAM reads", true, true, func(x *Exec) { x.LoadHost(1) }, 10 * 12},
 		{"33 bytes of cached host memory: two 32-byte lines", true, true, func(x *Exec) { x.LoadHostCached(33) }, 2 * 10 * 12},
-		{"TX command: two stores", true, true, func(x *Exec) { x.TX(&txdma.Command{}) }, 4},
+		{"TX command: two stores", true, true, func(x *Exec) { x.TX(txdma.Command{}) }, 4},
 		{"PIO of 9 B: 2 + 2 stores", true, true, func(x *Exec) { x.PIO(&txdma.PIO{Bytes: 9}) }, 8},
 		{"host write of 17 B: three posted stores", true, true, func(x *Exec) { x.HostWrite(17, nil) }, 12},
 	} {
@@ -71,8 +71,8 @@ func TestWorkCountsByKind(t *testing.T) {
 		x.LoadUncached(5)
 		x.StoreUncached(2)
 		x.LoadHost(1)
-		x.HostWrite(17, nil)   // three 8-byte stores
-		x.TX(&txdma.Command{}) // CommandStores uncached stores
+		x.HostWrite(17, nil)  // three 8-byte stores
+		x.TX(txdma.Command{}) // CommandStores uncached stores
 		assert.Equal(t, Work{Instr: 100, Loads: 7, Stores: 3, UncachedLoads: 5, UncachedStores: 2 + int64(p.CommandStores),
 			HostLoads: 1, HostStores: 3}, x.c.Work, "caches %v", caches)
 		assert.Equal(t, x.c.Work, Work{}.Add(x.c.Work).Sub(Work{}))

@@ -118,10 +118,10 @@ func (x *Exec) TraceDispatch(code uint8) { x.Trace("mainloop", 0x14, code) }
 func (x *Exec) TraceHandler(fn string, value uint8) { x.Trace(fn, 0x6c, value) }
 
 // TX writes a command into the TX DMA command FIFO (CommandStores register stores).
-func (x *Exec) TX(c *txdma.Command) {
+func (x *Exec) TX(c txdma.Command) {
 	x.fifoPointers()
 	x.StoreUncached(x.c.p.CommandStores)
-	x.ctx.Send(PortTXDMA, c, x.Elapsed())
+	x.ctx.Send(PortTXDMA, txdma.NewCommand(c), x.Elapsed())
 }
 
 // PIO writes a short message into the PIO buffer and its command into the PIO FIFO: a

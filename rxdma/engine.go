@@ -27,6 +27,7 @@ type Engine struct {
 	discard map[*router.Packet]bool
 
 	cmds     map[router.NodeID]*active // command in progress per source
+	actives  actors.FreeList[active]   // records of commands done, for reuse
 	waiting  bool                      // a Lookup is outstanding
 	waitAt   actors.Time
 	writes   int         // DMA writes not yet acknowledged
@@ -165,7 +166,9 @@ func (e *Engine) onGrant(ctx actors.Context, g cam.Grant) {
 		a.next = append(a.next, g.Cmd)
 		return
 	}
-	e.cmds[g.Src] = &active{cmd: g.Cmd, left: g.Cmd.Bytes}
+	a := e.actives.Get()
+	*a = active{cmd: g.Cmd, left: g.Cmd.Bytes, next: a.next[:0]}
+	e.cmds[g.Src] = a
 }
 
 // onDiscard marks a packet to drop at the head. If the pipeline is stalled on it
@@ -276,6 +279,7 @@ func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
 			a.cmd, a.left, a.next = a.next[0], a.next[0].Bytes, a.next[1:]
 		} else {
 			delete(e.cmds, p.Src)
+			e.actives.Put(a)
 		}
 	}
 	if e.used == int64(p.Payload) {

@@ -197,6 +197,7 @@ func (e *Engine) head() *Command {
 }
 
 func (e *Engine) pop() {
+	e.q[e.headSeq%uint64(len(e.q))].release() // carried out: nothing refers to it any more
 	e.q[e.headSeq%uint64(len(e.q))] = nil
 	e.headSeq++
 	e.retired++

@@ -3,6 +3,7 @@ package txdma
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 )
 
@@ -43,6 +44,29 @@ type Command struct {
 	CRC    bool          // EndPacket, EndMessage: append the end-to-end CRC
 	Notify bool          // EndMessage: send Done to the PPC when the last packet has left
 	Tag    uint64        // EndMessage: echoed in Done
+	pooled bool          // from NewCommand: the engine recycles it once done with it
+}
+
+// commandPool recycles the commands of NewCommand once the engine is done with them
+// (one pool for all partitions: actors.Pool is safe across the engine's workers).
+var commandPool actors.Pool[Command]
+
+// NewCommand returns a copy of c that the engine recycles once it has carried it out
+// (its last holder): a command then costs no heap allocation. A command built
+// otherwise (a host's MMIO command, a test's) is left to the garbage collector.
+func NewCommand(c Command) *Command {
+	p := commandPool.Get()
+	*p = c
+	p.pooled = true
+	return p
+}
+
+// release recycles c if it came from NewCommand.
+func (c *Command) release() {
+	if c.pooled {
+		*c = Command{}
+		commandPool.Put(c)
+	}
 }
 
 func (c *Command) String() string {

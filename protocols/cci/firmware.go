@@ -573,24 +573,24 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 func (f *Firmware) program(x *ppc.Exec, id int, t *task) {
 	w := t.wire
 	x.Instr(f.p.FwTx / 2)
-	x.TX(&txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Type.class(), Data: w})
+	x.TX(txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Type.class(), Data: w})
 	switch t.kind {
 	case taskResp:
-		x.TX(&txdma.Command{Kind: txdma.Transmit, Addr: scratchAddr(t.ep), Bytes: int64(f.p.RMAHeader)})
-		x.TX(&txdma.Command{Kind: txdma.Transmit, Addr: t.mr.Addr + uint64(t.mrOff), Bytes: w.Len})
+		x.TX(txdma.Command{Kind: txdma.Transmit, Addr: scratchAddr(t.ep), Bytes: int64(f.p.RMAHeader)})
+		x.TX(txdma.Command{Kind: txdma.Transmit, Addr: t.mr.Addr + uint64(t.mrOff), Bytes: w.Len})
 	default:
 		hdr := f.hdrBytes(w.Type)
-		x.TX(&txdma.Command{Kind: txdma.Transmit, Addr: rowAddr(t.ep, 0, w.Type), Bytes: int64(f.p.WordBytes)})
+		x.TX(txdma.Command{Kind: txdma.Transmit, Addr: rowAddr(t.ep, 0, w.Type), Bytes: int64(f.p.WordBytes)})
 		rest := int64(hdr - f.p.WordBytes)
 		if w.Type != TypeRMAWrite {
 			rest += w.Len
 		}
-		x.TX(&txdma.Command{Kind: txdma.Transmit, Addr: txBase, Bytes: rest})
+		x.TX(txdma.Command{Kind: txdma.Transmit, Addr: txBase, Bytes: rest})
 		if w.Type == TypeRMAWrite {
-			x.TX(&txdma.Command{Kind: txdma.Transmit, Addr: t.mr.Addr + uint64(t.mrOff), Bytes: w.Len})
+			x.TX(txdma.Command{Kind: txdma.Transmit, Addr: t.mr.Addr + uint64(t.mrOff), Bytes: w.Len})
 		}
 	}
-	x.TX(&txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
+	x.TX(txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
 	f.Stats.Sent++
 }
 

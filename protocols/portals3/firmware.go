@@ -343,7 +343,7 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 		c := pd.txCmds[0]
 		pd.txCmds = pd.txCmds[1:]
 		x.Instr(f.p.FwTxStartInstr / 4)
-		x.TX(&c)
+		x.TX(c)
 		f.inFIFO++
 		f.pushed++
 	}

@@ -396,7 +396,7 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 		c := it.cmds[0]
 		it.cmds = it.cmds[1:]
 		x.Instr(f.p.FwDMAInstr)
-		x.TX(&c)
+		x.TX(c)
 		f.inFIFO++
 		f.pushed++
 	}
