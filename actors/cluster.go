@@ -508,6 +508,13 @@ type Cluster struct {
 	pending  []*frame       // frames for runs not begun yet
 	accepted []bool         // coordinator: workers that accepted the session
 	ended    map[int]string // coordinator: workers whose end came between runs, with its message
+	// acked are the workers that have the current run's final state (fFinalAck, the
+	// coordinator's only): the run needs nothing more from them, so one that ends its
+	// session or goes away now ends it between runs (ended), as if the run were over. A
+	// worker's --once process exits as soon as it has acked; the coordinator may not
+	// have the other workers' acks yet, and failing the run then would close the
+	// session under workers that have not processed their final state.
+	acked    map[int]bool
 	acceptCh chan struct{}
 	stop     chan struct{}
 	stopped  sync.Once
@@ -596,11 +603,14 @@ func (c *Cluster) heartbeat() {
 				}
 				c.mu.Lock()
 				accepted := c.self != 0 || c.accepted[i]
+				gone := c.endedNow(i)
 				c.mu.Unlock()
-				if accepted {
+				switch {
+				case gone: // it has what the run needed from it: it may go (acked)
+				case accepted:
 					c.fail(fmt.Errorf("cluster: %s has not answered for %s (peer timeout %s)",
 						c.peerName(i), silent.Round(time.Millisecond), c.timeout))
-				} else {
+				default:
 					c.fail(fmt.Errorf("cluster: cannot reach %s: no answer to the handshake within %s "+
 						"(is a worker listening there? start one with: run worker --listen %s)", c.peerName(i), c.timeout, c.addrs[i]))
 				}
@@ -625,7 +635,11 @@ func (c *Cluster) lost(addr string) {
 		}
 		c.mu.Lock()
 		accepted := c.self != 0 || c.accepted[i]
+		gone := c.endedNow(i)
 		c.mu.Unlock()
+		if gone {
+			continue // it has what the run needed from it: it may go (acked)
+		}
 		if accepted {
 			c.fail(fmt.Errorf("cluster: lost the connection to %s (the process died or closed its endpoint)", c.peerName(i)))
 		} else {
@@ -633,6 +647,26 @@ func (c *Cluster) lost(addr string) {
 				c.peerName(i), addr))
 		}
 	}
+}
+
+// endedNow reports whether worker i has already finished its part of the run in
+// progress (acked) or ended between runs, recording it as ended (the next run fails on
+// it). The coordinator's only; c.mu held.
+func (c *Cluster) endedNow(i int) bool {
+	if c.self != 0 {
+		return false
+	}
+	if _, ok := c.ended[i]; ok {
+		return true
+	}
+	if !c.acked[i] {
+		return false
+	}
+	if c.ended == nil {
+		c.ended = map[int]string{}
+	}
+	c.ended[i] = ""
+	return true
 }
 
 // fail ends the session with err (the first error sticks) and tells the peers.
@@ -689,7 +723,7 @@ func (c *Cluster) receive(f *frame) {
 		accepted := c.accepted[f.from]
 		c.mu.Unlock()
 		c.mu.Lock()
-		idle := c.self == 0 && accepted && !c.running
+		idle := c.self == 0 && accepted && (!c.running || c.acked[f.from])
 		if idle && c.ended == nil {
 			c.ended = map[int]string{}
 		}
@@ -721,6 +755,12 @@ func (c *Cluster) receive(f *frame) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.self == 0 && f.kind == fFinalAck && c.cur != nil && f.run == c.cur.k {
+		if c.acked == nil {
+			c.acked = map[int]bool{}
+		}
+		c.acked[f.from] = true
+	}
 	switch r := c.cur; {
 	case r != nil && f.run == r.k && f.kind == fAbort:
 		r.aborted(f) // at once: the controller may be queued behind a long window
@@ -751,6 +791,7 @@ func (c *Cluster) beginRun(r *distRun) error {
 	c.runs++
 	c.running = true
 	c.cur = r
+	clear(c.acked)
 	kept := c.pending[:0]
 	for _, f := range c.pending {
 		switch {

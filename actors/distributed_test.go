@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -417,4 +418,41 @@ func ExampleLayout_String() {
 	fmt.Println(Layout{Partitioning: "slab", Partitions: []int{10, 12}, CutLinks: 8, Lookahead: 53 * Nanosecond,
 		Sync: SyncWindow, Processes: 2, ProcessParts: []int{1, 1}})
 	// Output: slab: 2 partitions of [10 12] actors, 8 cut links, lookahead 53ns, sync window, 2 processes with [1 1] partitions
+}
+
+// A worker that has the current run's final state (it acked it) may end its session
+// or go away before the other workers have acked theirs: the coordinator's run goes on
+// (it fails only the next run, which the worker will not take part in). Before, a
+// --once worker that exited right after its ack failed the coordinator's session, which
+// then closed under a worker that had not yet processed its final state.
+func TestClusterWorkerMayLeaveOnceItHasTheFinalState(t *testing.T) {
+	newCoordinator := func() *Cluster {
+		c := &Cluster{addrs: []string{"127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"}, heard: make([]atomic.Int64, 3),
+			accepted: []bool{false, true, true}, failed: make(chan struct{}), stop: make(chan struct{}), running: true, runs: 1}
+		c.mute.Store(true) // nothing to send to: the peers are not there
+		return c
+	}
+	end := func(from int) *frame {
+		var e Encoder
+		e.String("")
+		return &frame{kind: fEnd, from: from, to: 0, body: e.Bytes()}
+	}
+
+	c := newCoordinator()
+	c.acked = map[int]bool{1: true} // worker 1 acked run 0's final state, worker 2 not yet
+	c.receive(end(1))
+	c.lost(c.addrs[1])
+	require.NoError(t, c.Err(), "worker 1 has everything the run needs from it")
+	assert.Contains(t, c.ended, 1)
+	c.running = false
+	assert.ErrorContains(t, c.beginRun(&distRun{}), "worker 127.0.0.1:2 (process 1) ended its session early",
+		"the next run fails on it")
+
+	c = newCoordinator() // a worker that goes away before its ack fails the run at once
+	c.acked = map[int]bool{1: true}
+	c.lost(c.addrs[2])
+	assert.ErrorContains(t, c.Err(), "lost the connection to worker 127.0.0.1:3 (process 2)")
+	c = newCoordinator()
+	c.receive(end(2))
+	assert.ErrorContains(t, c.Err(), "worker 127.0.0.1:3 (process 2) ended its session early")
 }
