@@ -61,8 +61,9 @@ func checkMemory(what string, nodes int, perNode int64) error {
 // gcSlackBytes*100/gcPercent is lowered from gcPercent so that its heap grows by about
 // this much, down to gcPercentMin. A model is a large graph that lives for the whole run
 // and allocates little per event, so collecting more often costs little: Red Storm's
-// halo3d (8 KiB faces, one worker, 3.2 GiB estimated: GOGC 25) peaks at 1,676 MiB
-// instead of 1,889-1,908 MiB at GOGC 50, in 92 s against 89-90 s (BENCHMARKS.md).
+// halo3d (8 KiB faces, one worker, 3.2 GiB estimated: GOGC 25) peaks at 1,661-1,676
+// MiB in 80-92 s (two runs) against 1,889-1,908 MiB in 89-90 s at GOGC 50
+// (BENCHMARKS.md; wall time varies by 10% between runs on the machine measured).
 const (
 	gcSlackBytes = 512 << 20
 	gcPercentMin = 25
