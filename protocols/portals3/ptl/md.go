@@ -53,13 +53,16 @@ func (m MD) Size() uint64 {
 	return n
 }
 
-// regions returns the MD's memory as a list of regions (a copy of the list; the bytes
-// are shared).
-func (m MD) regions() []Region {
-	if m.Options&MDIovec == 0 {
-		return []Region{{Addr: m.Start, Len: m.Length, Buf: m.Buf}}
+// setRegions lays out the MD's memory as a list of regions: its own copy of an iovec
+// list (the bytes are shared), or for a contiguous MD the one region kept inside it (no
+// allocation: MPI binds an MD per message).
+func (m *md) setRegions() {
+	if m.spec.Options&MDIovec == 0 {
+		m.one[0] = Region{Addr: m.spec.Start, Len: m.spec.Length, Buf: m.spec.Buf}
+		m.regions = m.one[:]
+		return
 	}
-	return append([]Region(nil), m.Iov...)
+	m.regions = append([]Region(nil), m.spec.Iov...)
 }
 
 // check returns ErrMDIllegal if the MD cannot be built under limits l.
@@ -92,6 +95,7 @@ type md struct {
 	h       MDHandle
 	spec    MD // as given; spec.Threshold is the live threshold
 	regions []Region
+	one     [1]Region // the region of a contiguous MD (regions points at it)
 	size    uint64
 	offset  uint64 // local offset (PTL_MD_MANAGE_REMOTE unset)
 	unlink  UnlinkOp
@@ -112,11 +116,19 @@ func (m *md) unlinkEvent() Event {
 }
 
 func newMDState(spec MD, unlink UnlinkOp) *md {
+	m := &md{unlink: unlink}
+	m.reset(spec)
+	return m
+}
+
+// reset makes m describe spec from its start (a new MD, or PtlMDUpdate in place).
+func (m *md) reset(spec MD) {
 	if spec.Threshold < 0 && spec.Threshold != ThreshInf {
 		spec.Threshold = 0 // as the reference implementation: inactive from birth
 	}
 	spec.Iov = append([]Region(nil), spec.Iov...)
-	return &md{spec: spec, regions: spec.regions(), size: spec.Size(), unlink: unlink}
+	m.spec, m.size, m.offset = spec, spec.Size(), 0
+	m.setRegions()
 }
 
 // snapshot returns the MD as the API shows it (events, MDUpdate, MDStatus), with a

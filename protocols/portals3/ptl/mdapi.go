@@ -114,8 +114,7 @@ func (ni *NI) MDUpdate(h MDHandle, newMD *MD, testEQ EQHandle) (MD, error) {
 	if m.pending > 0 || (tq != nil && (tq.count() > 0 || tq.owed > 0)) {
 		return old, ErrMDNoUpdate
 	}
-	n := newMDState(*newMD, m.unlink)
-	m.spec, m.regions, m.size, m.offset = n.spec, n.regions, n.size, 0
+	m.reset(*newMD)
 	ni.forgetLastEvent(m)
 	return old, nil
 }
