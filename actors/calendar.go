@@ -47,6 +47,10 @@ func (b *calBucket) first() (heapEntry, bool) {
 // (left by a burst of simultaneous events) is released.
 const calBucketKeep = 16
 
+// calBucketFirst is the capacity of a bucket's first array: the mean bucket size the
+// width estimate aims at (width).
+const calBucketFirst = 4
+
 // calMinBuckets is the smallest bucket count of a calendar queue.
 const calMinBuckets = 64
 
@@ -129,6 +133,11 @@ func (q *calQueue) insert(x heapEntry) {
 	if b.h > 0 && b.h >= len(b.e)/2 { // reclaim the taken half
 		b.e = b.e[:copy(b.e, b.e[b.h:])]
 		b.h = 0
+	}
+	if cap(b.e) == 0 {
+		// A bucket holds about four events: its first array is that big at once, not
+		// grown from one (three allocations each time a resize lays out new buckets).
+		b.e = make([]heapEntry, 0, calBucketFirst)
 	}
 	b.e = append(b.e, x)
 	j := len(b.e) - 1
