@@ -125,6 +125,6 @@ func (b *Block) tryGrant(ctx actors.Context) bool {
 	}
 	b.wait = false
 	b.Stats.StallTime += ctx.Now().Sub(b.since)
-	ctx.Send(PortRXDMA, Grant{Src: b.waitS, Cmd: c}, b.p.LookupLatency)
+	ctx.Send(PortRXDMA, NewGrant(b.waitS, c), b.p.LookupLatency)
 	return true
 }

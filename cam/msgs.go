@@ -3,6 +3,7 @@ package cam
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 )
 
@@ -67,13 +68,36 @@ type Cancel struct{}
 
 func (Cancel) String() string { return "cam.Cancel" }
 
-// Grant hands the RX DMA engine the command for its head packet's source.
+// Grant hands the RX DMA engine the command for its head packet's source. The CAM sends
+// a *Grant from NewGrant, which the engine recycles once it has taken the command; the
+// engine takes a Grant value too (tests).
 type Grant struct {
-	Src router.NodeID
-	Cmd Command
+	Src    router.NodeID
+	Cmd    Command
+	pooled bool
 }
 
 func (m Grant) String() string { return fmt.Sprintf("cam.Grant(node%d %s)", m.Src, m.Cmd) }
+
+// grantPool recycles grants (one pool for all partitions: actors.Pool is safe across
+// the engine's workers).
+var grantPool actors.Pool[Grant]
+
+// NewGrant returns a grant of cmd for source src that Release recycles: a command
+// granted costs no heap allocation.
+func NewGrant(src router.NodeID, cmd Command) *Grant {
+	g := grantPool.Get()
+	*g = Grant{Src: src, Cmd: cmd, pooled: true}
+	return g
+}
+
+// Release recycles g if it came from NewGrant; the caller must be its last holder.
+func (m *Grant) Release() {
+	if m.pooled {
+		*m = Grant{}
+		grantPool.Put(m)
+	}
+}
 
 // Stalled tells the PPC that the RX pipeline waits on Src: Miss if no entry matches it,
 // else its entry's command queue is empty.

@@ -32,10 +32,10 @@ func TestSwapRebindsAFullCAM(t *testing.T) {
 		got = append(got, s.Msg)
 	}
 	assert.Equal(t, []actors.Msg{
-		Grant{Src: 1, Cmd: Command{Bytes: 10, Tag: 0}},
+		NewGrant(1, Command{Bytes: 10, Tag: 0}),
 		Stalled{Src: 9, Miss: true},
 		Swapped{Entry: 0, Src: 1, Cmds: []Command{{Bytes: 11, Tag: 1}, {Bytes: 12, Tag: 2}}},
-		Grant{Src: 9, Cmd: Command{Bytes: 99, Tag: 7}},
+		NewGrant(9, Command{Bytes: 99, Tag: 7}),
 	}, got)
 	_, ok := b.Table().Lookup(1)
 	assert.False(t, ok, "the old source no longer matches")

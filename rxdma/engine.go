@@ -92,6 +92,9 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *router.Packet:
 		e.onPacket(ctx, m)
+	case *cam.Grant:
+		e.onGrant(ctx, *m)
+		m.Release() // its command is copied: nothing refers to it any more
 	case cam.Grant:
 		e.onGrant(ctx, m)
 	case ht.WriteDone:
