@@ -22,6 +22,23 @@ func (p *Pool[T]) Get() *T {
 // Put recycles v; the caller must not use it afterwards.
 func (p *Pool[T]) Put(v *T) { p.p.Put(v) }
 
+// New returns a pooled value set to v. The message types recycled this way (network
+// packets, HT writes, TX commands, CAM grants) carry a flag saying they came from New,
+// set in v, so that their Release recycles only those (not a shared or test-built one).
+func (p *Pool[T]) New(v T) *T {
+	x := p.Get()
+	*x = v
+	return x
+}
+
+// Recycle zeroes v (so that it keeps nothing alive) and puts it back; the caller must
+// be its last holder.
+func (p *Pool[T]) Recycle(v *T) {
+	var zero T
+	*v = zero
+	p.p.Put(v)
+}
+
 // FreeList recycles values of type T within one actor (a record it sends itself and
 // takes back when it is delivered): no synchronization, unlike Pool. The zero value is
 // empty.

@@ -86,16 +86,13 @@ var grantPool actors.Pool[Grant]
 // NewGrant returns a grant of cmd for source src that Release recycles: a command
 // granted costs no heap allocation.
 func NewGrant(src router.NodeID, cmd Command) *Grant {
-	g := grantPool.Get()
-	*g = Grant{Src: src, Cmd: cmd, pooled: true}
-	return g
+	return grantPool.New(Grant{Src: src, Cmd: cmd, pooled: true})
 }
 
 // Release recycles g if it came from NewGrant; the caller must be its last holder.
 func (m *Grant) Release() {
 	if m.pooled {
-		*m = Grant{}
-		grantPool.Put(m)
+		grantPool.Recycle(m)
 	}
 }
 

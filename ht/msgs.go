@@ -48,17 +48,14 @@ var writePool actors.Pool[Write]
 // recycles when it has taken it (Link.Receive, or another bus that receives it, calls
 // Release as its last holder): a store across the link then costs no heap allocation.
 func NewWrite(to Unit, bytes actors.Bytes, payload actors.Msg) *Write {
-	w := writePool.Get()
-	*w = Write{To: to, Bytes: bytes, Payload: payload, pooled: true}
-	return w
+	return writePool.New(Write{To: to, Bytes: bytes, Payload: payload, pooled: true})
 }
 
 // Release recycles w if it came from NewWrite; the caller must be its last holder. A
 // write built otherwise (a shared immutable one, a test's) is left alone.
 func (w *Write) Release() {
 	if w.pooled {
-		*w = Write{}
-		writePool.Put(w)
+		writePool.Recycle(w)
 	}
 }
 

@@ -10,19 +10,15 @@ var packetPool actors.Pool[Packet]
 
 // NewPacket returns a packet with the fields of f that Release may recycle.
 func NewPacket(f Packet) *Packet {
-	p := packetPool.Get()
-	*p = f
-	p.pooled = true
-	return p
+	f.pooled = true
+	return packetPool.New(f)
 }
 
 // Release recycles p if it came from NewPacket. The caller must be its last holder:
 // the receiving NIC once the packet has left its FIFO and nothing else can refer to it.
 // A packet built otherwise (by a test, a decoder) is left to the garbage collector.
 func (p *Packet) Release() {
-	if !p.pooled {
-		return
+	if p.pooled {
+		packetPool.Recycle(p)
 	}
-	*p = Packet{}
-	packetPool.Put(p)
 }

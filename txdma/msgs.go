@@ -55,17 +55,14 @@ var commandPool actors.Pool[Command]
 // (its last holder): a command then costs no heap allocation. A command built
 // otherwise (a host's MMIO command, a test's) is left to the garbage collector.
 func NewCommand(c Command) *Command {
-	p := commandPool.Get()
-	*p = c
-	p.pooled = true
-	return p
+	c.pooled = true
+	return commandPool.New(c)
 }
 
 // release recycles c if it came from NewCommand.
 func (c *Command) release() {
 	if c.pooled {
-		*c = Command{}
-		commandPool.Put(c)
+		commandPool.Recycle(c)
 	}
 }
 
