@@ -78,6 +78,10 @@ func (b *Block) Receive(ctx actors.Context, m actors.Msg) {
 	case SetEntry:
 		err = b.t.Set(m.Entry, m.Src)
 		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())
+	case *PushCommand:
+		b.checkSize(ctx, m.Cmd)
+		err = b.t.Push(m.Entry, m.Cmd)
+		m.Release() // the command is queued by value
 	case PushCommand:
 		b.checkSize(ctx, m.Cmd)
 		err = b.t.Push(m.Entry, m.Cmd)

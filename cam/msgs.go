@@ -20,10 +20,28 @@ type ClearEntry struct{ Entry int }
 
 func (m ClearEntry) String() string { return fmt.Sprintf("cam.ClearEntry(%d)", m.Entry) }
 
-// PushCommand appends an RX command to an entry's queue (from the PPC).
+// PushCommand appends an RX command to an entry's queue (from the PPC). The PPC sends a
+// *PushCommand from NewPush, which the CAM recycles once the command is queued; the CAM
+// takes a PushCommand value too (tests).
 type PushCommand struct {
-	Entry int
-	Cmd   Command
+	Entry  int
+	Cmd    Command
+	pooled bool
+}
+
+// pushPool recycles pushes (one pool for all partitions).
+var pushPool actors.Pool[PushCommand]
+
+// NewPush returns a push of cmd onto entry that Release recycles.
+func NewPush(entry int, cmd Command) *PushCommand {
+	return pushPool.New(PushCommand{Entry: entry, Cmd: cmd, pooled: true})
+}
+
+// Release recycles m if it came from NewPush; the caller must be its last holder.
+func (m *PushCommand) Release() {
+	if m.pooled {
+		pushPool.Recycle(m)
+	}
 }
 
 func (m PushCommand) String() string { return fmt.Sprintf("cam.PushCommand(%d %s)", m.Entry, m.Cmd) }

@@ -2,6 +2,7 @@ package ppc
 
 import (
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/ht"
 	"github.com/seastar-sim/seastar/router"
 	"github.com/seastar-sim/seastar/rxdma"
@@ -139,6 +140,10 @@ func (x *Exec) CAM(m actors.Msg) {
 	x.StoreUncached(x.c.p.CommandStores)
 	x.ctx.Send(PortCAM, m, x.Elapsed())
 }
+
+// CAMPush appends cmd to CAM entry's queue (a cam.PushCommand the CAM recycles: no
+// allocation per command): CommandStores register stores, as CAM.
+func (x *Exec) CAMPush(entry int, cmd cam.Command) { x.CAM(cam.NewPush(entry, cmd)) }
 
 // Copro hands a request to the coprocessor (CoprocessorFirmware): CommandStores
 // register stores; its answer comes back as an event.

@@ -380,7 +380,7 @@ func (f *Firmware) queueRx(x *ppc.Exec, pr *peer, cmds ...cam.Command) {
 // feed pushes a peer's backlog into its CAM entry while the entry's queue has room.
 func (f *Firmware) feed(x *ppc.Exec, pr *peer) {
 	for len(pr.backlog) > 0 && pr.Queued < f.cp.QueueDepth {
-		x.CAM(cam.PushCommand{Entry: pr.Entry, Cmd: pr.backlog[0]})
+		x.CAMPush(pr.Entry, pr.backlog[0])
 		pr.backlog = pr.backlog[1:]
 		pr.Queued++
 	}

@@ -485,7 +485,7 @@ func (f *Firmware) feedRx(x *ppc.Exec, src *source, pd *pending, id int) {
 		c := pd.rxCmds[0]
 		pd.rxCmds = pd.rxCmds[1:]
 		c.Notify, c.Tag = true, uint64(id)
-		x.CAM(cam.PushCommand{Entry: src.Entry, Cmd: c})
+		x.CAMPush(src.Entry, c)
 		src.Queued++
 		pd.rxLeft++
 	}

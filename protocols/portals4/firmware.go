@@ -479,7 +479,7 @@ func (f *Firmware) feedRx(x *ppc.Exec, src *source) {
 		c := it.cmds[0]
 		it.cmds = it.cmds[1:]
 		c.Notify, c.Tag = true, it.w.ID
-		x.CAM(cam.PushCommand{Entry: src.entry, Cmd: c})
+		x.CAMPush(src.entry, c)
 		src.queued++
 		it.left++
 	}

@@ -221,7 +221,7 @@ func (f *Firmware) feed(x *ppc.Exec, src router.NodeID) {
 	e := &f.entries[i]
 	q := f.backlog[src]
 	for len(q) > 0 && e.queued < f.depth {
-		x.CAM(cam.PushCommand{Entry: i, Cmd: q[0]})
+		x.CAMPush(i, q[0])
 		q = q[1:]
 		e.queued++
 	}
