@@ -17,8 +17,7 @@ import (
 // as eventHeap's, whatever the width: only the speed depends on it.
 type calQueue struct {
 	b     []calBucket // buckets, each sorted by key
-	msgs  []Msg       // message of each slot
-	free  []uint32    // free slots
+	msgs  msgSlots
 	n     int         // events held
 	shift uint        // a day is 1<<shift ps
 	mask  int         // nb-1
@@ -107,16 +106,7 @@ func (q *calQueue) dayStart() Time {
 }
 
 func (q *calQueue) push(e event) {
-	var slot uint32
-	if n := len(q.free); n > 0 {
-		slot = q.free[n-1]
-		q.free = q.free[:n-1]
-		q.msgs[slot] = e.msg
-	} else {
-		slot = uint32(len(q.msgs))
-		q.msgs = append(q.msgs, e.msg)
-	}
-	q.insert(heapEntry{eventKey: e.eventKey, slot: slot, port: e.port})
+	q.insert(heapEntry{eventKey: e.eventKey, slot: q.msgs.park(e.msg), port: e.port})
 	q.n++
 	if q.n > 4*len(q.b) {
 		q.resize(2 * len(q.b))
@@ -188,9 +178,7 @@ func (q *calQueue) pop(e *event) {
 	if b.h++; b.h == len(b.e) {
 		b.e, b.h = b.e[:0], 0
 	}
-	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs[x.slot]
-	q.msgs[x.slot] = nil
-	q.free = append(q.free, x.slot)
+	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs.take(x.slot)
 	q.n--
 	if q.n < len(q.b)/2 && len(q.b) > calMinBuckets {
 		q.resize(len(q.b) / 2)

@@ -41,8 +41,35 @@ type event struct {
 // messages stay put in the side table until their event is popped.
 type eventHeap struct {
 	h    []heapEntry
+	msgs msgSlots
+}
+
+// msgSlots is the side table of a pending-event structure (the heap, the calendar
+// queue): its entries carry a slot number instead of the message, so that they stay
+// small and pointer-free while they move.
+type msgSlots struct {
 	msgs []Msg    // message of each slot
 	free []uint32 // free slots, reused last-in first-out to stay cache-warm
+}
+
+// park stores m in a free slot and returns the slot.
+func (s *msgSlots) park(m Msg) uint32 {
+	if n := len(s.free); n > 0 {
+		slot := s.free[n-1]
+		s.free = s.free[:n-1]
+		s.msgs[slot] = m
+		return slot
+	}
+	s.msgs = append(s.msgs, m)
+	return uint32(len(s.msgs) - 1)
+}
+
+// take returns the message of slot and frees the slot.
+func (s *msgSlots) take(slot uint32) Msg {
+	m := s.msgs[slot]
+	s.msgs[slot] = nil
+	s.free = append(s.free, slot)
+	return m
 }
 
 type heapEntry struct {
@@ -62,16 +89,7 @@ func (h *eventHeap) minTime() Time {
 }
 
 func (h *eventHeap) push(e event) {
-	var slot uint32
-	if n := len(h.free); n > 0 {
-		slot = h.free[n-1]
-		h.free = h.free[:n-1]
-		h.msgs[slot] = e.msg
-	} else {
-		slot = uint32(len(h.msgs))
-		h.msgs = append(h.msgs, e.msg)
-	}
-	x := heapEntry{eventKey: e.eventKey, slot: slot, port: e.port}
+	x := heapEntry{eventKey: e.eventKey, slot: h.msgs.park(e.msg), port: e.port}
 	h.h = append(h.h, heapEntry{})
 	q := h.h
 	i := len(q) - 1
@@ -90,9 +108,7 @@ func (h *eventHeap) push(e event) {
 func (h *eventHeap) pop(e *event) {
 	q := h.h
 	top := q[0]
-	e.eventKey, e.port, e.msg = top.eventKey, top.port, h.msgs[top.slot]
-	h.msgs[top.slot] = nil
-	h.free = append(h.free, top.slot)
+	e.eventKey, e.port, e.msg = top.eventKey, top.port, h.msgs.take(top.slot)
 	n := len(q) - 1
 	last := q[n]
 	h.h = q[:n]

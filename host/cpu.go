@@ -91,9 +91,7 @@ func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc) 
 // sendResume sends r to the CPU itself after d, in a record it reuses once delivered
 // (no allocation per wait).
 func (c *CPU) sendResume(ctx actors.Context, r resume, d actors.Duration) {
-	m := c.resumes.Get()
-	*m = r
-	ctx.SendSelf(m, d)
+	ctx.SendSelf(c.resumes.New(r), d)
 }
 
 // irqStep runs the interrupt handler's next item.
@@ -163,8 +161,7 @@ func (c *CPU) Finish() {
 func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *resume:
-		r := *m
-		c.resumes.Put(m)
+		r := c.resumes.Take(m)
 		p := c.procs[r.proc]
 		if r.tok != p.tok || (r.timer && !c.expire(p)) {
 			return
@@ -173,10 +170,8 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	case irqStep:
 		c.stepIRQ(ctx)
 	case *kernelStore:
-		addr, v := m.addr, m.m
-		*m = kernelStore{}
-		c.stores.Put(m)
-		c.store(ctx, addr, v)
+		s := c.stores.Take(m)
+		c.store(ctx, s.addr, s.m)
 	case Addressed:
 		c.store(ctx, m.Address(), m)
 		c.Stats.Notices++
@@ -582,9 +577,7 @@ func (k *Kernel) MMIOWrite(to ht.Unit, bytes actors.Bytes, payload actors.Msg) {
 // sendStore sends the CPU itself the store of m at addr, due after d, in a record it
 // reuses once landed (no allocation per store).
 func (c *CPU) sendStore(ctx actors.Context, addr uint64, m actors.Msg, d actors.Duration) {
-	s := c.stores.Get()
-	*s = kernelStore{addr: addr, m: m}
-	ctx.SendSelf(s, d)
+	ctx.SendSelf(c.stores.New(kernelStore{addr: addr, m: m}), d)
 }
 
 // kernelStore lands a kernel write in host memory at its time.

@@ -110,13 +110,12 @@ func (l *Link) onRead(ctx actors.Context, r Read, req *Read) {
 		serve = l.p.SRAMLatency
 	}
 	ready := sent.Add(l.p.Latency).Add(serve)
-	rr := l.free.Get()
-	*rr = readReady{to: src, bytes: r.Bytes, tag: r.Tag, req: req}
-	ctx.SendSelf(rr, ready.Sub(ctx.Now()))
+	ctx.SendSelf(l.free.New(readReady{to: src, bytes: r.Bytes, tag: r.Tag, req: req}), ready.Sub(ctx.Now()))
 }
 
 // onReadReady sends the data of a read back across the link once the far side has it.
-func (l *Link) onReadReady(ctx actors.Context, r *readReady) {
+func (l *Link) onReadReady(ctx actors.Context, rr *readReady) {
+	r := l.free.Take(rr)
 	d := 1 - dir(r.to)
 	done := l.occupy(ctx, d, r.bytes)
 	l.Stats.Reads[d]++
@@ -127,8 +126,6 @@ func (l *Link) onReadReady(ctx actors.Context, r *readReady) {
 	} else {
 		ctx.Send(actors.Port(r.to), ReadDone{Bytes: r.bytes, Tag: r.tag}, at)
 	}
-	*r = readReady{}
-	l.free.Put(r)
 }
 
 func (l *Link) onInterrupt(ctx actors.Context, i Interrupt) {

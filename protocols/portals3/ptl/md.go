@@ -53,16 +53,16 @@ func (m MD) Size() uint64 {
 	return n
 }
 
-// setRegions lays out the MD's memory as a list of regions: its own copy of an iovec
-// list (the bytes are shared), or for a contiguous MD the one region kept inside it (no
-// allocation: MPI binds an MD per message).
+// setRegions lays out the MD's memory as a list of regions: the MD's own copy of its
+// iovec list (reset made it; the bytes are shared), or for a contiguous MD the one
+// region kept inside it (no allocation: MPI binds an MD per message).
 func (m *md) setRegions() {
 	if m.spec.Options&MDIovec == 0 {
 		m.one[0] = Region{Addr: m.spec.Start, Len: m.spec.Length, Buf: m.spec.Buf}
 		m.regions = m.one[:]
 		return
 	}
-	m.regions = append([]Region(nil), m.spec.Iov...)
+	m.regions = m.spec.Iov
 }
 
 // check returns ErrMDIllegal if the MD cannot be built under limits l.
@@ -187,11 +187,7 @@ func (ni *NI) consume(m *md, mlength uint64, ev Event, advance bool) {
 	}
 	if !m.active() {
 		if m.lastEv == nil {
-			if n := len(ni.evFree); n > 0 {
-				m.lastEv, ni.evFree = ni.evFree[n-1], ni.evFree[:n-1]
-			} else {
-				m.lastEv = new(Event)
-			}
+			m.lastEv = ni.evFree.Get()
 		}
 		*m.lastEv = ev
 	}
@@ -200,7 +196,7 @@ func (ni *NI) consume(m *md, mlength uint64, ev Event, advance bool) {
 // forgetLastEvent returns the MD's inactivating event record to the NI.
 func (ni *NI) forgetLastEvent(m *md) {
 	if m.lastEv != nil {
-		ni.evFree = append(ni.evFree, m.lastEv)
+		ni.evFree.Put(m.lastEv)
 		m.lastEv = nil
 	}
 }

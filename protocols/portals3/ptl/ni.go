@@ -1,5 +1,7 @@
 package ptl
 
+import "github.com/seastar-sim/seastar/actors"
+
 // NI is one process's Portals network interface: its portal table, match entries,
 // memory descriptors, event queues, status registers and the operations in flight.
 // It is a pure state machine: calls go in, decisions (Header, Delivery) and posted
@@ -13,9 +15,9 @@ type NI struct {
 	mes    slots[*me]
 	mds    slots[*md]
 	eqs    slots[*eq]
-	ops    map[uint64]*op // operations in flight by Link; looked up, never ranged
-	evFree []*Event       // records of inactivating events (md.lastEv) free for reuse
-	link   uint64         // last Link assigned
+	ops    map[uint64]*op         // operations in flight by Link; looked up, never ranged
+	evFree actors.FreeList[Event] // records of inactivating events (md.lastEv) free for reuse
+	link   uint64                 // last Link assigned
 	sr     [numSR]uint64
 }
 
