@@ -22,6 +22,7 @@ package camswap
 
 import (
 	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/firmware"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/router"
 )
@@ -86,41 +87,32 @@ type Entries[S Src] struct {
 	// owner is the source bound to each entry, zero if free. It grows as entries are
 	// first used (the lowest first): a node talks to a few sources, not 256.
 	owner   []S
-	freed   []int // entries freed after their first use, the last freed on top
-	clock   int   // next entry to consider as a swap victim
-	wait    []S   // sources waiting for an entry, in order
+	ids     firmware.IDs // the free entries
+	clock   int          // next entry to consider as a swap victim
+	wait    []S          // sources waiting for an entry, in order
 	stalled bool
 	stallOn router.NodeID
 }
 
 // New returns the manager of a CAM of c.Entries entries, all free.
 func New[S Src](fw Firmware[S], c Config) *Entries[S] {
-	return &Entries[S]{fw: fw, c: c}
+	return &Entries[S]{fw: fw, c: c, ids: firmware.NewIDs(0, c.Entries)}
 }
 
 // Free is the number of free entries.
-func (m *Entries[S]) Free() int { return len(m.freed) + m.c.Entries - len(m.owner) }
-
-// take returns a free entry (there must be one): the last freed, else the lowest never
-// used.
-func (m *Entries[S]) take() int {
-	if n := len(m.freed); n > 0 {
-		e := m.freed[n-1]
-		m.freed = m.freed[:n-1]
-		return e
-	}
-	var zero S
-	m.owner = append(m.owner, zero)
-	return len(m.owner) - 1
-}
+func (m *Entries[S]) Free() int { return m.ids.Len() }
 
 // Bind gives source s a free entry (there must be one) and feeds it.
 func (m *Entries[S]) Bind(x *ppc.Exec, s S) {
 	src := s.CAM()
-	e := m.take()
+	e := m.ids.Take()
+	if e == len(m.owner) { // its first use
+		var zero S
+		m.owner = append(m.owner, zero)
+	}
 	m.owner[e], src.Entry, src.Waiting = s, e, false
 	if m.c.Peak != nil {
-		*m.c.Peak = max(*m.c.Peak, len(m.owner)-len(m.freed))
+		*m.c.Peak = max(*m.c.Peak, m.c.Entries-m.ids.Len())
 	}
 	m.unspill(x, s)
 	x.CAM(cam.SetEntry{Entry: e, Src: src.Node})
@@ -248,7 +240,7 @@ func (m *Entries[S]) Release(x *ppc.Exec, s S) {
 	x.CAM(cam.ClearEntry{Entry: src.Entry})
 	var zero S
 	m.owner[src.Entry] = zero
-	m.freed = append(m.freed, src.Entry)
+	m.ids.Put(src.Entry)
 	src.Entry = -1
 	for m.Free() > 0 && len(m.wait) > 0 {
 		w := m.wait[0]

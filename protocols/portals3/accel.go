@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/firmware"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
 	"github.com/seastar-sim/seastar/router"
@@ -134,7 +135,7 @@ type accelProc struct {
 	ni     *ptl.NI
 	pid    ptl.PID
 	base   int            // first pending id of the slot
-	rxFree idPool         // firmware-managed RX pool
+	rxFree firmware.IDs   // firmware-managed RX pool
 	dlv    []ptl.Delivery // what the firmware's matching decided for each of the slot's pendings (by id - base)
 	eqNext uint64
 	live   bool
@@ -191,7 +192,7 @@ func (f *Firmware) onAccelInit(x *ppc.Exec, c *AccelInit) {
 	a := &f.accel[c.Slot]
 	base := f.p.Pendings + c.Slot*f.p.AccelPendings
 	*a = accelProc{ni: c.NI, pid: c.PID, base: base, live: true, dlv: make([]ptl.Delivery, f.p.AccelPendings),
-		rxFree: idPool{next: base + f.p.AccelTxPendings, end: base + f.p.AccelPendings}}
+		rxFree: firmware.NewIDs(base+f.p.AccelTxPendings, base+f.p.AccelPendings)}
 	f.byPID[c.PID] = c.Slot
 	x.Store(8)
 	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
@@ -262,11 +263,11 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload 
 // and sets the pending up at once (Pedretti & Hudson 2005 s.4.3.2).
 func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header, k int) {
 	a := &f.accel[k]
-	if a.rxFree.len() == 0 {
+	if a.rxFree.Len() == 0 {
 		x.Fatalf("portals: out of RX pendings of accelerated process %d (%d in use) for a message from node %d: "+
 			"resource exhaustion panics the node", a.pid, f.p.AccelPendings-f.p.AccelTxPendings, w.Src)
 	}
-	id := a.rxFree.take()
+	id := a.rxFree.Take()
 	src := f.acceptFrom(x, w)
 	d := a.ni.DeliverHeader(*hdr)
 	x.Instr(f.p.FwMatchInstr + f.p.FwMatchMEInstr*d.Searched)
@@ -375,14 +376,14 @@ func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
 // sendAck sends an ack from a firmware-managed pending of slot k.
 func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 	a := &f.accel[k]
-	if a.rxFree.len() == 0 && f.g != nil { // gbn: sent when a pending frees
+	if a.rxFree.Len() == 0 && f.g != nil { // gbn: sent when a pending frees
 		a.ackQ = append(a.ackQ, ackReq{resp: *resp, cause: cause})
 		return
 	}
-	if a.rxFree.len() == 0 {
+	if a.rxFree.Len() == 0 {
 		x.Fatalf("portals: out of pendings of accelerated process %d for an ack: resource exhaustion panics the node", a.pid)
 	}
-	id := a.rxFree.take()
+	id := a.rxFree.Take()
 	h := *resp
 	w := &Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: f.fwWireID()}
 	*f.pend.At(id) = pending{wire: w, peer: w.Dst, role: roleAck}
@@ -423,7 +424,7 @@ func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	peer, unrefd := f.pend.At(id).peer, f.pend.At(id).unrefd
 	*f.pend.At(id) = pending{}
 	*f.delivery(id) = ptl.Delivery{}
-	a.rxFree.put(id)
+	a.rxFree.Put(id)
 	if !unrefd { // (gbn releases a transmit's source structure when it first leaves)
 		f.unref(peer)
 	}

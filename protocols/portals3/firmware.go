@@ -3,6 +3,7 @@ package portals3
 import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
+	"github.com/seastar-sim/seastar/firmware"
 	"github.com/seastar-sim/seastar/firmware/camswap"
 	"github.com/seastar-sim/seastar/ppc"
 	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
@@ -28,7 +29,7 @@ type Firmware struct {
 	crc    int64
 	fifo   int                       // TX command FIFO depth
 	pend   actors.LazyArray[pending] // by id, in chunks of pendChunk
-	rxFree idPool                    // the generic process's RX pendings
+	rxFree firmware.IDs              // the generic process's RX pendings
 	srcs   map[router.NodeID]*source
 	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
 	txList []int                     // TX pendings in order; the head is being sent
@@ -64,29 +65,6 @@ type pending struct {
 	seq     uint32          // gbn: the number of its transmit (Wire.Seq)
 	failed  bool            // gbn: given up: it completes with PTL_NI_FAIL when its transmission leaves
 }
-
-// idPool is a pool of pending ids in [first, end): the lowest never-used id first, then
-// the most recently freed (as a stack of all the ids, lowest on top, would give them)
-// without a slice of every id.
-type idPool struct {
-	free      []int // freed ids, the last freed on top
-	next, end int   // ids next..end-1 were never taken
-}
-
-func (p *idPool) len() int { return len(p.free) + p.end - p.next }
-
-// take returns a free id (len() > 0).
-func (p *idPool) take() int {
-	if n := len(p.free); n > 0 {
-		id := p.free[n-1]
-		p.free = p.free[:n-1]
-		return id
-	}
-	p.next++
-	return p.next - 1
-}
-
-func (p *idPool) put(id int) { p.free = append(p.free, id) }
 
 // pendChunk is how many pendings the firmware's table allocates at a time (small: the
 // receive pool starts at portals.tx_pendings, inside a chunk). The table
@@ -137,7 +115,7 @@ func NewFirmware(node router.NodeID, p Params, cp cam.Params, tp txdma.Params) *
 	if p.Recovery == "gbn" {
 		f.g = newGBN()
 	}
-	f.rxFree = idPool{next: p.TxPendings, end: p.Pendings}
+	f.rxFree = firmware.NewIDs(p.TxPendings, p.Pendings)
 	f.cam = camswap.New[*source](camFW{f}, camswap.Config{Name: "portals", Entries: cp.Entries, Depth: cp.QueueDepth,
 		SwapInstr: p.FwRxInstr, SwappedInstr: p.FwRxInstr / 2, Peak: &f.Stats.PeakCAM})
 	return f
@@ -402,17 +380,17 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 		f.onAccelSOM(x, s, w, hdr, k)
 		return
 	}
-	if f.rxFree.len() == 0 {
+	if f.rxFree.Len() == 0 {
 		x.Fatalf("portals: out of RX pendings (%d in use) for a message from node %d: resource exhaustion panics the node",
 			f.p.Pendings-f.p.TxPendings, w.Src)
 	}
-	id := f.rxFree.take()
+	id := f.rxFree.Take()
 	src := f.acceptFrom(x, w)
 	*f.pend.At(id) = pending{state: rxWaiting, wire: w, peer: w.Src}
 	if w.Len > 0 { // inline messages never use the RX DMA engine
 		src.rxList = append(src.rxList, id)
 	}
-	f.Stats.PeakRx = max(f.Stats.PeakRx, f.p.Pendings-f.p.TxPendings-f.rxFree.len())
+	f.Stats.PeakRx = max(f.Stats.PeakRx, f.p.Pendings-f.p.TxPendings-f.rxFree.Len())
 	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // header and inline payload into the upper pending
 	if w.Len == 0 {
 		x.Discard(s.Packet)
@@ -544,7 +522,7 @@ func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
 	}
 	peer := pd.peer
 	*pd = pending{}
-	f.rxFree.put(c.Pending)
+	f.rxFree.Put(c.Pending)
 	f.unref(peer)
 	f.retryTxWait(x)
 }

@@ -319,7 +319,7 @@ func (f *Firmware) gbnAccept(x *ppc.Exec, s rxdma.SOM, w *Wire, k int) bool {
 		return false
 	case w.Seq > exp:
 		return refuse(&f.GBN.OutOfOrder)
-	case k < 0 && f.rxFree.len() == 0, k >= 0 && f.accel[k].rxFree.len() == 0,
+	case k < 0 && f.rxFree.Len() == 0, k >= 0 && f.accel[k].rxFree.Len() == 0,
 		f.srcs[w.Src] == nil && len(f.srcs) == f.p.Sources:
 		return refuse(&f.GBN.Refused)
 	}
