@@ -32,6 +32,12 @@ type Stats struct {
 	Swaps      int64           // entries rebound by Swap
 }
 
+// push appends m's command to its entry's queue.
+func (b *Block) push(ctx actors.Context, m PushCommand) error {
+	b.checkSize(ctx, m.Cmd)
+	return b.t.Push(m.Entry, m.Cmd)
+}
+
 // checkSize fails the run if c covers no bytes or more than CommandMax.
 func (b *Block) checkSize(ctx actors.Context, c Command) {
 	if c.Bytes < 1 || c.Bytes > int64(b.p.CommandMax) {
@@ -79,12 +85,10 @@ func (b *Block) Receive(ctx actors.Context, m actors.Msg) {
 		err = b.t.Set(m.Entry, m.Src)
 		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())
 	case *PushCommand:
-		b.checkSize(ctx, m.Cmd)
-		err = b.t.Push(m.Entry, m.Cmd)
+		err = b.push(ctx, *m)
 		m.Release() // the command is queued by value
 	case PushCommand:
-		b.checkSize(ctx, m.Cmd)
-		err = b.t.Push(m.Entry, m.Cmd)
+		err = b.push(ctx, m)
 	case ClearEntry:
 		err = b.t.Clear(m.Entry)
 	case Swap:

@@ -2,8 +2,8 @@ package cam
 
 import (
 	"fmt"
-	"github.com/seastar-sim/seastar/actors"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 )
 

@@ -64,11 +64,11 @@ func ParsePlacement(s string) (Placement, error) {
 	return "", fmt.Errorf("unknown placement %q (want linear, contiguous or random)", s)
 }
 
-// Config is a motif run.
 // VerifyMinSize is the smallest message Config.Verify can check: a payload starts with
 // its 8-byte identity (sender, iteration, number).
 const VerifyMinSize = 8
 
+// Config is a motif run.
 type Config struct {
 	Machine machine.Params
 	Portals portals3.Params

@@ -92,6 +92,13 @@ func (x *Exec) LoadHost(n int) {
 // 32 KB instruction and data caches, Pedretti & Hudson 2005 s.5.1 for the caches).
 const CacheLineBytes = 32
 
+// StoreBytes is what one firmware store moves into host memory or the PIO buffer
+// (assumed: 8 bytes, a doubleword store).
+const StoreBytes = 8
+
+// stores is the number of stores that write n bytes.
+func stores(n actors.Bytes) int { return int((n + StoreBytes - 1) / StoreBytes) }
+
 // LoadHostCached charges reading n bytes of host memory mapped cached (a record the
 // firmware keeps there, such as a spilled CAM entry): one host load per cache line.
 func (x *Exec) LoadHostCached(n actors.Bytes) {
@@ -126,10 +133,10 @@ func (x *Exec) TX(c txdma.Command) {
 }
 
 // PIO writes a short message into the PIO buffer and its command into the PIO FIFO: a
-// store per 8 bytes of payload and CommandStores for the command.
+// store per StoreBytes of payload and CommandStores for the command.
 func (x *Exec) PIO(p *txdma.PIO) {
 	x.fifoPointers()
-	x.StoreUncached(x.c.p.CommandStores + int((p.Bytes+7)/8))
+	x.StoreUncached(x.c.p.CommandStores + stores(actors.Bytes(p.Bytes)))
 	x.ctx.Send(PortTXDMA, p, x.Elapsed())
 }
 
@@ -167,12 +174,12 @@ func (x *Exec) DiscardMessage(p *router.Packet) {
 }
 
 // HostWrite stores bytes into host memory (an event, an upper pending) through an HT
-// window: HostWriteCycles per 8-byte store, posted. payload, if not nil, is delivered to
+// window: HostWriteCycles per store of StoreBytes, posted. payload, if not nil, is delivered to
 // the host when the bytes land, after any DMA data already on the link.
 func (x *Exec) HostWrite(bytes actors.Bytes, payload actors.Msg) {
-	stores := int64((bytes + 7) / 8)
-	x.cycles += int64(x.c.p.HostWriteCycles) * stores
-	x.c.Work.HostStores += stores
+	n := int64(stores(bytes))
+	x.cycles += int64(x.c.p.HostWriteCycles) * n
+	x.c.Work.HostStores += n
 	x.ctx.Send(PortHT, ht.NewWrite(ht.Host, bytes, payload), x.Elapsed())
 }
 

@@ -197,8 +197,9 @@ func (e *Engine) head() *Command {
 }
 
 func (e *Engine) pop() {
-	e.q[e.headSeq%uint64(len(e.q))].release() // carried out: nothing refers to it any more
-	e.q[e.headSeq%uint64(len(e.q))] = nil
+	i := e.headSeq % uint64(len(e.q))
+	e.q[i].release() // carried out: nothing refers to it any more
+	e.q[i] = nil
 	e.headSeq++
 	e.retired++
 	e.consumed = 0

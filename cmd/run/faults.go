@@ -238,8 +238,9 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		}
 		res.rows = append(res.rows, row)
 	}
+	lostMsg := fmt.Sprintf("%d of %d points LOST data: the workload did not deliver every message exactly once", lost, len(res.rows))
 	if lost > 0 {
-		res.notes = append(res.notes, fmt.Sprintf("%d of %d points LOST data (the rows with delivered LOST): the simulations completed, the workload did not deliver every message exactly once; the command exited 1", lost, len(res.rows)))
+		res.notes = append(res.notes, lostMsg+" (the rows with delivered LOST; the simulations completed, the command exited 1)")
 	}
 	if err := c.finishSingle(cmd, out, "faults", []string{"motif", "crc_error_rate", "drop_rate", "nic_stall_us", "link_down_us"}, tree, localFlags(cmd), res, start); err != nil {
 		return failed(err)
@@ -251,8 +252,7 @@ func (c *common) runFaults(cmd *cobra.Command, state *motifState, crcList, dropL
 		}
 	}
 	if lost > 0 {
-		fmt.Fprintf(cmd.ErrOrStderr(), "run: faults: %d of %d points LOST data: the workload did not deliver every message exactly once\n",
-			lost, len(res.rows))
+		fmt.Fprintln(cmd.ErrOrStderr(), "run: faults: "+lostMsg)
 		return failed(errDataLost)
 	}
 	return nil

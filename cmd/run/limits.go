@@ -45,9 +45,7 @@ const (
 // (gcPercentFor).
 func checkMemory(what string, nodes int, perNode int64) error {
 	need := int64(nodes) * perNode
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercentFor(need))
-	}
+	setGCTarget(need)
 	avail, ok := availableMemory()
 	if !ok || need <= avail {
 		return nil
@@ -68,6 +66,14 @@ const (
 	gcSlackBytes = 512 << 20
 	gcPercentMin = 25
 )
+
+// setGCTarget sets the garbage collector's target for a model estimated to need need
+// bytes (0: not known yet), unless the environment sets GOGC.
+func setGCTarget(need int64) {
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercentFor(need))
+	}
+}
 
 // gcPercentFor is the garbage collector's target for a model estimated to need need
 // bytes: gcPercent for small models, less for large ones (gcSlackBytes).

@@ -10,7 +10,6 @@ import (
 	"context"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 )
 
@@ -18,14 +17,12 @@ import (
 // graph that lives for the whole run, and collecting when the heap has grown by half
 // instead of doubled cuts peak memory by a quarter at no measurable cost in time
 // (BENCHMARKS.md: halo3d 12x12x12 peak 681 -> 518 MiB, Red Storm 3.9 -> 2.9 GiB and
-// 78.6 -> 73.8 s on one worker).
-// Models estimated above 1 GiB get less (gcPercentFor, when their size is known).
+// 78.6 -> 73.8 s on one worker). Models estimated above 1 GiB get less (gcPercentFor,
+// once their size is known).
 const gcPercent = 50
 
 func main() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(gcPercent)
-	}
+	setGCTarget(0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := execute(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -147,22 +147,37 @@ func round6(f float64) float64 {
 }
 
 // validationSimulations is the number of simulations run computes, for the progress
-// lines ("validate: 3/19 ..."); run fails if it does not match what it ran.
+// lines ("validate: 3/23 ..."); run fails if it does not match what it ran.
 const validationSimulations = 23
 
-// perf runs PortalPerf op over sizes on cfg.
-func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak func(*portals3.PerfConfig)) ([]portals3.PerfRow, error) {
+// perfConfig is PortalPerf op over sizes on cfg, iters timed iterations each.
+func perfConfig(cfg *Config, op portals3.PerfOp, sizes []int64, iters int) portals3.PerfConfig {
 	pc := portals3.DefaultPerfConfig()
-	pc.Machine, pc.Portals, pc.Op, pc.Sizes, pc.Iters = cfg.Params, cfg.Portals, op, sizes, validationIters
+	pc.Machine, pc.Portals, pc.Op, pc.Sizes, pc.Iters = cfg.Params, cfg.Portals, op, sizes, iters
 	pc.Bridge = mpi.BridgeFor(cfg.Host.OS)
-	if tweak != nil {
-		tweak(&pc)
-	}
+	return pc
+}
+
+// runPerf runs pc, keeping its report.
+func (v *validator) runPerf(pc portals3.PerfConfig) (*portals3.PerfResult, error) {
 	res, err := portals3.PortalPerf(v.ctx, pc, v.opts)
 	if err != nil {
 		return nil, err
 	}
 	v.reports = append(v.reports, res.Report)
+	return res, nil
+}
+
+// perf runs PortalPerf op over sizes on cfg.
+func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak func(*portals3.PerfConfig)) ([]portals3.PerfRow, error) {
+	pc := perfConfig(cfg, op, sizes, validationIters)
+	if tweak != nil {
+		tweak(&pc)
+	}
+	res, err := v.runPerf(pc)
+	if err != nil {
+		return nil, err
+	}
 	return res.Rows, nil
 }
 
@@ -171,14 +186,10 @@ func (v *validator) perf(cfg *Config, op portals3.PerfOp, sizes []int64, tweak f
 // two runs of n and 2n round trips (n = validationIters).
 func (v *validator) perfWork(cfg *Config, size int64) (ppc.Work, error) {
 	run := func(iters int) (ppc.Work, error) {
-		pc := portals3.DefaultPerfConfig()
-		pc.Machine, pc.Portals, pc.Op, pc.Sizes, pc.Iters = cfg.Params, cfg.Portals, portals3.PerfPut, []int64{size}, iters
-		pc.Bridge = mpi.BridgeFor(cfg.Host.OS)
-		res, err := portals3.PortalPerf(v.ctx, pc, v.opts)
+		res, err := v.runPerf(perfConfig(cfg, portals3.PerfPut, []int64{size}, iters))
 		if err != nil {
 			return ppc.Work{}, err
 		}
-		v.reports = append(v.reports, res.Report)
 		var w ppc.Work
 		for _, n := range res.Nodes.Nodes {
 			w = w.Add(n.PPC.Work)
@@ -202,15 +213,12 @@ func (v *validator) perfWork(cfg *Config, size int64) (ppc.Work, error) {
 // name on node 0, from the main loop's dispatch point to the handler's own point (the
 // delta tracedump prints on the main loop's line; trace points included).
 func (v *validator) handlerTime(cfg *Config, mode string, size int64, name string) (actors.Duration, error) {
-	pc := portals3.DefaultPerfConfig()
-	pc.Machine, pc.Portals, pc.Op, pc.Sizes, pc.Iters = cfg.Params, cfg.Portals, portals3.PerfPut, []int64{size}, validationIters
-	pc.Bridge = mpi.BridgeFor(cfg.Host.OS)
+	pc := perfConfig(cfg, portals3.PerfPut, []int64{size}, validationIters)
 	pc.Portals.Mode, pc.Machine.PPC.TraceEnabled = mode, true
-	res, err := portals3.PortalPerf(v.ctx, pc, v.opts)
+	res, err := v.runPerf(pc)
 	if err != nil {
 		return 0, err
 	}
-	v.reports = append(v.reports, res.Report)
 	recs := res.Nodes.Nodes[0].PPC.Trace().Records()
 	var longest actors.Duration
 	for i := 1; i < len(recs); i++ {

@@ -421,8 +421,9 @@ func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	k := f.slotOf(id)
 	a := &f.accel[k]
-	peer, unrefd := f.pend.At(id).peer, f.pend.At(id).unrefd
-	*f.pend.At(id) = pending{}
+	pd := f.pend.At(id)
+	peer, unrefd := pd.peer, pd.unrefd
+	*pd = pending{}
 	*f.delivery(id) = ptl.Delivery{}
 	a.rxFree.Put(id)
 	if !unrefd { // (gbn releases a transmit's source structure when it first leaves)
