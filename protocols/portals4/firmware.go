@@ -243,7 +243,7 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	var code uint8
 	if x.Tracing() { // the trace ring (ppc.trace_enabled)
-		code = ringCode(ev)
+		code = handlerCode(ev)
 		x.TraceDispatch(code)
 	}
 	t := x.Tracer()
@@ -256,7 +256,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.traceEnd(x, t, ev, tw)
 	}
 	if code != 0 {
-		x.TraceHandler(ringNames[code], 255)
+		x.TraceHandler(handlers[code].fn, 255)
 	}
 }
 

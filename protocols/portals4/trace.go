@@ -21,35 +21,16 @@ import (
 // TraceID implements actors.Traced: the message id.
 func (w *Wire) TraceID() uint64 { return w.ID }
 
-// handlerName is the stage name of the firmware handler of ev.
-func handlerName(ev actors.Msg) string {
-	switch ev.(type) {
-	case *Call:
-		return "call"
-	case *BarrierCall:
-		return "barrier"
-	case *SendCmd:
-		return "send"
-	case matchunit.Result:
-		return "matched"
-	case rxdma.SOM:
-		return "rx_header"
-	case rxdma.Done:
-		return "rx_done"
-	case txdma.Done:
-		return "tx_done"
-	}
-	return ""
-}
+// handlers are the firmware's handlers by event code (handlerCode): the stage name of
+// the spans of a handler that works on a message ("" for those that never do), and its
+// function name in the firmware trace ring (Pedretti & Hudson 2005 s.3.3).
+var handlers = [...]struct{ stage, fn string }{{}, {"call", "p4_call"}, {"barrier", "p4_barrier"}, {"send", "p4_send"},
+	{"matched", "p4_matched"}, {"rx_header", "p4_rx_header"}, {"rx_done", "p4_rx_done"}, {"tx_done", "p4_tx_done"},
+	{"", "p4_tx_retired"}, {"", "p4_cam_stall"}}
 
-// ringNames are the handlers' function names in the firmware trace ring (Pedretti &
-// Hudson 2005 s.3.3), by the event code ringCode gives: the main loop's dispatch point
-// carries the code, the handler's end point the name.
-var ringNames = [...]string{"", "p4_call", "p4_barrier", "p4_send", "p4_matched", "p4_rx_header", "p4_rx_done", "p4_tx_done",
-	"p4_tx_retired", "p4_cam_stall"}
-
-// ringCode numbers the events the firmware handles.
-func ringCode(ev actors.Msg) uint8 {
+// handlerCode numbers the events the firmware handles (the value of the trace ring's
+// dispatch point), 0 for none of them.
+func handlerCode(ev actors.Msg) uint8 {
 	switch ev.(type) {
 	case *Call:
 		return 1
@@ -72,6 +53,9 @@ func ringCode(ev actors.Msg) uint8 {
 	}
 	return 0
 }
+
+// handlerName is the stage name of the firmware handler of ev.
+func handlerName(ev actors.Msg) string { return handlers[handlerCode(ev)].stage }
 
 // traceBegin returns the sampled message the handler of ev works on, if any, and
 // starts collecting the messages the handler sends.
