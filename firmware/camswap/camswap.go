@@ -129,14 +129,24 @@ func (m *Entries[S]) Need(x *ppc.Exec, s S) {
 		m.fw.Feed(x, s)
 	case src.Swapping:
 		// its old commands come back from the CAM first
+	default:
+		m.bindOrWait(x, s)
+	}
+	if m.stalled && m.stallOn == src.Node {
+		m.unstall(x)
+	}
+}
+
+// bindOrWait gives source s, which has no entry, a free one, or queues it (once) for
+// the next entry that frees.
+func (m *Entries[S]) bindOrWait(x *ppc.Exec, s S) {
+	src := s.CAM()
+	switch {
 	case m.Free() > 0:
 		m.Bind(x, s)
 	case !src.Waiting:
 		src.Waiting = true
 		m.wait = append(m.wait, s)
-	}
-	if m.stalled && m.stallOn == src.Node {
-		m.unstall(x)
 	}
 }
 
@@ -217,13 +227,7 @@ func (m *Entries[S]) Returned(x *ppc.Exec, r cam.Swapped) {
 	if m.fw.Backlog(s) {
 		src.Spilled = true
 		m.fw.Spill(x, s)
-		switch {
-		case m.Free() > 0:
-			m.Bind(x, s)
-		case !src.Waiting:
-			src.Waiting = true
-			m.wait = append(m.wait, s)
-		}
+		m.bindOrWait(x, s)
 	}
 	if m.stalled {
 		m.unstall(x)
