@@ -143,6 +143,35 @@ func TestCalendarQueueOrder(t *testing.T) {
 	}
 }
 
+// A partition's pending queue switches between the heap and the calendar as its set
+// swings across their sizes; the calendar, emptied into the heap without shrinking and
+// reused with its old buckets and width, must still pop in exact key order.
+func TestPendingQueueOrderAcrossSwitches(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var q pendingQueue
+	var h eventHeap
+	now, seq := Time(0), uint64(0)
+	for swing := range 12 {
+		high := heapToCalendar + 1 + r.IntN(4000)
+		spread := Time(1) << (10 + r.IntN(20)) // another width each time
+		for h.len() < high {
+			k := makeKey(now+Time(r.Int64N(int64(spread))), ActorID(r.IntN(4)), ActorID(r.IntN(4)), seq)
+			q.push(event{eventKey: k, msg: tok{v: seq}})
+			h.push(event{eventKey: k, msg: tok{v: seq}})
+			seq++
+		}
+		require.NotNil(t, q.cal, "swing %d: the calendar takes a large set", swing)
+		for h.len() > r.IntN(calendarToHeap) {
+			var a, b event
+			h.pop(&a)
+			require.True(t, q.popBefore(MaxTime, &b))
+			require.Equal(t, a, b, "swing %d", swing)
+			now = a.at
+		}
+		require.Nil(t, q.cal, "swing %d: the heap takes a small set", swing)
+	}
+}
+
 // BenchmarkCalendarHold is BenchmarkEventHeapHold on the calendar queue, at several
 // pending-set sizes; BenchmarkHeapHoldSizes is the heap at the same sizes.
 func BenchmarkCalendarHold(b *testing.B) {
