@@ -420,13 +420,21 @@ func (f *Firmware) onRxCommand(x *ppc.Exec, c *RxCommand) {
 // MLength bytes into the regions (at most CommandMax per command), discard the rest
 // of a truncated payload, and check the CRC on the last command.
 func (f *Firmware) rxProgram(pd *pending) []cam.Command {
-	cmds := []cam.Command{{Bytes: int64(f.p.HeaderBytes), Discard: true}}
+	n := 2 // the header's discard and the last one
+	for _, r := range pd.regions {
+		n += int((r.Len + f.cmax - 1) / f.cmax)
+	}
+	rest := pd.wire.Len - pd.mlength + f.crc
+	if rest > f.cmax {
+		n += int((rest - 1) / f.cmax)
+	}
+	cmds := make([]cam.Command, 1, n) // one allocation: the program goes with the message
+	cmds[0] = cam.Command{Bytes: int64(f.p.HeaderBytes), Discard: true}
 	for _, r := range pd.regions {
 		for off := int64(0); off < r.Len; off += f.cmax {
 			cmds = append(cmds, cam.Command{Bytes: min(f.cmax, r.Len-off), Addr: r.Addr + uint64(off)})
 		}
 	}
-	rest := pd.wire.Len - pd.mlength + f.crc
 	for ; rest > f.cmax; rest -= f.cmax { // a long discard (truncated or dropped payload) takes several commands
 		cmds = append(cmds, cam.Command{Bytes: f.cmax, Discard: true})
 	}
