@@ -104,7 +104,9 @@ func (ni *NI) sendOp(h Header) (*op, error) {
 }
 
 // SendStarted tells the initiator that the put of h started leaving: it posts
-// SEND_START. Calling it is optional (SendDone posts a missing SEND_START first).
+// SEND_START. Calling it is optional (SendDone posts a missing SEND_START first). The
+// events it returns are valid until the next SendStarted, SendDone or Complete of the
+// NI, which reuse their array.
 // A get header is accepted and ignored. Errors: ErrFail if h is not a put of this NI
 // in flight or SendStarted was already called.
 func (ni *NI) SendStarted(h Header) ([]Posted, error) {
@@ -118,8 +120,9 @@ func (ni *NI) SendStarted(h Header) ([]Posted, error) {
 	if o.started {
 		return nil, ErrFail
 	}
-	var out []Posted
+	out := ni.posted[:0]
 	ni.sendStart(o, &out)
+	ni.posted = out
 	return out, nil
 }
 
@@ -138,7 +141,7 @@ func (ni *NI) sendStart(o *op, out *[]Posted) {
 // inactive and PTL_UNLINK, unlinks it (UNLINK after SEND_END); an ack arriving later
 // is then dropped, which is why MPI-like layers give a put-with-ack MD a threshold of
 // 2. A get header is accepted and ignored. Errors: ErrFail if h is not a put of this
-// NI in flight.
+// NI in flight. The events are valid until the next SendStarted, SendDone or Complete.
 func (ni *NI) SendDone(h Header, failed bool) ([]Posted, error) {
 	if h.Op == OpGet {
 		return nil, ni.check()
@@ -147,9 +150,10 @@ func (ni *NI) SendDone(h Header, failed bool) ([]Posted, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []Posted
+	out := ni.posted[:0]
 	ni.sendStart(o, &out)
 	ni.finish(o, failed, &out)
+	ni.posted = out
 	return out, nil
 }
 

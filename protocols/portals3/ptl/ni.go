@@ -19,6 +19,10 @@ type NI struct {
 	evFree actors.FreeList[Event] // records of inactivating events (md.lastEv) free for reuse
 	link   uint64                 // last Link assigned
 	sr     [numSR]uint64
+	// posted is the array SendStarted, SendDone and Complete return their events in,
+	// reused by the next of those calls (a new one each call was an allocation per
+	// message).
+	posted []Posted
 }
 
 // portal is one entry of the portal table: a doubly linked match list.

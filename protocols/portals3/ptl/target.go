@@ -161,7 +161,8 @@ func (ni *NI) deliverReply(d *Delivery) {
 // operation is in flight on it, it is unlinked (with its match entry if that was
 // created with PTL_UNLINK) and the UNLINK event follows the END event. Threshold and
 // offset were consumed at DeliverHeader, as in the reference implementation, and are
-// not given back on failure. Errors: ErrFail if d is not an operation in flight.
+// not given back on failure. Errors: ErrFail if d is not an operation in flight. The
+// events are valid until the next SendStarted, SendDone or Complete of the NI.
 func (ni *NI) Complete(d Delivery, failed bool) ([]Posted, error) {
 	if err := ni.check(); err != nil {
 		return nil, err
@@ -170,8 +171,9 @@ func (ni *NI) Complete(d Delivery, failed bool) ([]Posted, error) {
 	if !d.InFlight || o == nil || o.kind == opSend || o.md.h != d.MD {
 		return nil, ErrFail
 	}
-	var out []Posted
+	out := ni.posted[:0]
 	ni.finish(o, failed, &out)
+	ni.posted = out
 	return out, nil
 }
 
