@@ -141,46 +141,68 @@ func (pr *Process) EQAlloc(count int) (ptl.EQHandle, error) {
 	return pr.ni.EQAlloc(count)
 }
 
-// table runs a call that changes or reads the match lists: in the kernel's library
-// (generic), or offloaded to the firmware, where an accelerated process's lists live.
-func (pr *Process) table(call func()) {
+// inKernel tells where a call that changes or reads the match lists runs: here, in the
+// kernel's library (generic mode; the kernel's entry is charged), or offloaded to the
+// firmware, where an accelerated process's lists live (offloaded). The callers build
+// the firmware's closure only on the offloaded path: one built for both, which escapes
+// into the firmware's command, cost a generic call two or three allocations.
+func (pr *Process) inKernel() bool {
 	if pr.accel {
-		pr.offload(call)
-		return
+		return false
 	}
 	pr.enter(pr.s.p.KernTable)
-	call()
+	return true
+}
+
+// offloaded runs call in the firmware (pr.offload) and returns its results.
+func offloaded[T any](pr *Process, call func() (T, error)) (v T, err error) {
+	pr.offload(func() { v, err = call() })
+	return v, err
+}
+
+// offloadedErr is offloaded for a call with an error only.
+func offloadedErr(pr *Process, call func() error) (err error) {
+	pr.offload(func() { err = call() })
+	return err
 }
 
 // MEAttach is PtlMEAttach.
-func (pr *Process) MEAttach(pt ptl.PtIndex, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (h ptl.MEHandle, err error) {
-	pr.table(func() { h, err = pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos) })
-	return h, err
+func (pr *Process) MEAttach(pt ptl.PtIndex, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (ptl.MEHandle, error) {
+	if pr.inKernel() {
+		return pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos)
+	}
+	return offloaded(pr, func() (ptl.MEHandle, error) { return pr.ni.MEAttach(pt, id, bits, ignore, unlink, pos) })
 }
 
 // MDAttach is PtlMDAttach. An accelerated process's MDs must be contiguous: an iovec
 // MD is PTL_MD_ILLEGAL.
-func (pr *Process) MDAttach(me ptl.MEHandle, md ptl.MD, unlink ptl.UnlinkOp) (h ptl.MDHandle, err error) {
+func (pr *Process) MDAttach(me ptl.MEHandle, md ptl.MD, unlink ptl.UnlinkOp) (ptl.MDHandle, error) {
 	if err := pr.contiguous(md); err != nil {
-		return h, err
+		return 0, err
 	}
-	pr.table(func() { h, err = pr.ni.MDAttach(me, md, unlink) })
-	return h, err
+	if pr.inKernel() {
+		return pr.ni.MDAttach(me, md, unlink)
+	}
+	return offloaded(pr, func() (ptl.MDHandle, error) { return pr.ni.MDAttach(me, md, unlink) })
 }
 
 // MDBind is PtlMDBind: a free-floating MD, for initiating puts and gets.
-func (pr *Process) MDBind(md ptl.MD, unlink ptl.UnlinkOp) (h ptl.MDHandle, err error) {
+func (pr *Process) MDBind(md ptl.MD, unlink ptl.UnlinkOp) (ptl.MDHandle, error) {
 	if err := pr.contiguous(md); err != nil {
-		return h, err
+		return 0, err
 	}
-	pr.table(func() { h, err = pr.ni.MDBind(md, unlink) })
-	return h, err
+	if pr.inKernel() {
+		return pr.ni.MDBind(md, unlink)
+	}
+	return offloaded(pr, func() (ptl.MDHandle, error) { return pr.ni.MDBind(md, unlink) })
 }
 
 // MDUnlink is PtlMDUnlink.
-func (pr *Process) MDUnlink(h ptl.MDHandle) (err error) {
-	pr.table(func() { err = pr.ni.MDUnlink(h) })
-	return err
+func (pr *Process) MDUnlink(h ptl.MDHandle) error {
+	if pr.inKernel() {
+		return pr.ni.MDUnlink(h)
+	}
+	return offloadedErr(pr, func() error { return pr.ni.MDUnlink(h) })
 }
 
 // Put is PtlPut: the library builds the header and hands the message to the firmware.

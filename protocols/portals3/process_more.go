@@ -10,15 +10,19 @@ import "github.com/seastar-sim/seastar/protocols/portals3/ptl"
 // MEInsert is PtlMEInsert: a match entry just before or after base, on base's portal.
 // An MPI layer keeps its posted receives ahead of its unexpected-message entries this
 // way.
-func (pr *Process) MEInsert(base ptl.MEHandle, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (h ptl.MEHandle, err error) {
-	pr.table(func() { h, err = pr.ni.MEInsert(base, id, bits, ignore, unlink, pos) })
-	return h, err
+func (pr *Process) MEInsert(base ptl.MEHandle, id ptl.MatchID, bits, ignore ptl.MatchBits, unlink ptl.UnlinkOp, pos ptl.InsPos) (ptl.MEHandle, error) {
+	if pr.inKernel() {
+		return pr.ni.MEInsert(base, id, bits, ignore, unlink, pos)
+	}
+	return offloaded(pr, func() (ptl.MEHandle, error) { return pr.ni.MEInsert(base, id, bits, ignore, unlink, pos) })
 }
 
 // MEUnlink is PtlMEUnlink: the entry and its memory descriptor, if any.
-func (pr *Process) MEUnlink(h ptl.MEHandle) (err error) {
-	pr.table(func() { err = pr.ni.MEUnlink(h) })
-	return err
+func (pr *Process) MEUnlink(h ptl.MEHandle) error {
+	if pr.inKernel() {
+		return pr.ni.MEUnlink(h)
+	}
+	return offloadedErr(pr, func() error { return pr.ni.MEUnlink(h) })
 }
 
 // MDUpdate is PtlMDUpdate: it replaces the memory descriptor h by newMD (nil: only
@@ -27,12 +31,14 @@ func (pr *Process) MEUnlink(h ptl.MEHandle) (err error) {
 // MPI layer post a receive and check its unexpected messages without a race; in
 // accelerated mode it is a round trip to the firmware (Brightwell 2011: "atomic search
 // and post for MPI receives required round-trip across PCI").
-func (pr *Process) MDUpdate(h ptl.MDHandle, newMD *ptl.MD, testEQ ptl.EQHandle) (old ptl.MD, err error) {
+func (pr *Process) MDUpdate(h ptl.MDHandle, newMD *ptl.MD, testEQ ptl.EQHandle) (ptl.MD, error) {
 	if newMD != nil {
 		if err := pr.contiguous(*newMD); err != nil {
-			return old, err
+			return ptl.MD{}, err
 		}
 	}
-	pr.table(func() { old, err = pr.ni.MDUpdate(h, newMD, testEQ) })
-	return old, err
+	if pr.inKernel() {
+		return pr.ni.MDUpdate(h, newMD, testEQ)
+	}
+	return offloaded(pr, func() (ptl.MD, error) { return pr.ni.MDUpdate(h, newMD, testEQ) })
 }
