@@ -288,6 +288,7 @@ func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
 	pd := f.pend.At(c.Pending)
 	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst}
 	f.source(x, c.Wire.Dst)
+	pd.txCmds = make([]txdma.Command, 0, 3+len(c.Payload)) // one allocation: the program goes with the message
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.LoadDest, Dst: c.Wire.Dst, Class: c.Wire.Kind.Class(), Data: c.Wire},
 		txdma.Command{Kind: txdma.Transmit, Addr: c.Header, Bytes: int64(f.p.HeaderBytes) + c.Wire.Inline})
 	for _, r := range c.Payload {
