@@ -6,6 +6,7 @@ import (
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/firmware"
+	"github.com/seastar-sim/seastar/rxdma"
 )
 
 // Ports of a Core.
@@ -157,6 +158,9 @@ func (c *Core) dispatch(ctx actors.Context) {
 	c.fw.Handle(x, ev)
 	x.ctx = nil // the handler is over: its view must not be used again
 	c.Done(ctx, x.Elapsed(), c.poll())
+	if d, ok := ev.(*rxdma.Done); ok {
+		d.Release() // the handlers take it by value
+	}
 }
 
 // Heartbeat is the main loop's heartbeat counter at time now: one per handler and one

@@ -12,5 +12,5 @@
 //	ht.WriteDone     ht      a DMA write has left for host memory
 //	Discard          ppc     drop a packet (read by the PPC) when it reaches the head
 //
-// Emitted: router.Credit (router), cam.Lookup (cam), *ht.Write (ht), SOM and Done (ppc).
+// Emitted: router.Credit (router), cam.Lookup (cam), *ht.Write (ht), SOM and *Done (ppc).
 package rxdma

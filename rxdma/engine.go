@@ -276,7 +276,7 @@ func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
 	if a.left == 0 {
 		e.Stats.Commands++
 		if a.cmd.Notify {
-			ctx.Send(PortPPC, Done{Src: p.Src, Tag: a.cmd.Tag, CRCOK: true}, dt)
+			ctx.Send(PortPPC, NewDone(p.Src, a.cmd.Tag, true), dt)
 		}
 		if len(a.next) > 0 {
 			a.cmd, a.left, a.next = a.next[0], a.next[0].Bytes, a.next[1:]

@@ -110,7 +110,7 @@ func TestDispositionMatchesCommandModel(t *testing.T) {
 	}
 	assert.Equal(t, wantWrite, gotWrite)
 	var gotDone []uint64
-	for _, d := range actorstest.MsgsOf[Done](out) {
+	for _, d := range actorstest.MsgsOf[*Done](out) {
 		gotDone = append(gotDone, d.Tag)
 		assert.True(t, d.CRCOK)
 	}

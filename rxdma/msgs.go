@@ -3,6 +3,7 @@ package rxdma
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 )
 
@@ -14,13 +15,33 @@ func (s SOM) String() string { return fmt.Sprintf("rxdma.SOM(%s)", s.Packet) }
 
 // Done tells the PPC that an RX command with Notify has retired: its bytes are on their
 // way to host memory (or discarded), ahead of anything the PPC writes to the host next.
+// The engine sends a *Done from NewDone, which the PPC recycles (Release) once the
+// firmware's handler has run: handlers take it by value. (A value boxed into the
+// message interface was an allocation per message.)
 type Done struct {
-	Src   router.NodeID
-	Tag   uint64
-	CRCOK bool // the end-to-end CRC check passed (always, when the command did not ask for it)
+	Src    router.NodeID
+	Tag    uint64
+	CRCOK  bool // the end-to-end CRC check passed (always, when the command did not ask for it)
+	pooled bool
 }
 
 func (d Done) String() string { return fmt.Sprintf("rxdma.Done(node%d #%d)", d.Src, d.Tag) }
+
+// donePool recycles Dones (one pool for all partitions: actors.Pool is safe across the
+// engine's workers).
+var donePool actors.Pool[Done]
+
+// NewDone returns a Done that Release recycles.
+func NewDone(src router.NodeID, tag uint64, crcOK bool) *Done {
+	return donePool.New(Done{Src: src, Tag: tag, CRCOK: crcOK, pooled: true})
+}
+
+// Release recycles d if it came from NewDone; the caller must be its last holder.
+func (d *Done) Release() {
+	if d.pooled {
+		donePool.Recycle(d)
+	}
+}
 
 // Discard asks the engine to drop Packet when it reaches the FIFO head, without a CAM
 // command: the PPC has read it (a header-only message, Dillow & Atchley 2011, s.II).

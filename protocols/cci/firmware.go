@@ -177,8 +177,8 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case rxdma.SOM:
 		f.onSOM(x, ev)
 		f.traceArrived(x, ev.Packet.Data)
-	case rxdma.Done:
-		f.onRxDone(x, ev)
+	case *rxdma.Done:
+		f.onRxDone(x, *ev)
 	case txdma.Done:
 		f.onTxDone(x, ev)
 	case txdma.Retired:

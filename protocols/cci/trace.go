@@ -107,7 +107,7 @@ func traceEvent(ev actors.Msg) uint8 {
 		return 1
 	case rxdma.SOM:
 		return 2
-	case rxdma.Done:
+	case *rxdma.Done:
 		return 3
 	case txdma.Done:
 		return 4
@@ -127,7 +127,7 @@ func traceValue(ev actors.Msg) uint8 {
 	switch ev := ev.(type) {
 	case *Command:
 		return uint8(ev.Kind)
-	case rxdma.Done:
+	case *rxdma.Done:
 		return uint8(ev.Tag)
 	case txdma.Done:
 		return uint8(ev.Tag)

@@ -160,8 +160,8 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onAccelInit(x, ev)
 	case rxdma.SOM:
 		f.onSOM(x, ev)
-	case rxdma.Done:
-		f.onRxDone(x, ev)
+	case *rxdma.Done:
+		f.onRxDone(x, *ev)
 	case txdma.Done:
 		if ev.Tag&ctlTag != 0 {
 			f.onCtlSent(x)

@@ -158,7 +158,7 @@ func eventCode(ev actors.Msg) uint8 {
 		return 3
 	case rxdma.SOM:
 		return 4
-	case rxdma.Done:
+	case *rxdma.Done:
 		return 5
 	case txdma.Done:
 		return 6
@@ -209,7 +209,7 @@ func (f *Firmware) traceBegin(x *ppc.Exec, ev actors.Msg) *Wire {
 		w = pend(ev.Pending)
 	case rxdma.SOM:
 		w, _ = ev.Packet.Data.(*Wire)
-	case rxdma.Done:
+	case *rxdma.Done:
 		w = pend(int(ev.Tag))
 	case txdma.Done:
 		w = pend(int(ev.Tag))
@@ -237,7 +237,7 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 		pending = ev.Pending
 	case ReleaseCommand:
 		pending = ev.Pending
-	case rxdma.Done:
+	case *rxdma.Done:
 		pending = int(ev.Tag)
 	case txdma.Done:
 		pending = int(ev.Tag)

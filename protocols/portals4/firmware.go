@@ -278,8 +278,8 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 		f.onBarrierCall(x, ev)
 	case rxdma.SOM:
 		f.onSOM(x, ev)
-	case rxdma.Done:
-		f.onRxDone(x, ev)
+	case *rxdma.Done:
+		f.onRxDone(x, *ev)
 	case txdma.Done:
 		f.onTxDone(x, ev)
 	case txdma.Retired:

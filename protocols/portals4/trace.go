@@ -42,7 +42,7 @@ func handlerCode(ev actors.Msg) uint8 {
 		return 4
 	case rxdma.SOM:
 		return 5
-	case rxdma.Done:
+	case *rxdma.Done:
 		return 6
 	case txdma.Done:
 		return 7
@@ -65,7 +65,7 @@ func (f *Firmware) traceBegin(t actors.Tracer, ev actors.Msg) *Wire {
 	switch ev := ev.(type) {
 	case rxdma.SOM:
 		w, _ = ev.Packet.Data.(*Wire)
-	case rxdma.Done:
+	case *rxdma.Done:
 		if src := f.srcs[ev.Src]; src != nil && len(src.q) > 0 {
 			w = src.q[0].w
 		}

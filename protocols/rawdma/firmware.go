@@ -149,8 +149,8 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	switch ev := ev.(type) {
 	case rxdma.SOM:
 		f.onSOM(x, ev)
-	case rxdma.Done:
-		f.onRxDone(x, ev)
+	case *rxdma.Done:
+		f.onRxDone(x, *ev)
 	case txdma.Done:
 		x.Instr(f.costs.DoneInstr)
 		x.HostWrite(actors.Bytes(f.costs.RecordBytes), &SentRecord{Slot: txSlot(f.txNext), ID: ev.Tag})
