@@ -25,10 +25,6 @@ type calQueue struct {
 	top   Time        // end of the cursor's day (exclusive)
 	times []Time      // scratch for re-estimating the width
 	all   []heapEntry // scratch for re-spreading the events
-	// spare holds the arrays of the buckets a shrink dropped, for the buckets a later
-	// growth adds (a partition's pending set swings across a size, and each swing
-	// allocated them again); at most as many as the queue has buckets.
-	spare [][]heapEntry
 }
 
 // calBucket is a bucket's events, sorted by key from e[h] on (those before h are
@@ -64,18 +60,9 @@ func (q *calQueue) len() int { return q.n }
 // layout makes nb empty buckets of width 2^shift with the cursor on the day of t.
 func (q *calQueue) layout(nb int, shift uint, t Time) {
 	if cap(q.b) >= nb {
-		if len(q.b) > nb {
-			for i := nb; i < len(q.b) && len(q.spare) < nb; i++ {
-				if e := q.b[i].e; cap(e) > 0 {
-					q.spare = append(q.spare, e[:0])
-				}
-			}
-			clear(q.b[nb:])
-			if len(q.spare) > nb {
-				clear(q.spare[nb:])
-				q.spare = q.spare[:nb]
-			}
-		}
+		// The buckets a shrink drops keep their arrays past the end, for the growth
+		// that brings them back: a partition's pending set swings across a size, and
+		// each swing made the same buckets grow again through four or five arrays.
 		q.b = q.b[:nb]
 	} else {
 		q.b = append(q.b[:cap(q.b)], make([]calBucket, nb-cap(q.b))...)
@@ -84,7 +71,7 @@ func (q *calQueue) layout(nb int, shift uint, t Time) {
 		// A bucket keeps its array, however large a burst of simultaneous events made
 		// it: releasing those above 16 events at each resize made the same buckets grow
 		// again through four or five arrays each time (halo3d 4x4x4: a fifth of the
-		// run's allocations), for 2-4% of peak memory.
+		// run's allocations).
 		q.b[i] = calBucket{e: q.b[i].e[:0]}
 	}
 	q.shift, q.mask = shift, nb-1
@@ -134,14 +121,9 @@ func (q *calQueue) insert(x heapEntry) {
 		b.h = 0
 	}
 	if cap(b.e) == 0 {
-		if n := len(q.spare); n > 0 {
-			b.e, q.spare[n-1], q.spare = q.spare[n-1], nil, q.spare[:n-1]
-		} else {
-			// A bucket holds about four events: its first array is that big at once,
-			// not grown from one (three allocations each time a resize lays out new
-			// buckets).
-			b.e = make([]heapEntry, 0, calBucketFirst)
-		}
+		// A bucket holds about four events: its first array is that big at once, not
+		// grown from one (three allocations each time a resize lays out new buckets).
+		b.e = make([]heapEntry, 0, calBucketFirst)
 	}
 	b.e = append(b.e, x)
 	j := len(b.e) - 1
