@@ -7,6 +7,7 @@ import (
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/firmware"
 	"github.com/seastar-sim/seastar/rxdma"
+	"github.com/seastar-sim/seastar/txdma"
 )
 
 // Ports of a Core.
@@ -158,8 +159,11 @@ func (c *Core) dispatch(ctx actors.Context) {
 	c.fw.Handle(x, ev)
 	x.ctx = nil // the handler is over: its view must not be used again
 	c.Done(ctx, x.Elapsed(), c.poll())
-	if d, ok := ev.(*rxdma.Done); ok {
-		d.Release() // the handlers take it by value
+	switch d := ev.(type) { // the handlers take them by value
+	case *rxdma.Done:
+		d.Release()
+	case *txdma.Done:
+		d.Release()
 	}
 }
 

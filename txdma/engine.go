@@ -429,7 +429,7 @@ func (e *Engine) send(ctx actors.Context, op outPacket, pio bool) {
 		e.Stats.PIOMessages++
 	}
 	if op.notify {
-		ctx.Send(PortPPC, Done{Tag: op.tag, PIO: pio}, 0)
+		ctx.Send(PortPPC, NewDone(op.tag, pio), 0)
 	}
 	e.Stats.Packets++
 	e.Stats.Bytes += int64(p.Payload)

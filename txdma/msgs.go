@@ -97,13 +97,28 @@ type PIO struct {
 func (p *PIO) String() string { return fmt.Sprintf("txdma.PIO(node%d %dB)", p.Dst, p.Bytes) }
 
 // Done tells the PPC that the last packet of a message (DMA or PIO) sent with Notify
-// has left the engine.
+// has left the engine. The engine sends a *Done from NewDone, which the PPC recycles
+// (Release) once the firmware's handler has run: handlers take it by value.
 type Done struct {
-	Tag uint64
-	PIO bool
+	Tag    uint64
+	PIO    bool
+	pooled bool
 }
 
 func (d Done) String() string { return fmt.Sprintf("txdma.Done(%d)", d.Tag) }
+
+// donePool recycles Dones (actors.Pool is safe across the engine's workers).
+var donePool actors.Pool[Done]
+
+// NewDone returns a Done that Release recycles.
+func NewDone(tag uint64, pio bool) *Done { return donePool.New(Done{Tag: tag, PIO: pio, pooled: true}) }
+
+// Release recycles d if it came from NewDone; the caller must be its last holder.
+func (d *Done) Release() {
+	if d.pooled {
+		donePool.Recycle(d)
+	}
+}
 
 // Retired reports how many DMA commands have left the command FIFO in total, so that
 // the writer knows how much room there is (the FIFO head pointer of Pedretti & Hudson

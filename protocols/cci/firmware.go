@@ -179,8 +179,8 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.traceArrived(x, ev.Packet.Data)
 	case *rxdma.Done:
 		f.onRxDone(x, *ev)
-	case txdma.Done:
-		f.onTxDone(x, ev)
+	case *txdma.Done:
+		f.onTxDone(x, *ev)
 	case txdma.Retired:
 		x.Instr(f.p.FwRetire)
 		f.inFIFO = int(f.pushed - ev.Total)

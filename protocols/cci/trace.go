@@ -109,7 +109,7 @@ func traceEvent(ev actors.Msg) uint8 {
 		return 2
 	case *rxdma.Done:
 		return 3
-	case txdma.Done:
+	case *txdma.Done:
 		return 4
 	case txdma.Retired:
 		return 5
@@ -129,7 +129,7 @@ func traceValue(ev actors.Msg) uint8 {
 		return uint8(ev.Kind)
 	case *rxdma.Done:
 		return uint8(ev.Tag)
-	case txdma.Done:
+	case *txdma.Done:
 		return uint8(ev.Tag)
 	}
 	return 255

@@ -162,11 +162,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onSOM(x, ev)
 	case *rxdma.Done:
 		f.onRxDone(x, *ev)
-	case txdma.Done:
+	case *txdma.Done:
 		if ev.Tag&ctlTag != 0 {
 			f.onCtlSent(x)
 		} else {
-			f.onTxDone(x, ev)
+			f.onTxDone(x, *ev)
 		}
 	case gbnTimeout:
 		f.onTimeout(x, ev)

@@ -160,7 +160,7 @@ func eventCode(ev actors.Msg) uint8 {
 		return 4
 	case *rxdma.Done:
 		return 5
-	case txdma.Done:
+	case *txdma.Done:
 		return 6
 	case txdma.Retired:
 		return 7
@@ -211,7 +211,7 @@ func (f *Firmware) traceBegin(x *ppc.Exec, ev actors.Msg) *Wire {
 		w, _ = ev.Packet.Data.(*Wire)
 	case *rxdma.Done:
 		w = pend(int(ev.Tag))
-	case txdma.Done:
+	case *txdma.Done:
 		w = pend(int(ev.Tag))
 	}
 	if w == nil || !t.Sampled(w.ID) {
@@ -239,7 +239,7 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 		pending = ev.Pending
 	case *rxdma.Done:
 		pending = int(ev.Tag)
-	case txdma.Done:
+	case *txdma.Done:
 		pending = int(ev.Tag)
 	}
 	if x.Tracing() && code != 0 {

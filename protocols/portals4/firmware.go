@@ -280,8 +280,8 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 		f.onSOM(x, ev)
 	case *rxdma.Done:
 		f.onRxDone(x, *ev)
-	case txdma.Done:
-		f.onTxDone(x, ev)
+	case *txdma.Done:
+		f.onTxDone(x, *ev)
 	case txdma.Retired:
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)

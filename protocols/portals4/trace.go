@@ -44,7 +44,7 @@ func handlerCode(ev actors.Msg) uint8 {
 		return 5
 	case *rxdma.Done:
 		return 6
-	case txdma.Done:
+	case *txdma.Done:
 		return 7
 	case txdma.Retired:
 		return 8
@@ -69,7 +69,7 @@ func (f *Firmware) traceBegin(t actors.Tracer, ev actors.Msg) *Wire {
 		if src := f.srcs[ev.Src]; src != nil && len(src.q) > 0 {
 			w = src.q[0].w
 		}
-	case txdma.Done:
+	case *txdma.Done:
 		if len(f.txq) > 0 {
 			w = f.txq[0].w
 		}
@@ -86,7 +86,7 @@ func (f *Firmware) traceBegin(t actors.Tracer, ev actors.Msg) *Wire {
 func (f *Firmware) traceEnd(x *ppc.Exec, t actors.Tracer, ev actors.Msg, w *Wire) {
 	name := "ppc/" + handlerName(ev)
 	if w != nil {
-		_, done := ev.(txdma.Done) // the send's completion at its initiator
+		_, done := ev.(*txdma.Done) // the send's completion at its initiator
 		t.Span(actors.Span{Trace: w.ID, Name: name, Actor: x.Self(), Start: x.Started(), End: x.Now(),
 			Attrs: []actors.Attr{actors.IntAttr("src", int64(w.Src))}, Completion: done})
 	}

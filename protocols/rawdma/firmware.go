@@ -151,7 +151,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onSOM(x, ev)
 	case *rxdma.Done:
 		f.onRxDone(x, *ev)
-	case txdma.Done:
+	case *txdma.Done:
 		x.Instr(f.costs.DoneInstr)
 		x.HostWrite(actors.Bytes(f.costs.RecordBytes), &SentRecord{Slot: txSlot(f.txNext), ID: ev.Tag})
 		f.txNext++
