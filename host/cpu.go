@@ -51,6 +51,7 @@ type CPU struct {
 	procs   []*Proc
 	mem     map[uint64]actors.Msg
 	waiters map[uint64][]*Proc
+	spare   [][]*Proc // waiter lists of addresses written, for the next addresses waited on
 	reads   map[uint64]*Proc
 	readTag uint64
 	irq     IRQHandler
@@ -223,6 +224,7 @@ func (c *CPU) expire(p *Proc) bool {
 	ws = slices.DeleteFunc(ws, func(q *Proc) bool { return q == p })
 	if len(ws) == 0 {
 		delete(c.waiters, p.waitAddr)
+		c.spare = append(c.spare, ws)
 	} else {
 		c.waiters[p.waitAddr] = ws
 	}
@@ -244,6 +246,18 @@ func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
 		p.listed = false
 		c.wake(ctx, p, ctx.Now().Add(c.p.CacheMiss))
 	}
+	clear(ws)
+	c.spare = append(c.spare, ws[:0])
+}
+
+// listWaiter adds p to the waiters of addr, in a list kept from an earlier address if
+// it is the first (a new list for every wait was an allocation per message).
+func (c *CPU) listWaiter(addr uint64, p *Proc) {
+	ws, ok := c.waiters[addr]
+	if n := len(c.spare); !ok && n > 0 {
+		ws, c.spare = c.spare[n-1], c.spare[:n-1]
+	}
+	c.waiters[addr] = append(ws, p)
 }
 
 func (c *CPU) onReadDone(ctx actors.Context, tag uint64) {
@@ -461,7 +475,7 @@ func (p *Proc) WaitFor(addr uint64) actors.Msg {
 		p.now = p.now.Add(c.p.CacheMiss)
 		return m
 	}
-	c.waiters[addr] = append(c.waiters[addr], p)
+	c.listWaiter(addr, p)
 	p.waitAddr, p.listed = addr, true
 	p.wait()
 	return c.mem[addr]
@@ -480,7 +494,7 @@ func (p *Proc) WaitUntil(addr uint64, deadline actors.Time) (actors.Msg, bool) {
 	if deadline <= p.now {
 		return nil, false
 	}
-	c.waiters[addr] = append(c.waiters[addr], p)
+	c.listWaiter(addr, p)
 	p.waitAddr, p.listed = addr, true
 	c.sendResume(p.ctx, resume{proc: p.ID, tok: p.tok, timer: true}, deadline.Sub(p.ctx.Now()))
 	p.wait()

@@ -71,6 +71,9 @@ func Code(err error) Errno {
 	if err == nil {
 		return OK
 	}
+	if e, ok := err.(Errno); ok { // the usual case, without errors.As's allocation
+		return e
+	}
 	var e Errno
 	if errors.As(err, &e) {
 		return e
