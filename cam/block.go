@@ -81,6 +81,10 @@ func (b *Block) Receive(ctx actors.Context, m actors.Msg) {
 			b.Stats.StallTime += ctx.Now().Sub(b.since)
 		}
 		return
+	case *SetEntry:
+		err = b.t.Set(m.Entry, m.Src)
+		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())
+		m.Release()
 	case SetEntry:
 		err = b.t.Set(m.Entry, m.Src)
 		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())

@@ -8,7 +8,7 @@
 // Block is the CAM as an actor between the PPC and the RX DMA engine:
 //
 //	message      from    effect
-//	SetEntry     ppc     bind an entry to a source node
+//	*SetEntry    ppc     bind an entry to a source node (recycled)
 //	ClearEntry   ppc     free an entry (its command queue must be empty)
 //	Swap         ppc     rebind an entry in use to another source; its old contents
 //	                     go back to the PPC in Swapped (CAM swapping)

@@ -7,13 +7,31 @@ import (
 	"github.com/seastar-sim/seastar/router"
 )
 
-// SetEntry binds a CAM entry to a source node (from the PPC).
+// SetEntry binds a CAM entry to a source node (from the PPC). The PPC sends a *SetEntry
+// from NewSetEntry, which the CAM recycles once the entry is bound; the CAM takes a
+// SetEntry value too (tests).
 type SetEntry struct {
-	Entry int
-	Src   router.NodeID
+	Entry  int
+	Src    router.NodeID
+	pooled bool
 }
 
 func (m SetEntry) String() string { return fmt.Sprintf("cam.SetEntry(%d node%d)", m.Entry, m.Src) }
+
+// setPool recycles bindings (one pool for all partitions).
+var setPool actors.Pool[SetEntry]
+
+// NewSetEntry returns a binding of entry to src that Release recycles.
+func NewSetEntry(entry int, src router.NodeID) *SetEntry {
+	return setPool.New(SetEntry{Entry: entry, Src: src, pooled: true})
+}
+
+// Release recycles m if it came from NewSetEntry; the caller must be its last holder.
+func (m *SetEntry) Release() {
+	if m.pooled {
+		setPool.Recycle(m)
+	}
+}
 
 // ClearEntry frees a CAM entry (from the PPC).
 type ClearEntry struct{ Entry int }

@@ -152,6 +152,9 @@ func (x *Exec) CAM(m actors.Msg) {
 // allocation per command): CommandStores register stores, as CAM.
 func (x *Exec) CAMPush(entry int, cmd cam.Command) { x.CAM(cam.NewPush(entry, cmd)) }
 
+// CAMSet binds CAM entry to source node src (a cam.SetEntry the CAM recycles), as CAM.
+func (x *Exec) CAMSet(entry int, src router.NodeID) { x.CAM(cam.NewSetEntry(entry, src)) }
+
 // Copro hands a request to the coprocessor (CoprocessorFirmware): CommandStores
 // register stores; its answer comes back as an event.
 func (x *Exec) Copro(m actors.Msg) {

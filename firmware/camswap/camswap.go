@@ -115,7 +115,7 @@ func (m *Entries[S]) Bind(x *ppc.Exec, s S) {
 		*m.c.Peak = max(*m.c.Peak, m.c.Entries-m.ids.Len())
 	}
 	m.unspill(x, s)
-	x.CAM(cam.SetEntry{Entry: e, Src: src.Node})
+	x.CAMSet(e, src.Node)
 	m.fw.Feed(x, s)
 }
 

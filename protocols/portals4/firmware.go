@@ -468,7 +468,7 @@ func (f *Firmware) program(x *ppc.Exec, n router.NodeID, src *source) {
 		}
 		src.entry = f.camFree[len(f.camFree)-1]
 		f.camFree = f.camFree[:len(f.camFree)-1]
-		x.CAM(cam.SetEntry{Entry: src.entry, Src: n})
+		x.CAMSet(src.entry, n)
 	}
 	f.feedRx(x, src)
 }

@@ -212,7 +212,7 @@ func (f *Firmware) bind(x *ppc.Exec, src router.NodeID) {
 	f.free = f.free[:len(f.free)-1]
 	f.bySrc[src] = i
 	f.entries[i] = camEntry{src: src}
-	x.CAM(cam.SetEntry{Entry: i, Src: src})
+	x.CAMSet(i, src)
 }
 
 // feed pushes src's backlog into its CAM entry while the entry's queue has room.
