@@ -17,6 +17,7 @@ type NI struct {
 	eqs    slots[*eq]
 	ops    map[uint64]*op         // operations in flight by Link; looked up, never ranged
 	evFree actors.FreeList[Event] // records of inactivating events (md.lastEv) free for reuse
+	opFree actors.FreeList[op]    // records of finished operations, for the next ones
 	link   uint64                 // last Link assigned
 	sr     [numSR]uint64
 	// posted is the array SendStarted, SendDone and Complete return their events in,
@@ -154,7 +155,7 @@ func (ni *NI) owe(m *md, d int) {
 
 // begin registers an operation in flight on m: pending, owed END event, op table.
 func (ni *NI) begin(kind opKind, m *md, ev Event) *op {
-	o := &op{kind: kind, md: m, ev: ev, endOwed: m.endEvents()}
+	o := ni.opFree.New(op{kind: kind, md: m, ev: ev, endOwed: m.endEvents()})
 	m.pending++
 	if o.endOwed {
 		ni.owe(m, 1)
@@ -177,6 +178,7 @@ func (ni *NI) finish(o *op, failed bool, out *[]Posted) {
 		ni.post(m, o.ev, endOf(o.kind), fail, out)
 	}
 	delete(ni.ops, o.ev.Link)
+	ni.opFree.Take(o) // nothing names it any more (callers drop it with this call)
 	m.pending--
 	ni.autoUnlink(m, out)
 }
