@@ -115,8 +115,8 @@ func (m *md) unlinkEvent() Event {
 	return *m.lastEv
 }
 
-func newMDState(spec MD, unlink UnlinkOp) *md {
-	m := &md{unlink: unlink}
+func (ni *NI) newMDState(spec MD, unlink UnlinkOp) *md {
+	m := ni.mdFree.New(md{unlink: unlink})
 	m.reset(spec)
 	return m
 }

@@ -11,7 +11,7 @@ func (ni *NI) buildMD(spec MD, unlink UnlinkOp) (*md, error) {
 			return nil, ErrEQInvalid
 		}
 	}
-	m := newMDState(spec, unlink)
+	m := ni.newMDState(spec, unlink)
 	h, ok := ni.mds.alloc(m)
 	if !ok {
 		return nil, ErrNoSpace

@@ -18,6 +18,7 @@ type NI struct {
 	ops    map[uint64]*op         // operations in flight by Link; looked up, never ranged
 	evFree actors.FreeList[Event] // records of inactivating events (md.lastEv) free for reuse
 	opFree actors.FreeList[op]    // records of finished operations, for the next ones
+	mdFree actors.FreeList[md]    // records of MDs unlinked by unlinkMD, for the next ones
 	link   uint64                 // last Link assigned
 	sr     [numSR]uint64
 	// posted is the array SendStarted, SendDone and Complete return their events in,
@@ -219,4 +220,5 @@ func (ni *NI) unlinkMD(m *md) {
 			ni.unlinkME(e)
 		}
 	}
+	ni.mdFree.Take(m) // its handle is released and its ME detached: nothing names it
 }
