@@ -28,9 +28,10 @@ func (ni *NI) newME(pt PtIndex, id MatchID, bits, ignore MatchBits, unlink Unlin
 	if ni.pt[pt].n >= ni.lim.MaxMEList {
 		return nil, ErrMEListTooLong
 	}
-	e := &me{pt: pt, id: id, bits: bits, ignore: ignore, unlink: unlink}
+	e := ni.meFree.New(me{pt: pt, id: id, bits: bits, ignore: ignore, unlink: unlink})
 	h, ok := ni.mes.alloc(e)
 	if !ok {
+		ni.meFree.Take(e)
 		return nil, ErrNoSpace
 	}
 	e.h = MEHandle(h)
@@ -150,9 +151,9 @@ func (ni *NI) unlinkME(e *me) {
 	} else {
 		e.next.prev = e.prev
 	}
-	e.prev, e.next = nil, nil
 	p.n--
 	ni.mes.release(uint64(e.h))
+	ni.meFree.Take(e) // off its list, its handle released, its MD detached: nothing names it
 }
 
 // MEs returns the match list of portal pt, head first (the reference implementation's

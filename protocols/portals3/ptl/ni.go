@@ -19,6 +19,7 @@ type NI struct {
 	evFree actors.FreeList[Event] // records of inactivating events (md.lastEv) free for reuse
 	opFree actors.FreeList[op]    // records of finished operations, for the next ones
 	mdFree actors.FreeList[md]    // records of MDs unlinked by unlinkMD, for the next ones
+	meFree actors.FreeList[me]    // records of unlinked MEs, for the next ones
 	link   uint64                 // last Link assigned
 	sr     [numSR]uint64
 	// posted is the array SendStarted, SendDone and Complete return their events in,
