@@ -40,5 +40,12 @@ func (pr *Process) MDUpdate(h ptl.MDHandle, newMD *ptl.MD, testEQ ptl.EQHandle) 
 	if pr.inKernel() {
 		return pr.ni.MDUpdate(h, newMD, testEQ)
 	}
-	return offloaded(pr, func() (ptl.MD, error) { return pr.ni.MDUpdate(h, newMD, testEQ) })
+	// The firmware's closure gets its own copy (the process waits for the call), so
+	// that the caller's MD need not live on the heap.
+	var md *ptl.MD
+	if newMD != nil {
+		c := *newMD
+		md = &c
+	}
+	return offloaded(pr, func() (ptl.MD, error) { return pr.ni.MDUpdate(h, md, testEQ) })
 }
