@@ -51,6 +51,7 @@ type Stack struct {
 	txFree []int
 	txOps  map[int]*txOp
 	rxOps  map[int]*rxOp
+	opRecs opRecords // records of finished txOps and rxOps, for the next ones
 	eqNext uint64
 	wireID uint64
 	Stats  StackStats
@@ -98,6 +99,13 @@ type rxOp struct {
 	proc *Process
 	d    ptl.Delivery
 	wire *Wire
+}
+
+// opRecords recycles the records of the kernel's operations: the pending tables are
+// their only holders, and a completion takes its record out of them.
+type opRecords struct {
+	tx actors.FreeList[txOp]
+	rx actors.FreeList[rxOp]
 }
 
 // NewStack installs generic-mode Portals on a host: the interrupt handler and the
@@ -276,7 +284,7 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		s.release(c, ev.Pending)
 	case ptl.OpGet:
 		s.release(c, ev.Pending)
-		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: &d, cause: w.ID}, *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
+		s.send(c, s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: &d, cause: w.ID}), *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
 	default: // put or reply
 		if w.Len == 0 {
 			s.complete(c, pr, d, w)
@@ -285,7 +293,7 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		}
 		c.Charge(s.p.KernRxCmd)
 		dma := s.program(c, d.Regions, pr.bridge)
-		s.rxOps[ev.Pending] = &rxOp{proc: pr, d: d, wire: w}
+		s.rxOps[ev.Pending] = s.opRecs.rx.New(rxOp{proc: pr, d: d, wire: w})
 		s.post(c, s.p.CmdBytes*actors.Bytes(1+len(dma)), &RxCommand{Pending: ev.Pending, Regions: dma, MLength: int64(d.MLength)})
 	}
 }
@@ -298,7 +306,7 @@ func (s *Stack) drop(c ctx, ev *GenericEvent) {
 		s.release(c, ev.Pending)
 		return
 	}
-	s.rxOps[ev.Pending] = &rxOp{wire: ev.Wire}
+	s.rxOps[ev.Pending] = s.opRecs.rx.New(rxOp{wire: ev.Wire})
 	s.post(c, s.p.CmdBytes, &RxCommand{Pending: ev.Pending})
 }
 
@@ -319,16 +327,17 @@ func (s *Stack) complete(c ctx, pr *Process, d ptl.Delivery, w *Wire) {
 	}
 	s.deliver(c, pr, posted)
 	if d.Response != nil && d.Header.Op == ptl.OpPut {
-		s.send(c, &txOp{proc: pr, hdr: *d.Response, kind: Ack, cause: w.ID}, *d.Response, nil, pr.bridge, nil)
+		s.send(c, s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Ack, cause: w.ID}), *d.Response, nil, pr.bridge, nil)
 	}
 }
 
 func (s *Stack) onRxDone(c ctx, ev *GenericEvent) {
-	op := s.rxOps[ev.Pending]
-	if op == nil {
+	rec := s.rxOps[ev.Pending]
+	if rec == nil {
 		c.Fatalf("portals: RX completion of unknown pending %d", ev.Pending)
 	}
 	delete(s.rxOps, ev.Pending)
+	op := s.opRecs.rx.Take(rec)
 	if op.proc != nil { // nil: a dropped message's payload was discarded
 		s.complete(c, op.proc, op.d, op.wire)
 	}
@@ -336,11 +345,12 @@ func (s *Stack) onRxDone(c ctx, ev *GenericEvent) {
 }
 
 func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
-	op := s.txOps[ev.Pending]
-	if op == nil {
+	rec := s.txOps[ev.Pending]
+	if rec == nil {
 		c.Fatalf("portals: TX completion of unknown pending %d", ev.Pending)
 	}
 	delete(s.txOps, ev.Pending)
+	op := s.opRecs.tx.Take(rec)
 	s.txFree = append(s.txFree, ev.Pending)
 	if len(s.txWait) > 0 {
 		d := s.txWait[0]
@@ -362,7 +372,7 @@ func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
 		s.deliver(c, op.proc, posted)
 	case Get:
 		if ev.Failed { // recovery=gbn gave up on the target: the get ends with PTL_NI_FAIL
-			s.failGet(c, op)
+			s.failGet(c, &op)
 		}
 	}
 }

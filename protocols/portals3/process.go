@@ -224,7 +224,7 @@ func (pr *Process) Put(md ptl.MDHandle, ack ptl.AckReq, target ptl.ProcessID, pt
 		return err
 	}
 	pr.s.deliver(c, pr, posted)
-	pr.s.send(c, &txOp{proc: pr, hdr: h, kind: Put}, h, regions, pr.bridge, data)
+	pr.s.send(c, pr.s.opRecs.tx.New(txOp{proc: pr, hdr: h, kind: Put}), h, regions, pr.bridge, data)
 	if t := pr.p.Tracer(); t != nil {
 		pr.traceCall(t, "host/ptl_put", t0, pr.s.lastID())
 	}
@@ -242,7 +242,7 @@ func (pr *Process) Get(md ptl.MDHandle, target ptl.ProcessID, pt ptl.PtIndex, bi
 	if err != nil {
 		return err
 	}
-	pr.s.send(procCtx{pr.p}, &txOp{proc: pr, hdr: h, kind: Get}, h, nil, pr.bridge, nil)
+	pr.s.send(procCtx{pr.p}, pr.s.opRecs.tx.New(txOp{proc: pr, hdr: h, kind: Get}), h, nil, pr.bridge, nil)
 	if t := pr.p.Tracer(); t != nil {
 		pr.traceCall(t, "host/ptl_get", t0, pr.s.lastID())
 	}
