@@ -121,7 +121,7 @@ func (b *Block) onLookup(ctx actors.Context, m Lookup) {
 		if !hit {
 			b.Stats.Misses++
 		}
-		ctx.Send(PortPPC, Stalled{Src: m.Src, Miss: !hit}, 0)
+		ctx.Send(PortPPC, NewStalled(m.Src, !hit), 0)
 	}
 }
 

@@ -133,10 +133,28 @@ func (m *Grant) Release() {
 }
 
 // Stalled tells the PPC that the RX pipeline waits on Src: Miss if no entry matches it,
-// else its entry's command queue is empty.
+// else its entry's command queue is empty. The CAM sends a *Stalled from NewStalled,
+// which the PPC recycles (Release) once the firmware's handler has run: handlers take
+// it by value.
 type Stalled struct {
-	Src  router.NodeID
-	Miss bool
+	Src    router.NodeID
+	Miss   bool
+	pooled bool
+}
+
+// stalledPool recycles stall reports (one pool for all partitions).
+var stalledPool actors.Pool[Stalled]
+
+// NewStalled returns a stall report that Release recycles.
+func NewStalled(src router.NodeID, miss bool) *Stalled {
+	return stalledPool.New(Stalled{Src: src, Miss: miss, pooled: true})
+}
+
+// Release recycles m if it came from NewStalled; the caller must be its last holder.
+func (m *Stalled) Release() {
+	if m.pooled {
+		stalledPool.Recycle(m)
+	}
 }
 
 func (m Stalled) String() string {

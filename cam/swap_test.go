@@ -33,7 +33,7 @@ func TestSwapRebindsAFullCAM(t *testing.T) {
 	}
 	assert.Equal(t, []actors.Msg{
 		NewGrant(1, Command{Bytes: 10, Tag: 0}),
-		Stalled{Src: 9, Miss: true},
+		NewStalled(9, true),
 		Swapped{Entry: 0, Src: 1, Cmds: []Command{{Bytes: 11, Tag: 1}, {Bytes: 12, Tag: 2}}},
 		NewGrant(9, Command{Bytes: 99, Tag: 7}),
 	}, got)

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/firmware"
 	"github.com/seastar-sim/seastar/rxdma"
 	"github.com/seastar-sim/seastar/txdma"
@@ -163,6 +164,8 @@ func (c *Core) dispatch(ctx actors.Context) {
 	case *rxdma.Done:
 		d.Release()
 	case *txdma.Done:
+		d.Release()
+	case *cam.Stalled:
 		d.Release()
 	}
 }

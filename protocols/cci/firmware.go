@@ -185,8 +185,8 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		x.Instr(f.p.FwRetire)
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
-	case cam.Stalled:
-		f.onStalled(x, ev)
+	case *cam.Stalled:
+		f.onStalled(x, *ev)
 	case cam.Swapped:
 		f.cam.Returned(x, ev)
 	default:

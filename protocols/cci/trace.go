@@ -113,7 +113,7 @@ func traceEvent(ev actors.Msg) uint8 {
 		return 4
 	case txdma.Retired:
 		return 5
-	case cam.Stalled:
+	case *cam.Stalled:
 		return 6
 	case cam.Swapped:
 		return 7

@@ -175,7 +175,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case txdma.Retired:
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
-	case cam.Stalled:
+	case *cam.Stalled:
 		x.Instr(f.p.FwStallInstr)
 		if f.g != nil && ev.Miss {
 			f.cam.Stalled(x, ev.Src)

@@ -164,7 +164,7 @@ func eventCode(ev actors.Msg) uint8 {
 		return 6
 	case txdma.Retired:
 		return 7
-	case cam.Stalled:
+	case *cam.Stalled:
 		return 8
 	case *AccelTx:
 		return 9

@@ -285,7 +285,7 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 	case txdma.Retired:
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
-	case cam.Stalled:
+	case *cam.Stalled:
 		x.Instr(f.p.FwStallInstr)
 	default:
 		x.Fatalf("portals4: firmware got unexpected %T", ev)

@@ -48,7 +48,7 @@ func handlerCode(ev actors.Msg) uint8 {
 		return 7
 	case txdma.Retired:
 		return 8
-	case cam.Stalled:
+	case *cam.Stalled:
 		return 9
 	}
 	return 0

@@ -155,10 +155,10 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		x.Instr(f.costs.DoneInstr)
 		x.HostWrite(actors.Bytes(f.costs.RecordBytes), &SentRecord{Slot: txSlot(f.txNext), ID: ev.Tag})
 		f.txNext++
-	case cam.Stalled:
+	case *cam.Stalled:
 		x.Instr(f.costs.StallInstr)
 		f.Stats.Stalls++
-		f.onStall(x, ev)
+		f.onStall(x, *ev)
 	case txdma.Retired:
 		x.Instr(f.costs.RetireInstr)
 	default:
