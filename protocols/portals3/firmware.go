@@ -245,7 +245,7 @@ func (f *Firmware) acceptFrom(x *ppc.Exec, w *Wire) *source {
 
 // post writes a generic event into host memory and interrupts the host.
 func (f *Firmware) post(x *ppc.Exec, kind EventKind, pend int, src router.NodeID, w *Wire) {
-	f.postEvent(x, &GenericEvent{Kind: kind, Pending: pend, Src: src, Wire: w})
+	f.postEvent(x, newGenericEvent(GenericEvent{Kind: kind, Pending: pend, Src: src, Wire: w}))
 }
 
 // postEvent writes ev into the generic event queue (writeEvent), or, with gbn and the

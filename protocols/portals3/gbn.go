@@ -179,7 +179,7 @@ func (f *Firmware) completeTx(x *ppc.Exec, id int) {
 		f.accelTxDone(x, k, id)
 		return
 	}
-	f.postEvent(x, &GenericEvent{Kind: TxDone, Pending: id, Src: pd.peer, Wire: pd.wire, Failed: pd.failed})
+	f.postEvent(x, newGenericEvent(GenericEvent{Kind: TxDone, Pending: id, Src: pd.peer, Wire: pd.wire, Failed: pd.failed}))
 	if !pd.failed {
 		f.Stats.Sent++
 	}

@@ -253,6 +253,7 @@ func (s *Stack) interrupt(k *host.Kernel, vector int) bool {
 	if t := k.Tracer(); t != nil {
 		s.traceEvent(k, t, ev, t0)
 	}
+	ev.release() // out of host memory (Forget) and handled: nothing names it
 	return true
 }
 

@@ -3,6 +3,7 @@ package portals3
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 )
 
@@ -66,7 +67,9 @@ var eventNames = [...]string{"new-header", "rx-done", "tx-done"}
 func (k EventKind) String() string { return eventNames[k] }
 
 // GenericEvent is an entry of the generic event queue, written by the firmware into host
-// memory at Slot before it raises the interrupt.
+// memory at Slot before it raises the interrupt. The firmware's come from
+// newGenericEvent and the kernel recycles them once it has handled them (it takes the
+// entry out of host memory first).
 type GenericEvent struct {
 	Slot    uint64
 	Kind    EventKind
@@ -75,6 +78,24 @@ type GenericEvent struct {
 	Wire    *Wire
 	Failed  bool   // TxDone (recovery=gbn): the destination never acknowledged it
 	Seq     uint64 // the event's number in the queue (the firmware's count when it wrote it)
+	pooled  bool
+}
+
+// genericPool recycles generic events (actors.Pool is safe across the engine's workers:
+// the firmware and the host may run in different partitions).
+var genericPool actors.Pool[GenericEvent]
+
+// newGenericEvent returns ev from the pool.
+func newGenericEvent(ev GenericEvent) *GenericEvent {
+	ev.pooled = true
+	return genericPool.New(ev)
+}
+
+// release recycles e if it came from newGenericEvent; the caller must be its last holder.
+func (e *GenericEvent) release() {
+	if e.pooled {
+		genericPool.Recycle(e)
+	}
 }
 
 func (e *GenericEvent) String() string {
