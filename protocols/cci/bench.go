@@ -101,6 +101,39 @@ type pair struct {
 	m       *machine.Machine
 	stacks  []*Stack
 	cl, srv *Endpoint
+	// the endpoints' statistics as exported from the process that ran their node
+	clStats, srvStats epExport
+}
+
+// exportHost declares the variables the benchmark's process on node id fills in, for
+// runs split across processes (actors.Graph.Export): the process that ran the node
+// sends them to the others at the end.
+func (b *pair) exportHost(id router.NodeID, vars ...any) {
+	b.g.Export(b.m.Nodes[id].Name+".host", actors.Vars(vars))
+}
+
+// epExport carries an endpoint's statistics from the process that ran its node to
+// the others, where the endpoint was never opened.
+type epExport struct {
+	ep    **Endpoint
+	stats EndpointStats
+}
+
+func (x *epExport) Snapshot(e *actors.Encoder) {
+	if *x.ep != nil {
+		x.stats = (*x.ep).Stats
+	}
+	actors.Vars{&x.stats}.Snapshot(e)
+}
+
+func (x *epExport) Restore(d *actors.Decoder) { actors.Vars{&x.stats}.Restore(d) }
+
+// of returns the endpoint's statistics: its own where it ran, else the exported ones.
+func (x *epExport) of() EndpointStats {
+	if *x.ep != nil {
+		return (*x.ep).Stats
+	}
+	return x.stats
 }
 
 func newPair(cfg BenchConfig) (*pair, error) {
@@ -235,6 +268,12 @@ func must(pr *Process, err error) {
 // run runs the model; after a simulation error the statistics gathered so far are
 // still returned.
 func (b *pair) run(ctx context.Context, opts actors.Options) (*BenchResult, error) {
+	for _, n := range b.m.Nodes {
+		b.g.Export(n.Name+".ppc", actors.Vars{&n.PPC.Firmware().(*Firmware).Stats, &n.PPC.Stats})
+	}
+	b.clStats.ep, b.srvStats.ep = &b.cl, &b.srv
+	b.g.Export(b.m.Nodes[0].Name+".host", &b.clStats)
+	b.g.Export(b.m.Nodes[1].Name+".host", &b.srvStats)
 	model, err := b.g.Build()
 	if err != nil {
 		return nil, err
@@ -246,13 +285,7 @@ func (b *pair) run(ctx context.Context, opts actors.Options) (*BenchResult, erro
 	}
 	r := &BenchResult{Report: rep, Sender: b.m.Nodes[0].PPC.Firmware().(*Firmware).Stats,
 		Receiver: b.m.Nodes[1].PPC.Firmware().(*Firmware).Stats, SenderPPC: b.m.Nodes[0].PPC.Stats,
-		RecvPPC: b.m.Nodes[1].PPC.Stats}
-	if b.cl != nil {
-		r.Client = b.cl.Stats
-	}
-	if b.srv != nil {
-		r.Server = b.srv.Stats
-	}
+		RecvPPC: b.m.Nodes[1].PPC.Stats, Client: b.clStats.of(), Server: b.srvStats.of()}
 	return r, err
 }
 
@@ -265,6 +298,7 @@ func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Bench
 		return nil, err
 	}
 	var start, end actors.Time
+	b.exportHost(0, &start, &end)
 	n := cfg.Warmup + cfg.Iters
 	err = b.stacks[0].Spawn("cci-ping", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
@@ -318,6 +352,8 @@ func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchRe
 	n := cfg.Warmup + cfg.Iters
 	var first, start, end actors.Time // first: the source's first send; the others at the sink
 	got := 0
+	b.exportHost(0, &first)
+	b.exportHost(1, &start, &end, &got)
 	err = b.stacks[0].Spawn("cci-source", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
 		must(pr, err)
@@ -399,6 +435,7 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 	n := cfg.Warmup + cfg.Iters
 	var first, start, end actors.Time
 	done := 0
+	b.exportHost(0, &first, &start, &end, &done)
 	err = b.stacks[0].Spawn("cci-rma-source", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
 		must(pr, err)
