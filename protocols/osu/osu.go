@@ -191,18 +191,29 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 	mp := cfg.Machine
 	mp.Torus, mp.Wrap = "2x1x1", "mesh"
 	g := actors.NewGraph()
-	_, stacks, err := portals3.Build(g, mp, cfg.Portals)
+	m, stacks, err := portals3.Build(g, mp, cfg.Portals)
 	if err != nil {
 		return nil, err
 	}
 	rows := make([]Row, len(cfg.Sizes))
 	res := &Result{Rows: rows}
+	// For runs split across processes: what the results read. Rank 0 (node 0) fills
+	// the rows in.
+	host := func(n int) string { return m.Nodes[n].Name + ".host" }
+	vars := make(actors.Vars, len(rows))
+	for i := range rows {
+		vars[i] = &rows[i]
+	}
+	g.Export(host(0), vars)
 	if cfg.Layer == LayerMPI {
 		jc := mpi.DefaultJobConfig()
 		jc.Params, jc.Bridge, jc.JID, jc.UID = cfg.MPI, cfg.Bridge, osuJID, osuUID
 		res.Job, err = mpi.Launch(stacks, []int{0, 1}, jc, func(c *mpi.Comm) error {
 			return mpiRank(c, cfg, rows, portals3.SizeProgress(opts.Work, c.Rank(), cfg.Sizes, cfg.reps))
 		})
+		if err == nil {
+			res.Job.Export(g, host)
+		}
 	} else {
 		for rank := range 2 {
 			peer := ptl.ProcessID{NID: ptl.NID(1 - rank), PID: 0}

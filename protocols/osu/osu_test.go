@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/clustertest"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -119,4 +120,34 @@ func TestAcceleratedModeIsConfiguration(t *testing.T) {
 	pt := runOSU(t, Latency, LayerPortals, []int64{0}, accel).Rows[0]
 	mp := runOSU(t, Latency, LayerMPI, []int64{0}, accel).Rows[0]
 	assert.Greater(t, mp.Latency, pt.Latency)
+}
+
+// Split across two processes (one node each), every test over both layers gives the
+// digest and the results of one process, in both processes (before the rows and the
+// MPI job were exported, the process without rank 1 failed the job check and the one
+// without rank 0 read empty rows).
+func TestAcrossTwoProcesses(t *testing.T) {
+	for _, b := range []Bench{Latency, BW} {
+		for _, l := range []Layer{LayerPortals, LayerMPI} {
+			t.Run(string(b)+"-"+string(l), func(t *testing.T) {
+				cfg := DefaultConfig(b, l)
+				cfg.Sizes, cfg.Iters, cfg.Warmup, cfg.Window = []int64{0, 4096}, 3, 1, 4
+				ref, err := Run(context.Background(), cfg, actors.Options{Workers: 1})
+				require.NoError(t, err)
+				res := make([]*Result, 2)
+				errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},
+					func(p int, o actors.Options) error {
+						r, err := Run(context.Background(), cfg, o)
+						res[p] = r
+						return err
+					})
+				for p := range 2 {
+					require.NoError(t, errs[p], "process %d", p)
+					assert.Equal(t, 2, res[p].Report.Processes)
+					assert.Equal(t, ref.Report.Digest, res[p].Report.Digest, "process %d", p)
+					assert.Equal(t, ref.Rows, res[p].Rows, "process %d", p)
+				}
+			})
+		}
+	}
 }
