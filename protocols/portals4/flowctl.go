@@ -52,6 +52,8 @@ func FlowControl(ctx context.Context, mp machine.Params, p Params, c FlowCtlConf
 	lim := ptl4.Limits{MaxMsgSize: max(size, 8), MaxEntries: c.Window + 16, MaxListSize: c.Window + 16,
 		MaxUnexpectedHeaders: c.Unexpected, MaxMDs: 8}
 	var start actors.Time
+	j.Export(0, &res.Time, &res.Refused, &res.Resent)
+	j.Export(1, &res.Disables, &res.Received, &res.Duplicates)
 	for rank := range 2 {
 		peer := j.PhysID(1 - rank)
 		err := j.Spawn(rank, "p4-flowctl", func(l API) {

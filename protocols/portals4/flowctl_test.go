@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/clustertest"
 	"github.com/seastar-sim/seastar/machine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,4 +43,30 @@ func TestFlowControlRecoversFromExhaustion(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, r.Disables)
 	assert.EqualValues(t, 100, r.Received)
+}
+
+// Split across two processes (one node each), flow control gives the digest and the
+// counts of one process, in both processes (the target's counts are exported: before,
+// the initiator's process reported 0 messages received).
+func TestFlowControlAcrossTwoProcesses(t *testing.T) {
+	c := FlowCtlConfig{Messages: 60, Window: 16, Unexpected: 4, Size: 64, Work: actors.Microsecond}
+	ref, rep, err := FlowControl(context.Background(), machine.Default(), DefaultParams(), c, actors.Options{Workers: 1})
+	require.NoError(t, err)
+	require.Positive(t, ref.Disables)
+	res := make([]FlowCtlResult, 2)
+	digests := make([]string, 2)
+	errs := clustertest.InProcesses(t, 2, actors.Options{Workers: 1, Partitioner: actors.Slab{}},
+		func(p int, o actors.Options) error {
+			r, rp, err := FlowControl(context.Background(), machine.Default(), DefaultParams(), c, o)
+			res[p] = r
+			if rp != nil {
+				digests[p] = rp.Digest
+			}
+			return err
+		})
+	for p := range 2 {
+		require.NoError(t, errs[p], "process %d", p)
+		assert.Equal(t, rep.Digest, digests[p], "process %d", p)
+		assert.Equal(t, ref, res[p], "process %d", p)
+	}
 }

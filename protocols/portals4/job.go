@@ -109,6 +109,13 @@ func (j *Job) SpawnThreads(rank, n int, name string) error {
 	return nil
 }
 
+// Export declares variables the program of rank fills in and results read, for runs
+// split across processes (actors.Graph.Export): the process that ran the rank's node
+// sends them to the others at the end. Call it before Run.
+func (j *Job) Export(rank int, vars ...any) {
+	j.g.Export(j.M.Nodes[rank].Name+".host", actors.Vars(vars))
+}
+
 // Run runs the job.
 func (j *Job) Run(ctx context.Context, opts actors.Options) (*actors.Report, error) {
 	model, err := j.g.Build()
