@@ -103,15 +103,15 @@ func (e *Encoder) Value(v any) {
 		e.Uint(0)
 		return
 	}
-	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
-		e.Uint(0)
-		return
-	}
-	c := codecOf(v)
+	c := codecOf(v) // first: a nil pointer of a type without codec is refused too, by name
 	if c == nil {
 		if e.err == nil {
 			e.err = &CodecError{Type: typeName(v)}
 		}
+		e.Uint(0)
+		return
+	}
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
 		e.Uint(0)
 		return
 	}

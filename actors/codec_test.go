@@ -80,6 +80,11 @@ func TestCodecUnregisteredType(t *testing.T) {
 	require.ErrorAs(t, e.Err(), &ce)
 	assert.Equal(t, "actors.plainMsg", ce.Type)
 	assert.ErrorIs(t, e.Err(), ErrConfig)
+	var nilPtr *plainMsg
+	var e2 Encoder
+	e2.Value(nilPtr) // a nil pointer of a type without codec is refused too, by name
+	require.ErrorAs(t, e2.Err(), &ce)
+	assert.Equal(t, "*actors.plainMsg", ce.Type)
 	assert.False(t, HasCodec(plainMsg{}))
 	assert.True(t, HasCodec(tok{}))
 	assert.Panics(t, func() {

@@ -596,10 +596,6 @@ func (c *distCoord) onFrame(ac actor.Context, f *frame) {
 			sum += n
 		}
 		c.r.remoteEvents.Store(sum)
-		if aerr := d.absorb(dec, f.from); aerr != nil && c.err == nil {
-			c.err = aerr
-		}
-		c.remoteMin = min(c.remoteMin, next, sent)
 		var se *SimError
 		switch {
 		case err == nil:
@@ -608,8 +604,14 @@ func (c *distCoord) onFrame(ac actor.Context, f *frame) {
 				c.failure = se
 			}
 		case c.err == nil:
+			// The worker's own error first: a message it could not encode (no codec)
+			// left a hole in its batch, which absorbing would report less clearly.
 			c.err = err
 		}
+		if aerr := d.absorb(dec, f.from); aerr != nil && c.err == nil {
+			c.err = aerr
+		}
+		c.remoteMin = min(c.remoteMin, next, sent)
 		c.remote++
 		c.maybeComplete(ac)
 	case fFinal:
