@@ -3,29 +3,50 @@ package actors
 import "sync"
 
 // Pool recycles values of type T between actors, across the engine's workers: a value
-// one actor recycles may come back from another actor's New on another worker (a
+// one actor releases may come back from another actor's New on another worker (a
 // network packet the receiving NIC is done with, taken again by a sending NIC). Only
-// the last holder of a value may Recycle it, and which value New returns must not
+// the last holder of a value may Release it, and which value New returns must not
 // matter to the model (it does not: New overwrites it), so results do not depend on
 // it. It is the engine's sync.Pool: model packages stay free of shared-memory
-// concurrency. The message types recycled this way (network packets, HT writes, TX
-// commands, CAM grants and pushes) carry a flag saying they came from New, set in v,
-// so that their Release recycles only those (not a shared or test-built one).
-type Pool[T any] struct{ p sync.Pool }
+// concurrency. T embeds PoolMark, which New sets, so that Release recycles only the
+// values New made (not a shared immutable one, a decoded one or a test's). The message
+// types recycled this way: network packets, HT writes, TX commands, the DMA engines'
+// Dones, the CAM's bindings, pushes, grants and stall reports, Portals 3.3's generic
+// events.
+type Pool[T any, P Poolable[T]] struct{ p sync.Pool }
+
+// PoolMark, embedded in a type recycled through a Pool, records that a value came from
+// the Pool's New. It must live in the value: the holder that releases it knows only the
+// value.
+type PoolMark struct{ pooled bool }
+
+func (m *PoolMark) markPooled()    { m.pooled = true }
+func (m *PoolMark) isPooled() bool { return m.pooled }
+
+// Poolable is a pointer to a type that embeds PoolMark.
+type Poolable[T any] interface {
+	*T
+	markPooled()
+	isPooled() bool
+}
 
 // New returns a pooled value set to v: recycled, or new.
-func (p *Pool[T]) New(v T) *T {
+func (p *Pool[T, P]) New(v T) *T {
 	x, ok := p.p.Get().(*T)
 	if !ok {
 		x = new(T)
 	}
 	*x = v
+	P(x).markPooled()
 	return x
 }
 
-// Recycle zeroes v (so that it keeps nothing alive) and puts it back; the caller must
-// be its last holder.
-func (p *Pool[T]) Recycle(v *T) {
+// Release recycles v, zeroed (so that it keeps nothing alive), if it came from New; the
+// caller must be its last holder.
+func (p *Pool[T, P]) Release(v *T) {
+	if !P(v).isPooled() {
+		return
+	}
 	var zero T
 	*v = zero
 	p.p.Put(v)

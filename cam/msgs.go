@@ -11,27 +11,23 @@ import (
 // from NewSetEntry, which the CAM recycles once the entry is bound; the CAM takes a
 // SetEntry value too (tests).
 type SetEntry struct {
-	Entry  int
-	Src    router.NodeID
-	pooled bool
+	Entry int
+	Src   router.NodeID
+	actors.PoolMark
 }
 
 func (m SetEntry) String() string { return fmt.Sprintf("cam.SetEntry(%d node%d)", m.Entry, m.Src) }
 
 // setPool recycles bindings (one pool for all partitions).
-var setPool actors.Pool[SetEntry]
+var setPool actors.Pool[SetEntry, *SetEntry]
 
 // NewSetEntry returns a binding of entry to src that Release recycles.
 func NewSetEntry(entry int, src router.NodeID) *SetEntry {
-	return setPool.New(SetEntry{Entry: entry, Src: src, pooled: true})
+	return setPool.New(SetEntry{Entry: entry, Src: src})
 }
 
 // Release recycles m if it came from NewSetEntry; the caller must be its last holder.
-func (m *SetEntry) Release() {
-	if m.pooled {
-		setPool.Recycle(m)
-	}
-}
+func (m *SetEntry) Release() { setPool.Release(m) }
 
 // ClearEntry frees a CAM entry (from the PPC).
 type ClearEntry struct{ Entry int }
@@ -42,25 +38,21 @@ func (m ClearEntry) String() string { return fmt.Sprintf("cam.ClearEntry(%d)", m
 // *PushCommand from NewPush, which the CAM recycles once the command is queued; the CAM
 // takes a PushCommand value too (tests).
 type PushCommand struct {
-	Entry  int
-	Cmd    Command
-	pooled bool
+	Entry int
+	Cmd   Command
+	actors.PoolMark
 }
 
 // pushPool recycles pushes (one pool for all partitions).
-var pushPool actors.Pool[PushCommand]
+var pushPool actors.Pool[PushCommand, *PushCommand]
 
 // NewPush returns a push of cmd onto entry that Release recycles.
 func NewPush(entry int, cmd Command) *PushCommand {
-	return pushPool.New(PushCommand{Entry: entry, Cmd: cmd, pooled: true})
+	return pushPool.New(PushCommand{Entry: entry, Cmd: cmd})
 }
 
 // Release recycles m if it came from NewPush; the caller must be its last holder.
-func (m *PushCommand) Release() {
-	if m.pooled {
-		pushPool.Recycle(m)
-	}
-}
+func (m *PushCommand) Release() { pushPool.Release(m) }
 
 func (m PushCommand) String() string { return fmt.Sprintf("cam.PushCommand(%d %s)", m.Entry, m.Cmd) }
 
@@ -108,54 +100,46 @@ func (Cancel) String() string { return "cam.Cancel" }
 // a *Grant from NewGrant, which the engine recycles once it has taken the command; the
 // engine takes a Grant value too (tests).
 type Grant struct {
-	Src    router.NodeID
-	Cmd    Command
-	pooled bool
+	Src router.NodeID
+	Cmd Command
+	actors.PoolMark
 }
 
 func (m Grant) String() string { return fmt.Sprintf("cam.Grant(node%d %s)", m.Src, m.Cmd) }
 
 // grantPool recycles grants (one pool for all partitions: actors.Pool is safe across
 // the engine's workers).
-var grantPool actors.Pool[Grant]
+var grantPool actors.Pool[Grant, *Grant]
 
 // NewGrant returns a grant of cmd for source src that Release recycles: a command
 // granted costs no heap allocation.
 func NewGrant(src router.NodeID, cmd Command) *Grant {
-	return grantPool.New(Grant{Src: src, Cmd: cmd, pooled: true})
+	return grantPool.New(Grant{Src: src, Cmd: cmd})
 }
 
 // Release recycles g if it came from NewGrant; the caller must be its last holder.
-func (m *Grant) Release() {
-	if m.pooled {
-		grantPool.Recycle(m)
-	}
-}
+func (m *Grant) Release() { grantPool.Release(m) }
 
 // Stalled tells the PPC that the RX pipeline waits on Src: Miss if no entry matches it,
 // else its entry's command queue is empty. The CAM sends a *Stalled from NewStalled,
 // which the PPC recycles (Release) once the firmware's handler has run: handlers take
 // it by value.
 type Stalled struct {
-	Src    router.NodeID
-	Miss   bool
-	pooled bool
+	Src  router.NodeID
+	Miss bool
+	actors.PoolMark
 }
 
 // stalledPool recycles stall reports (one pool for all partitions).
-var stalledPool actors.Pool[Stalled]
+var stalledPool actors.Pool[Stalled, *Stalled]
 
 // NewStalled returns a stall report that Release recycles.
 func NewStalled(src router.NodeID, miss bool) *Stalled {
-	return stalledPool.New(Stalled{Src: src, Miss: miss, pooled: true})
+	return stalledPool.New(Stalled{Src: src, Miss: miss})
 }
 
 // Release recycles m if it came from NewStalled; the caller must be its last holder.
-func (m *Stalled) Release() {
-	if m.pooled {
-		stalledPool.Recycle(m)
-	}
-}
+func (m *Stalled) Release() { stalledPool.Release(m) }
 
 func (m Stalled) String() string {
 	if m.Miss {

@@ -37,27 +37,23 @@ type Write struct {
 	Payload actors.Msg
 	Ack     bool   // send WriteDone to the writer once the link has taken the bytes
 	Tag     uint64 // echoed in WriteDone
-	pooled  bool   // from NewWrite: the link recycles it
+	actors.PoolMark
 }
 
 // writePool recycles the writes of NewWrite once the link has taken them (one pool for
 // all partitions: actors.Pool is safe across the engine's workers).
-var writePool actors.Pool[Write]
+var writePool actors.Pool[Write, *Write]
 
 // NewWrite returns a posted write of bytes to unit to, with payload, that the link
 // recycles when it has taken it (Link.Receive, or another bus that receives it, calls
 // Release as its last holder): a store across the link then costs no heap allocation.
 func NewWrite(to Unit, bytes actors.Bytes, payload actors.Msg) *Write {
-	return writePool.New(Write{To: to, Bytes: bytes, Payload: payload, pooled: true})
+	return writePool.New(Write{To: to, Bytes: bytes, Payload: payload})
 }
 
 // Release recycles w if it came from NewWrite; the caller must be its last holder. A
 // write built otherwise (a shared immutable one, a test's) is left alone.
-func (w *Write) Release() {
-	if w.pooled {
-		writePool.Recycle(w)
-	}
-}
+func (w *Write) Release() { writePool.Release(w) }
 
 func (w *Write) String() string {
 	if w.Payload != nil {

@@ -40,7 +40,7 @@ type Packet struct {
 	// Data is the NIC's view of the message this packet belongs to.
 	Data any
 
-	pooled bool // from NewPacket: Release recycles it
+	actors.PoolMark // from NewPacket: Release recycles it
 }
 
 // String renders the packet for logs and goldens, e.g.

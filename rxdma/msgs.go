@@ -19,29 +19,25 @@ func (s SOM) String() string { return fmt.Sprintf("rxdma.SOM(%s)", s.Packet) }
 // firmware's handler has run: handlers take it by value. (A value boxed into the
 // message interface was an allocation per message.)
 type Done struct {
-	Src    router.NodeID
-	Tag    uint64
-	CRCOK  bool // the end-to-end CRC check passed (always, when the command did not ask for it)
-	pooled bool
+	Src   router.NodeID
+	Tag   uint64
+	CRCOK bool // the end-to-end CRC check passed (always, when the command did not ask for it)
+	actors.PoolMark
 }
 
 func (d Done) String() string { return fmt.Sprintf("rxdma.Done(node%d #%d)", d.Src, d.Tag) }
 
 // donePool recycles Dones (one pool for all partitions: actors.Pool is safe across the
 // engine's workers).
-var donePool actors.Pool[Done]
+var donePool actors.Pool[Done, *Done]
 
 // NewDone returns a Done that Release recycles.
 func NewDone(src router.NodeID, tag uint64, crcOK bool) *Done {
-	return donePool.New(Done{Src: src, Tag: tag, CRCOK: crcOK, pooled: true})
+	return donePool.New(Done{Src: src, Tag: tag, CRCOK: crcOK})
 }
 
 // Release recycles d if it came from NewDone; the caller must be its last holder.
-func (d *Done) Release() {
-	if d.pooled {
-		donePool.Recycle(d)
-	}
-}
+func (d *Done) Release() { donePool.Release(d) }
 
 // Discard asks the engine to drop Packet when it reaches the FIFO head, without a CAM
 // command: the PPC has read it (a header-only message, Dillow & Atchley 2011, s.II).

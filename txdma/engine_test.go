@@ -347,7 +347,7 @@ func doneValues(out []actorstest.Sent) []Done {
 	var ds []Done
 	for _, d := range actorstest.MsgsOf[*Done](out) {
 		v := *d
-		v.pooled = false
+		v.PoolMark = actors.PoolMark{}
 		ds = append(ds, v)
 	}
 	return ds

@@ -44,27 +44,21 @@ type Command struct {
 	CRC    bool          // EndPacket, EndMessage: append the end-to-end CRC
 	Notify bool          // EndMessage: send Done to the PPC when the last packet has left
 	Tag    uint64        // EndMessage: echoed in Done
-	pooled bool          // from NewCommand: the engine recycles it once done with it
+
+	actors.PoolMark // from NewCommand: the engine recycles it once done with it
 }
 
 // commandPool recycles the commands of NewCommand once the engine is done with them
 // (one pool for all partitions: actors.Pool is safe across the engine's workers).
-var commandPool actors.Pool[Command]
+var commandPool actors.Pool[Command, *Command]
 
 // NewCommand returns a copy of c that the engine recycles once it has carried it out
 // (its last holder): a command then costs no heap allocation. A command built
 // otherwise (a host's MMIO command, a test's) is left to the garbage collector.
-func NewCommand(c Command) *Command {
-	c.pooled = true
-	return commandPool.New(c)
-}
+func NewCommand(c Command) *Command { return commandPool.New(c) }
 
 // release recycles c if it came from NewCommand.
-func (c *Command) release() {
-	if c.pooled {
-		commandPool.Recycle(c)
-	}
-}
+func (c *Command) release() { commandPool.Release(c) }
 
 func (c *Command) String() string {
 	switch c.Kind {
@@ -100,25 +94,21 @@ func (p *PIO) String() string { return fmt.Sprintf("txdma.PIO(node%d %dB)", p.Ds
 // has left the engine. The engine sends a *Done from NewDone, which the PPC recycles
 // (Release) once the firmware's handler has run: handlers take it by value.
 type Done struct {
-	Tag    uint64
-	PIO    bool
-	pooled bool
+	Tag uint64
+	PIO bool
+	actors.PoolMark
 }
 
 func (d Done) String() string { return fmt.Sprintf("txdma.Done(%d)", d.Tag) }
 
 // donePool recycles Dones (actors.Pool is safe across the engine's workers).
-var donePool actors.Pool[Done]
+var donePool actors.Pool[Done, *Done]
 
 // NewDone returns a Done that Release recycles.
-func NewDone(tag uint64, pio bool) *Done { return donePool.New(Done{Tag: tag, PIO: pio, pooled: true}) }
+func NewDone(tag uint64, pio bool) *Done { return donePool.New(Done{Tag: tag, PIO: pio}) }
 
 // Release recycles d if it came from NewDone; the caller must be its last holder.
-func (d *Done) Release() {
-	if d.pooled {
-		donePool.Recycle(d)
-	}
-}
+func (d *Done) Release() { donePool.Release(d) }
 
 // Retired reports how many DMA commands have left the command FIFO in total, so that
 // the writer knows how much room there is (the FIFO head pointer of Pedretti & Hudson

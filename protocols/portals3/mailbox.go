@@ -78,25 +78,18 @@ type GenericEvent struct {
 	Wire    *Wire
 	Failed  bool   // TxDone (recovery=gbn): the destination never acknowledged it
 	Seq     uint64 // the event's number in the queue (the firmware's count when it wrote it)
-	pooled  bool
+	actors.PoolMark
 }
 
 // genericPool recycles generic events (actors.Pool is safe across the engine's workers:
 // the firmware and the host may run in different partitions).
-var genericPool actors.Pool[GenericEvent]
+var genericPool actors.Pool[GenericEvent, *GenericEvent]
 
 // newGenericEvent returns ev from the pool.
-func newGenericEvent(ev GenericEvent) *GenericEvent {
-	ev.pooled = true
-	return genericPool.New(ev)
-}
+func newGenericEvent(ev GenericEvent) *GenericEvent { return genericPool.New(ev) }
 
 // release recycles e if it came from newGenericEvent; the caller must be its last holder.
-func (e *GenericEvent) release() {
-	if e.pooled {
-		genericPool.Recycle(e)
-	}
-}
+func (e *GenericEvent) release() { genericPool.Release(e) }
 
 func (e *GenericEvent) String() string {
 	return fmt.Sprintf("portals.%s(p%d %s)", e.Kind, e.Pending, e.Wire)
