@@ -32,6 +32,13 @@ type Stats struct {
 	Swaps      int64           // entries rebound by Swap
 }
 
+// set binds m's entry to its source.
+func (b *Block) set(m SetEntry) error {
+	err := b.t.Set(m.Entry, m.Src)
+	b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())
+	return err
+}
+
 // push appends m's command to its entry's queue.
 func (b *Block) push(ctx actors.Context, m PushCommand) error {
 	b.checkSize(ctx, m.Cmd)
@@ -82,12 +89,10 @@ func (b *Block) Receive(ctx actors.Context, m actors.Msg) {
 		}
 		return
 	case *SetEntry:
-		err = b.t.Set(m.Entry, m.Src)
-		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())
+		err = b.set(*m)
 		m.Release()
 	case SetEntry:
-		err = b.t.Set(m.Entry, m.Src)
-		b.Stats.PeakInUse = max(b.Stats.PeakInUse, b.t.Len()-b.t.Free())
+		err = b.set(m)
 	case *PushCommand:
 		err = b.push(ctx, *m)
 		m.Release() // the command is queued by value
