@@ -132,7 +132,7 @@ func (ni *NI) MEUnlink(h MEHandle) error {
 	}
 	if m := e.md; m != nil {
 		m.me, e.md = nil, nil
-		ni.mds.release(uint64(m.h))
+		ni.freeMD(m)
 	}
 	ni.unlinkME(e)
 	return nil

@@ -213,13 +213,19 @@ func (ni *NI) autoUnlink(m *md, out *[]Posted) {
 // unlinkMD releases an MD, and its match entry if that was created with PTL_UNLINK
 // (an ME created with PTL_RETAIN stays, without MD, and is passed over by matching).
 func (ni *NI) unlinkMD(m *md) {
-	ni.forgetLastEvent(m)
-	ni.mds.release(uint64(m.h))
 	if e := m.me; e != nil {
 		m.me, e.md = nil, nil
 		if e.unlink == Unlink {
 			ni.unlinkME(e)
 		}
 	}
-	ni.mdFree.Take(m) // its handle is released and its ME detached: nothing names it
+	ni.freeMD(m)
+}
+
+// freeMD releases the handle of an MD detached from its ME and recycles its record and
+// its inactivating event's: nothing names them any more.
+func (ni *NI) freeMD(m *md) {
+	ni.forgetLastEvent(m)
+	ni.mds.release(uint64(m.h))
+	ni.mdFree.Take(m)
 }
