@@ -228,7 +228,7 @@ func (f *Firmware) onAccelTx(x *ppc.Exec, c *AccelTx) {
 // startAccelTx queues a transmit of an accelerated process.
 func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
 	pd := f.pend.At(c.Pending)
-	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst, role: roleSend}
+	pd.reset(pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst, role: roleSend})
 	f.source(x, c.Wire.Dst)
 	f.queueTx(x, c.Pending, c.Wire, upperAddr(c.Pending), []Region{c.Region})
 }
@@ -238,7 +238,7 @@ func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
 // at the tail of the TX pending list.
 func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload []Region) {
 	pd := f.pend.At(id)
-	pd.txCmds = append(pd.txCmds[:0], txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
+	pd.txCmds = append(pd.txBuf[:0], txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
 		txdma.Command{Kind: txdma.Transmit, Addr: header, Bytes: int64(f.p.HeaderBytes) + w.Inline})
 	for _, r := range payload {
 		for off := int64(0); off < r.Len; off += f.cmax {
@@ -247,6 +247,7 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload 
 		}
 	}
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
+	pd.txBuf = pd.txCmds
 	pd.state = txQueued
 	x.Store(8)
 	if f.g != nil {
@@ -274,7 +275,7 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	x.Load(f.p.FwMatchMELoads * d.Searched)
 	f.Stats.MatchWalked += int64(d.Searched)
 	pd := f.pend.At(id)
-	*pd = pending{state: rxWaiting, wire: w, peer: w.Src, role: roleRecv}
+	pd.reset(pending{state: rxWaiting, wire: w, peer: w.Src, role: roleRecv})
 	*f.delivery(id) = d
 	x.HostWrite(f.p.HeaderBytes, nil) // the header into the upper pending, for the library
 	switch {
@@ -386,7 +387,7 @@ func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 	id := a.rxFree.Take()
 	h := *resp
 	w := &Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: f.fwWireID()}
-	*f.pend.At(id) = pending{wire: w, peer: w.Dst, role: roleAck}
+	f.pend.At(id).reset(pending{wire: w, peer: w.Dst, role: roleAck})
 	f.source(x, w.Dst)
 	x.HostWrite(f.p.HeaderBytes, nil)
 	f.queueTx(x, id, w, upperAddr(id), nil)
@@ -403,7 +404,7 @@ func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 		if !pd.unrefd {
 			f.unref(pd.peer)
 		}
-		*pd = pending{}
+		pd.reset(pending{})
 	case roleReply:
 		pd.state = rxDone
 		f.record(x, k, &Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: *f.delivery(id), Failed: failed})
@@ -423,7 +424,7 @@ func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	a := &f.accel[k]
 	pd := f.pend.At(id)
 	peer, unrefd := pd.peer, pd.unrefd
-	*pd = pending{}
+	pd.reset(pending{})
 	*f.delivery(id) = ptl.Delivery{}
 	a.rxFree.Put(id)
 	if !unrefd { // (gbn releases a transmit's source structure when it first leaves)

@@ -1,6 +1,8 @@
 package portals3
 
 import (
+	"slices"
+
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/firmware"
@@ -64,6 +66,21 @@ type pending struct {
 	tries   int             // gbn: times resent
 	seq     uint32          // gbn: the number of its transmit (Wire.Seq)
 	failed  bool            // gbn: given up: it completes with PTL_NI_FAIL when its transmission leaves
+	// txBuf and rxBuf are the arrays of the last TX and RX programs built in this
+	// pending (txCmds and rxCmds are consumed from their fronts): the next message the
+	// pending carries builds its program in them instead of allocating one.
+	txBuf []txdma.Command
+	rxBuf []cam.Command
+}
+
+// reset sets the pending to v, keeping its program arrays (cleared, so that they keep
+// no message alive).
+func (pd *pending) reset(v pending) {
+	tx, rx := pd.txBuf, pd.rxBuf
+	clear(tx)
+	clear(rx)
+	*pd = v
+	pd.txBuf, pd.rxBuf = tx[:0], rx[:0]
 }
 
 // pendChunk is how many pendings the firmware's table allocates at a time (small: the
@@ -286,15 +303,16 @@ func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
 // startTx queues a transmit command's pending on the TX pending list.
 func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
 	pd := f.pend.At(c.Pending)
-	*pd = pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst}
+	pd.reset(pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst})
 	f.source(x, c.Wire.Dst)
-	pd.txCmds = make([]txdma.Command, 0, 3+len(c.Payload)) // one allocation: the program goes with the message
+	pd.txCmds = slices.Grow(pd.txBuf[:0], 3+len(c.Payload)) // one allocation at most: the program goes with the message
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.LoadDest, Dst: c.Wire.Dst, Class: c.Wire.Kind.Class(), Data: c.Wire},
 		txdma.Command{Kind: txdma.Transmit, Addr: c.Header, Bytes: int64(f.p.HeaderBytes) + c.Wire.Inline})
 	for _, r := range c.Payload {
 		pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.Transmit, Addr: r.Addr, Bytes: r.Len})
 	}
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(c.Pending)})
+	pd.txBuf = pd.txCmds
 	x.Store(8)
 	if f.g != nil {
 		f.gbnTx(pd, c.Pending, c.Wire)
@@ -344,7 +362,7 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 		pd := f.pend.At(id)
 		f.post(x, TxDone, id, pd.peer, pd.wire)
 		f.unref(pd.peer)
-		*pd = pending{} // the TX pool is host-managed: the host reuses the id after TxDone
+		pd.reset(pending{}) // the TX pool is host-managed: the host reuses the id after TxDone
 		f.Stats.Sent++
 	}
 	f.feedTx(x)
@@ -387,7 +405,7 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	}
 	id := f.rxFree.Take()
 	src := f.acceptFrom(x, w)
-	*f.pend.At(id) = pending{state: rxWaiting, wire: w, peer: w.Src}
+	f.pend.At(id).reset(pending{state: rxWaiting, wire: w, peer: w.Src})
 	if w.Len > 0 { // inline messages never use the RX DMA engine
 		src.rxList = append(src.rxList, id)
 	}
@@ -429,8 +447,7 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 	if rest > f.cmax {
 		n += int((rest - 1) / f.cmax)
 	}
-	cmds := make([]cam.Command, 1, n) // one allocation: the program goes with the message
-	cmds[0] = cam.Command{Bytes: int64(f.p.HeaderBytes), Discard: true}
+	cmds := append(slices.Grow(pd.rxBuf[:0], n), cam.Command{Bytes: int64(f.p.HeaderBytes), Discard: true}) // one allocation at most: the program goes with the message
 	for _, r := range pd.regions {
 		for off := int64(0); off < r.Len; off += f.cmax {
 			cmds = append(cmds, cam.Command{Bytes: min(f.cmax, r.Len-off), Addr: r.Addr + uint64(off)})
@@ -448,6 +465,7 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 			cmds[i].Cont = true
 		}
 	}
+	pd.rxBuf = cmds
 	return cmds
 }
 
@@ -530,7 +548,7 @@ func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
 		x.Fatalf("portals: release of pending %d in state %d", c.Pending, pd.state)
 	}
 	peer := pd.peer
-	*pd = pending{}
+	pd.reset(pending{})
 	f.rxFree.Put(c.Pending)
 	f.unref(peer)
 	f.retryTxWait(x)

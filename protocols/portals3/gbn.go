@@ -183,7 +183,7 @@ func (f *Firmware) completeTx(x *ppc.Exec, id int) {
 	if !pd.failed {
 		f.Stats.Sent++
 	}
-	*pd = pending{}
+	pd.reset(pending{})
 }
 
 // giveUp fails every unacknowledged message to dst and restarts the sequence.
