@@ -161,28 +161,47 @@ func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, brid
 	id := s.allocTx(c)
 	s.wireID++
 	dst := router.NodeID(hdr.Dst.NID)
-	w := &Wire{Kind: op.kind, Src: s.node, Dst: dst, Hdr: &hdr, ID: uint64(s.node)<<40 | s.wireID, Data: payload}
+	rec := &sendRecord{hdr: hdr}
+	w := &rec.wire
+	*w = Wire{Kind: op.kind, Src: s.node, Dst: dst, Hdr: &rec.hdr, ID: uint64(s.node)<<40 | s.wireID, Data: payload}
 	var dma []Region
 	if n := int64(hdr.Length); n <= int64(s.p.InlineMax) && (op.kind == Put || op.kind == Reply) {
 		w.Inline = n
 		c.Memcpy(actors.Bytes(n)) // the payload goes into the upper pending with the header
 	} else if op.kind == Put || op.kind == Reply {
 		w.Len = n
-		dma = s.program(c, regions, bridge)
+		dma = s.program(c, regions, bridge, rec.dma[:0])
 	}
 	c.Memcpy(s.p.HeaderBytes) // build the header in the upper pending
 	s.txOps[id] = op
-	s.post(c, s.p.CmdBytes*actors.Bytes(2+len(dma)), &TxCommand{Pending: id, Wire: w, Header: upperAddr(id), Payload: dma})
+	rec.cmd = TxCommand{Pending: id, Wire: w, Header: upperAddr(id), Payload: dma}
+	s.post(c, s.p.CmdBytes*actors.Bytes(2+len(dma)), &rec.cmd)
 	if tr != nil {
 		s.traceSend(c, tr, t0, w, id, op.cause)
 	}
 }
 
-// program turns the memory of a transfer into DMA commands: one per region for
-// physically contiguous memory, one per page (each pinned and translated for a user
-// process) under Linux.
-func (s *Stack) program(c ctx, regions []ptl.Region, bridge Bridge) []Region {
-	var out []Region
+// sendRecord is what the kernel builds for a message it sends, in one allocation: the
+// wire descriptor and its header, which travel with the packets to the destination, and
+// the transmit command with its DMA program (room for two regions inside), which the
+// firmware reads. Nothing recycles it: its parts have different last holders.
+type sendRecord struct {
+	wire Wire
+	hdr  ptl.Header
+	cmd  TxCommand
+	dma  [2]Region
+}
+
+// recvRecord is a receive command with room for two DMA regions, in one allocation.
+type recvRecord struct {
+	cmd RxCommand
+	dma [2]Region
+}
+
+// program turns the memory of a transfer into DMA commands, appended to out: one per
+// region for physically contiguous memory, one per page (each pinned and translated
+// for a user process) under Linux.
+func (s *Stack) program(c ctx, regions []ptl.Region, bridge Bridge, out []Region) []Region {
 	page := uint64(s.p.PageBytes)
 	for _, r := range regions {
 		if !bridge.paged() {
@@ -293,9 +312,11 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 			return
 		}
 		c.Charge(s.p.KernRxCmd)
-		dma := s.program(c, d.Regions, pr.bridge)
+		rec := &recvRecord{}
+		dma := s.program(c, d.Regions, pr.bridge, rec.dma[:0])
 		s.rxOps[ev.Pending] = s.opRecs.rx.New(rxOp{proc: pr, d: d, wire: w})
-		s.post(c, s.p.CmdBytes*actors.Bytes(1+len(dma)), &RxCommand{Pending: ev.Pending, Regions: dma, MLength: int64(d.MLength)})
+		rec.cmd = RxCommand{Pending: ev.Pending, Regions: dma, MLength: int64(d.MLength)}
+		s.post(c, s.p.CmdBytes*actors.Bytes(1+len(dma)), &rec.cmd)
 	}
 }
 
