@@ -304,7 +304,9 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		s.release(c, ev.Pending)
 	case ptl.OpGet:
 		s.release(c, ev.Pending)
-		s.send(c, s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: &d, cause: w.ID}), *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
+		reply := new(ptl.Delivery) // only a get's delivery outlives the handler here
+		*reply = d
+		s.send(c, s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: reply, cause: w.ID}), *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
 	default: // put or reply
 		if w.Len == 0 {
 			s.complete(c, pr, d, w)

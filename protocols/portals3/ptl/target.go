@@ -73,21 +73,27 @@ func (ni *NI) deliverRequest(d *Delivery) {
 	}
 	d.Accepted, d.InFlight, d.Link = true, true, ev.Link
 	d.ME, d.MD, d.Offset, d.MLength, d.Regions = e.h, m.h, off, n, m.slice(off, n)
-	resp := Header{Src: ni.ID(), SrcJID: ni.cfg.JID, SrcUID: ni.cfg.UID, Dst: h.Src, PtIndex: h.PtIndex,
-		MatchBits: h.MatchBits, RemoteOffset: off, LocalOffset: h.LocalOffset, MD: h.MD, Link: ev.Link}
 	if h.Op == OpGet {
-		resp.Op, resp.Length = OpReply, n
-		d.Response = &resp
+		d.Response = ni.response(h, off, ev.Link)
+		d.Response.Op, d.Response.Length = OpReply, n
 		ni.sr[SRSendCount]++
 		ni.sr[SRSendLength] += n
 		return
 	}
 	if h.AckReq && m.spec.Options&MDAckDisable == 0 {
-		resp.Op, resp.Length, resp.MLength = OpAck, h.Length, n
-		d.Response = &resp
+		d.Response = ni.response(h, off, ev.Link)
+		d.Response.Op, d.Response.Length, d.Response.MLength = OpAck, h.Length, n
 	}
 	ni.sr[SRRecvCount]++
 	ni.sr[SRRecvLength] += n
+}
+
+// response returns a new header answering request h (an ack or a reply, whose
+// operation and lengths the caller sets), matched at offset off for operation link:
+// allocated only for the requests that get one.
+func (ni *NI) response(h Header, off, link uint64) *Header {
+	return &Header{Src: ni.ID(), SrcJID: ni.cfg.JID, SrcUID: ni.cfg.UID, Dst: h.Src, PtIndex: h.PtIndex,
+		MatchBits: h.MatchBits, RemoteOffset: off, LocalOffset: h.LocalOffset, MD: h.MD, Link: link}
 }
 
 // event is the event of incoming message h: its initiator, portal, match bits and
