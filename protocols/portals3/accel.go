@@ -253,9 +253,9 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload 
 	if f.g != nil {
 		f.gbnTx(pd, id, w)
 	}
-	f.txList = append(f.txList, id)
-	x.Gauge("tx_pending", len(f.txList))
-	if len(f.txList) == 1 {
+	f.txList.Push(id)
+	x.Gauge("tx_pending", f.txList.Len())
+	if f.txList.Len() == 1 {
 		f.feedTx(x)
 	}
 }
@@ -311,9 +311,9 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	}
 	pd.have = true
 	pd.rxCmds = f.rxProgram(pd)
-	src.rxList = append(src.rxList, id)
-	f.Stats.PeakRx = max(f.Stats.PeakRx, len(src.rxList))
-	if src.rxList[0] == id {
+	src.rxList.Push(id)
+	f.Stats.PeakRx = max(f.Stats.PeakRx, src.rxList.Len())
+	if *src.rxList.Front() == id {
 		f.programRx(x, w.Src, src)
 	}
 }

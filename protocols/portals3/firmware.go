@@ -34,7 +34,7 @@ type Firmware struct {
 	rxFree firmware.IDs              // the generic process's RX pendings
 	srcs   map[router.NodeID]*source
 	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
-	txList []int                     // TX pendings in order; the head is being sent
+	txList actors.FIFO[int]          // TX pendings in order; the head is being sent
 	inFIFO int                       // TX commands pushed and not retired
 	pushed uint64
 	eqNext uint64
@@ -103,9 +103,9 @@ const (
 )
 
 type source struct {
-	camswap.Source       // its CAM entry (swapped between sources with gbn: package camswap)
-	refs           int   // pendings that name this node
-	rxList         []int // RX pendings from this node in arrival order; the head owns the CAM entry
+	camswap.Source                  // its CAM entry (swapped between sources with gbn: package camswap)
+	refs           int              // pendings that name this node
+	rxList         actors.FIFO[int] // RX pendings from this node in arrival order; the head owns the CAM entry
 }
 
 // CAM implements camswap.Src.
@@ -244,7 +244,7 @@ func (f *Firmware) unref(n router.NodeID) {
 // dropIdle frees source s of node n when nothing names it: no pending, no RX message,
 // no CAM entry of its on the way back from a swap.
 func (f *Firmware) dropIdle(n router.NodeID, s *source) {
-	if s.refs == 0 && len(s.rxList) == 0 && !s.Swapping {
+	if s.refs == 0 && s.rxList.Len() == 0 && !s.Swapping {
 		delete(f.srcs, n)
 	}
 }
@@ -317,9 +317,9 @@ func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
 	if f.g != nil {
 		f.gbnTx(pd, c.Pending, c.Wire)
 	}
-	f.txList = append(f.txList, c.Pending)
-	x.Gauge("tx_pending", len(f.txList))
-	if len(f.txList) == 1 {
+	f.txList.Push(c.Pending)
+	x.Gauge("tx_pending", f.txList.Len())
+	if f.txList.Len() == 1 {
 		f.feedTx(x)
 	}
 }
@@ -328,10 +328,10 @@ func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
 // command FIFO has room for; the rest go in when commands retire (the transmit state
 // machine yields to the main loop, Pedretti & Hudson 2005 s.4.3.1).
 func (f *Firmware) feedTx(x *ppc.Exec) {
-	if len(f.txList) == 0 {
+	if f.txList.Len() == 0 {
 		return
 	}
-	pd := f.pend.At(f.txList[0])
+	pd := f.pend.At(*f.txList.Front())
 	if len(pd.txCmds) == 0 {
 		return
 	}
@@ -348,12 +348,12 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 
 func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	x.Instr(f.p.FwDoneInstr)
-	if len(f.txList) == 0 || uint64(f.txList[0]) != d.Tag {
+	if f.txList.Len() == 0 || uint64(*f.txList.Front()) != d.Tag {
 		x.Fatalf("portals: TX completion for pending %d is not the head of the TX pending list", d.Tag)
 	}
-	id := f.txList[0]
-	f.txList = f.txList[1:]
-	x.Gauge("tx_pending", len(f.txList))
+	id := *f.txList.Front()
+	f.txList.Pop()
+	x.Gauge("tx_pending", f.txList.Len())
 	if f.g != nil {
 		f.gbnTxDone(x, id)
 	} else if k := f.slotOf(id); k >= 0 {
@@ -407,7 +407,7 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	src := f.acceptFrom(x, w)
 	f.pend.At(id).reset(pending{state: rxWaiting, wire: w, peer: w.Src})
 	if w.Len > 0 { // inline messages never use the RX DMA engine
-		src.rxList = append(src.rxList, id)
+		src.rxList.Push(id)
 	}
 	f.Stats.PeakRx = max(f.Stats.PeakRx, f.p.Pendings-f.p.TxPendings-f.rxFree.Len())
 	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // header and inline payload into the upper pending
@@ -430,7 +430,7 @@ func (f *Firmware) onRxCommand(x *ppc.Exec, c *RxCommand) {
 	pd.regions, pd.mlength, pd.have = c.Regions, c.MLength, true
 	pd.rxCmds = f.rxProgram(pd)
 	x.Store(6)
-	if src := f.srcs[pd.peer]; src.rxList[0] == c.Pending {
+	if src := f.srcs[pd.peer]; *src.rxList.Front() == c.Pending {
 		f.programRx(x, pd.peer, src)
 	}
 }
@@ -474,7 +474,7 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 // the C firmware does (Pedretti & Hudson 2005 s.4.3.3); with gbn the source waits for
 // an entry, or gets one by swapping when the RX pipeline stalls on it (package camswap).
 func (f *Firmware) programRx(x *ppc.Exec, n router.NodeID, src *source) {
-	if !f.pend.At(src.rxList[0]).have {
+	if !f.pend.At(*src.rxList.Front()).have {
 		return
 	}
 	if src.Entry < 0 && f.g == nil && f.cam.Free() == 0 {
@@ -502,7 +502,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	src := f.srcs[d.Src]
 	id := int(d.Tag)
 	pd := f.pend.At(id)
-	if src == nil || len(src.rxList) == 0 || src.rxList[0] != id || pd.state != rxActive {
+	if src == nil || src.rxList.Len() == 0 || *src.rxList.Front() != id || pd.state != rxActive {
 		x.Fatalf("portals: RX completion for pending %d from node %d out of order", id, d.Src)
 	}
 	src.Queued--
@@ -516,7 +516,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	}
 	x.Instr(f.p.FwDoneInstr / 2)
 	pd.state = rxDone
-	src.rxList = src.rxList[1:]
+	src.rxList.Pop()
 	if k := f.slotOf(id); k < 0 {
 		f.post(x, RxDone, id, d.Src, pd.wire)
 		f.Stats.Received++
@@ -525,7 +525,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	} else {
 		f.accelRxDone(x, k, id)
 	}
-	if len(src.rxList) > 0 {
+	if src.rxList.Len() > 0 {
 		f.programRx(x, d.Src, src)
 		return
 	}

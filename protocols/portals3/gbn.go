@@ -228,16 +228,16 @@ func (f *Firmware) goBack(x *ppc.Exec, dst router.NodeID, from uint32, timeout b
 		x.Instr(f.p.FwTxInstr)
 		pd.state = txQueued
 		pd.txCmds = slices.Clone(pd.prog)
-		f.txList = append(f.txList, id)
+		f.txList.Push(id)
 		f.GBN.Retransmits++
 		n++
-		if len(f.txList) == 1 {
+		if f.txList.Len() == 1 {
 			f.feedTx(x)
 		}
 	}
 	if n > 0 {
 		f.GBN.GoBacks++
-		x.Gauge("tx_pending", len(f.txList))
+		x.Gauge("tx_pending", f.txList.Len())
 	}
 	return n
 }
@@ -405,10 +405,10 @@ func (c camFW) Lookup(n router.NodeID) (*source, bool) {
 
 // head is the source's head RX pending, nil without one.
 func (c camFW) head(s *source) *pending {
-	if len(s.rxList) == 0 {
+	if s.rxList.Len() == 0 {
 		return nil
 	}
-	return c.f.pend.At(s.rxList[0])
+	return c.f.pend.At(*s.rxList.Front())
 }
 
 func (c camFW) Ready(s *source) bool {
@@ -422,7 +422,7 @@ func (c camFW) Backlog(s *source) bool {
 }
 
 func (c camFW) Next(s *source, n int) []cam.Command {
-	id := s.rxList[0]
+	id := *s.rxList.Front()
 	pd := c.f.pend.At(id)
 	pd.state = rxActive
 	take := min(n, len(pd.rxCmds))
@@ -449,7 +449,7 @@ func (c camFW) Feed(x *ppc.Exec, s *source) {
 		return
 	}
 	pd.state = rxActive
-	c.f.feedRx(x, s, pd, s.rxList[0])
+	c.f.feedRx(x, s, pd, *s.rxList.Front())
 }
 
 func (c camFW) Spill(x *ppc.Exec, _ *source) {
