@@ -33,6 +33,7 @@ type Firmware struct {
 	pend   actors.LazyArray[pending] // by id, in chunks of pendChunk
 	rxFree firmware.IDs              // the generic process's RX pendings
 	srcs   map[router.NodeID]*source
+	idle   []*source                 // freed source records, for reuse (dropIdle)
 	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
 	txList actors.FIFO[int]          // TX pendings in order; the head is being sent
 	inFIFO int                       // TX commands pushed and not retired
@@ -226,7 +227,12 @@ func (f *Firmware) source(x *ppc.Exec, n router.NodeID) *source {
 		if len(f.srcs) == f.p.Sources {
 			x.Fatalf("portals: out of source structures (%d in use) for node %d: resource exhaustion panics the node", f.p.Sources, n)
 		}
-		s = &source{Source: camswap.NewSource(n)}
+		if k := len(f.idle); k > 0 {
+			s, f.idle = f.idle[k-1], f.idle[:k-1]
+			s.Source = camswap.NewSource(n) // refs 0 and rxList empty (with its array) since dropIdle
+		} else {
+			s = &source{Source: camswap.NewSource(n)}
+		}
 		f.srcs[n] = s
 		f.Stats.PeakSources = max(f.Stats.PeakSources, len(f.srcs))
 		x.Store(4)
@@ -242,10 +248,16 @@ func (f *Firmware) unref(n router.NodeID) {
 }
 
 // dropIdle frees source s of node n when nothing names it: no pending, no RX message,
-// no CAM entry of its on the way back from a swap.
+// no CAM entry of its on the way back from a swap. The record is kept for reuse when no
+// CAM structure can still point at it: it owns no entry and, without gbn, it was never
+// in the queue for one (with gbn a source bound by a swap while queued stays in the
+// queue, flagged not waiting, until the queue reaches it).
 func (f *Firmware) dropIdle(n router.NodeID, s *source) {
 	if s.refs == 0 && s.rxList.Len() == 0 && !s.Swapping {
 		delete(f.srcs, n)
+		if f.g == nil && s.Entry < 0 && !s.Waiting && !s.Spilled {
+			f.idle = append(f.idle, s)
+		}
 	}
 }
 
