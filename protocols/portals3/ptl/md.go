@@ -219,9 +219,14 @@ func (m *md) slice(offset, n uint64) []Region {
 	return sliceRegions(m.regions, offset, n)
 }
 
+// sliceRegions returns the pieces of rs that cover [off, off+n). A piece that is a
+// whole region of rs is returned as rs's own (a transfer of a whole contiguous MD, the
+// common case, allocates nothing): callers do not modify the result, and use it only
+// while the operation it is for is in flight, during which the MD can be neither
+// unlinked nor updated (its record is not reused) and its regions do not change.
 func sliceRegions(rs []Region, off, n uint64) []Region {
 	var out []Region
-	for _, r := range rs {
+	for i, r := range rs {
 		if n == 0 {
 			break
 		}
@@ -230,6 +235,9 @@ func sliceRegions(rs []Region, off, n uint64) []Region {
 			continue
 		}
 		take := min(r.Len-off, n)
+		if out == nil && off == 0 && take == r.Len && take == n && (r.Buf == nil || uint64(len(r.Buf)) == take) {
+			return rs[i : i+1 : i+1]
+		}
 		p := Region{Addr: r.Addr + off, Len: take}
 		if r.Buf != nil {
 			p.Buf = r.Buf[off : off+take : off+take]
