@@ -165,6 +165,8 @@ func (c *Core) dispatch(ctx actors.Context) {
 		d.Release()
 	case *txdma.Done:
 		d.Release()
+	case *txdma.Retired:
+		d.Release()
 	case *cam.Stalled:
 		d.Release()
 	}

@@ -18,7 +18,7 @@
 //
 //	message          from    effect
 //	any              ht      a host store into SRAM carrying a payload (mailbox command)
-//	*txdma.Done, txdma.Retired, rxdma.SOM, *rxdma.Done, *cam.Stalled: queued for the
+//	*txdma.Done, *txdma.Retired, rxdma.SOM, *rxdma.Done, *cam.Stalled: queued for the
 //	                         firmware (the pointers are recycled once their handler has run)
 //	wake             self    a firmware timer
 //

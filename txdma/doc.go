@@ -19,5 +19,5 @@
 //	*ht.ReadDone   ht      data for the packetizer (the answer to one of the engine's reads)
 //	router.Credit  router  a slot freed in the router's NIC input buffer
 //
-// Emitted: *ht.Read (ht; one per outstanding read, reused), *router.Packet (router), Done and Retired (ppc).
+// Emitted: *ht.Read (ht; one per outstanding read, reused), *router.Packet (router), *Done and *Retired (ppc).
 package txdma

@@ -139,7 +139,7 @@ func (e *Engine) step(ctx actors.Context) {
 	}
 	if e.retired != e.told {
 		e.told = e.retired
-		ctx.Send(PortPPC, Retired{Total: e.retired}, 0)
+		ctx.Send(PortPPC, newRetired(e.retired), 0)
 	}
 }
 

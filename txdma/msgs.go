@@ -113,9 +113,23 @@ func (d *Done) Release() { donePool.Release(d) }
 // Retired reports how many DMA commands have left the command FIFO in total, so that
 // the writer knows how much room there is (the FIFO head pointer of Pedretti & Hudson
 // 2005, s.5.3).
-type Retired struct{ Total uint64 }
+// It travels by pointer from a pool (a count converted to an interface value would be a
+// heap allocation each time): the PPC recycles it after the firmware's handler, which
+// reads Total.
+type Retired struct {
+	Total uint64
+	actors.PoolMark
+}
 
-func (r Retired) String() string { return fmt.Sprintf("txdma.Retired(%d)", r.Total) }
+var retiredPool actors.Pool[Retired, *Retired]
+
+// newRetired returns a Retired that Release recycles.
+func newRetired(total uint64) *Retired { return retiredPool.New(Retired{Total: total}) }
+
+// Release recycles r if it came from the engine; the caller must be its last holder.
+func (r *Retired) Release() { retiredPool.Release(r) }
+
+func (r *Retired) String() string { return fmt.Sprintf("txdma.Retired(%d)", r.Total) }
 
 // tick wakes the engine when its data path is free for the next packet.
 type tick struct{}

@@ -181,7 +181,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onRxDone(x, *ev)
 	case *txdma.Done:
 		f.onTxDone(x, *ev)
-	case txdma.Retired:
+	case *txdma.Retired:
 		x.Instr(f.p.FwRetire)
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)

@@ -111,7 +111,7 @@ func traceEvent(ev actors.Msg) uint8 {
 		return 3
 	case *txdma.Done:
 		return 4
-	case txdma.Retired:
+	case *txdma.Retired:
 		return 5
 	case *cam.Stalled:
 		return 6

@@ -190,7 +190,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onTimeout(x, ev)
 	case gbnGoBack:
 		f.goBack(x, ev.dst, ev.seq, false)
-	case txdma.Retired:
+	case *txdma.Retired:
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
 	case *cam.Stalled:

@@ -162,7 +162,7 @@ func eventCode(ev actors.Msg) uint8 {
 		return 5
 	case *txdma.Done:
 		return 6
-	case txdma.Retired:
+	case *txdma.Retired:
 		return 7
 	case *cam.Stalled:
 		return 8

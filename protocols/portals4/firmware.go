@@ -282,7 +282,7 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 		f.onRxDone(x, *ev)
 	case *txdma.Done:
 		f.onTxDone(x, *ev)
-	case txdma.Retired:
+	case *txdma.Retired:
 		f.inFIFO = int(f.pushed - ev.Total)
 		f.feedTx(x)
 	case *cam.Stalled:

@@ -46,7 +46,7 @@ func handlerCode(ev actors.Msg) uint8 {
 		return 6
 	case *txdma.Done:
 		return 7
-	case txdma.Retired:
+	case *txdma.Retired:
 		return 8
 	case *cam.Stalled:
 		return 9

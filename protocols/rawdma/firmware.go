@@ -159,7 +159,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		x.Instr(f.costs.StallInstr)
 		f.Stats.Stalls++
 		f.onStall(x, *ev)
-	case txdma.Retired:
+	case *txdma.Retired:
 		x.Instr(f.costs.RetireInstr)
 	default:
 		x.Fatalf("rawdma: unexpected event %T", ev)
