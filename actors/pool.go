@@ -86,3 +86,37 @@ func (l *FreeList[T]) Take(v *T) T {
 	l.Put(v)
 	return x
 }
+
+// Array is a slice whose array Arrays recycles: S is the caller's to fill.
+type Array[E any] struct {
+	S []E
+	PoolMark
+}
+
+// Arrays recycles the arrays of slices of E between actors, across the engine's
+// workers, as Pool recycles values: a program of commands one node's firmware built
+// and ran, whose array another's builds its next one in. Like Pool it is the engine's
+// sync.Pool, so the arrays kept are about those the run's busiest moment needs (a
+// holder keeping its own array would keep one for every holder that ever needed one).
+type Arrays[E any] struct{ p sync.Pool }
+
+// Get returns an array with an empty S, recycled (with its capacity) or new.
+func (a *Arrays[E]) Get() *Array[E] {
+	if x, ok := a.p.Get().(*Array[E]); ok {
+		return x
+	}
+	x := &Array[E]{}
+	x.markPooled()
+	return x
+}
+
+// Put recycles x, its elements cleared so that they keep nothing alive; the caller
+// must be its last holder and must not use x.S afterwards.
+func (a *Arrays[E]) Put(x *Array[E]) {
+	if !x.isPooled() {
+		return
+	}
+	clear(x.S)
+	x.S = x.S[:0]
+	a.p.Put(x)
+}

@@ -238,7 +238,7 @@ func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
 // at the tail of the TX pending list.
 func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload []Region) {
 	pd := f.pend.At(id)
-	pd.txCmds = append(pd.txBuf[:0], txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
+	pd.txCmds = append(pd.txProgram(3+len(payload)), txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
 		txdma.Command{Kind: txdma.Transmit, Addr: header, Bytes: int64(f.p.HeaderBytes) + w.Inline})
 	for _, r := range payload {
 		for off := int64(0); off < r.Len; off += f.cmax {
@@ -247,7 +247,7 @@ func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload 
 		}
 	}
 	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
-	pd.txBuf = pd.txCmds
+	pd.txProg.S = pd.txCmds
 	pd.state = txQueued
 	x.Store(8)
 	if f.g != nil {

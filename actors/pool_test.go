@@ -1,0 +1,46 @@
+package actors
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+type pooledThing struct {
+	n int
+	p *int
+	PoolMark
+}
+
+func TestPoolRecyclesOnlyItsOwn(t *testing.T) {
+	var pool Pool[pooledThing, *pooledThing]
+	v := 7
+	x := pool.New(pooledThing{n: 1, p: &v})
+	require.Equal(t, 1, x.n)
+	pool.Release(x)
+	require.Zero(t, x.n, "released values are zeroed")
+	require.Nil(t, x.p, "and keep nothing alive")
+	y := &pooledThing{n: 2}
+	pool.Release(y) // not from New: left alone
+	require.Equal(t, 2, y.n)
+}
+
+func TestArraysKeepCapacityAndClear(t *testing.T) {
+	var arrays Arrays[*int]
+	a := arrays.Get()
+	require.Empty(t, a.S)
+	v := 3
+	for range 10 {
+		a.S = append(a.S, &v)
+	}
+	s := a.S
+	arrays.Put(a)
+	require.Empty(t, a.S)
+	require.GreaterOrEqual(t, cap(a.S), 10, "the array stays with its holder")
+	for i := range s {
+		require.Nil(t, s[i], "elements are cleared, keeping nothing alive")
+	}
+	other := &Array[*int]{S: []*int{&v}}
+	arrays.Put(other) // not from Get: left alone
+	require.Len(t, other.S, 1)
+}
