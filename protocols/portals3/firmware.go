@@ -72,6 +72,7 @@ type pending struct {
 	// them.
 	txProg *actors.Array[txdma.Command]
 	rxProg *actors.Array[cam.Command]
+	rxCmd  *RxCommand // the host's receive command, whose regions are in regions
 }
 
 // The arrays of DMA programs, recycled across messages and nodes: each message's
@@ -90,6 +91,9 @@ func (pd *pending) reset(v pending) {
 	}
 	if pd.rxProg != nil {
 		rxPrograms.Put(pd.rxProg)
+	}
+	if pd.rxCmd != nil {
+		rxCommands.Release(pd.rxCmd)
 	}
 	*pd = v
 }
@@ -178,9 +182,12 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if tracing {
 		tw = f.traceBegin(x, ev)
 	}
+	var done *TxCommand // a transmit command copied into its pending, to recycle
 	switch ev := ev.(type) {
 	case *TxCommand:
-		f.onTxCommand(x, ev)
+		if f.onTxCommand(x, ev) {
+			done = ev
+		}
 	case *RxCommand:
 		f.onRxCommand(x, ev)
 	case EQConsumed:
@@ -230,6 +237,9 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	}
 	if tracing {
 		f.traceEnd(x, ev, tw)
+	}
+	if done != nil {
+		txCommands.Release(done)
 	}
 }
 
@@ -318,17 +328,19 @@ func (f *Firmware) writeEvent(x *ppc.Exec, ev *GenericEvent) {
 }
 
 // onTxCommand queues a transmit at the tail of the TX pending list (Pedretti & Hudson
-// 2005 s.4.3.1); all transmits are serialized through it.
-func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) {
+// 2005 s.4.3.1); all transmits are serialized through it. It reports whether the
+// command is done with (false: it waits for a source structure, gbn).
+func (f *Firmware) onTxCommand(x *ppc.Exec, c *TxCommand) bool {
 	f.mailbox(x, len(c.Payload))
 	x.Instr(f.p.FwTxInstr)
 	if c.Pending < 0 || c.Pending >= f.p.TxPendings || f.pend.At(c.Pending).state != free {
 		x.Fatalf("portals: transmit command with bad or busy TX pending %d", c.Pending)
 	}
 	if f.waitForSource(c.Wire.Dst, txWaiting{tx: c}) {
-		return
+		return false
 	}
 	f.startTx(x, c)
+	return true
 }
 
 // startTx queues a transmit command's pending on the TX pending list.
@@ -458,7 +470,7 @@ func (f *Firmware) onRxCommand(x *ppc.Exec, c *RxCommand) {
 		x.Fatalf("portals: receive command for pending %d, which is not waiting for one", c.Pending)
 	}
 	pd := f.pend.At(c.Pending)
-	pd.regions, pd.mlength, pd.have = c.Regions, c.MLength, true
+	pd.regions, pd.mlength, pd.have, pd.rxCmd = c.Regions, c.MLength, true, c
 	pd.rxCmds = f.rxProgram(pd)
 	x.Store(6)
 	if src := f.srcs[pd.peer]; *src.rxList.Front() == c.Pending {

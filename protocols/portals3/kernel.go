@@ -164,38 +164,29 @@ func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, brid
 	rec := &sendRecord{hdr: hdr}
 	w := &rec.wire
 	*w = Wire{Kind: op.kind, Src: s.node, Dst: dst, Hdr: &rec.hdr, ID: uint64(s.node)<<40 | s.wireID, Data: payload}
-	var dma []Region
+	cmd := txCommands.New(TxCommand{Pending: id, Wire: w, Header: upperAddr(id)})
 	if n := int64(hdr.Length); n <= int64(s.p.InlineMax) && (op.kind == Put || op.kind == Reply) {
 		w.Inline = n
 		c.Memcpy(actors.Bytes(n)) // the payload goes into the upper pending with the header
 	} else if op.kind == Put || op.kind == Reply {
 		w.Len = n
-		dma = s.program(c, regions, bridge, rec.dma[:0])
+		cmd.Payload = s.program(c, regions, bridge, cmd.dma[:0])
 	}
 	c.Memcpy(s.p.HeaderBytes) // build the header in the upper pending
 	s.txOps[id] = op
-	rec.cmd = TxCommand{Pending: id, Wire: w, Header: upperAddr(id), Payload: dma}
-	s.post(c, s.p.CmdBytes*actors.Bytes(2+len(dma)), &rec.cmd)
+	s.post(c, s.p.CmdBytes*actors.Bytes(2+len(cmd.Payload)), cmd)
 	if tr != nil {
 		s.traceSend(c, tr, t0, w, id, op.cause)
 	}
 }
 
-// sendRecord is what the kernel builds for a message it sends, in one allocation: the
-// wire descriptor and its header, which travel with the packets to the destination, and
-// the transmit command with its DMA program (room for two regions inside), which the
-// firmware reads. Nothing recycles it: its parts have different last holders.
+// sendRecord is the wire descriptor of a message the kernel sends and its header, in
+// one allocation. Nothing recycles it: the sender's firmware, every packet of the
+// message and the receiving firmware and kernel hold the descriptor, the last of them
+// is not known in advance.
 type sendRecord struct {
 	wire Wire
 	hdr  ptl.Header
-	cmd  TxCommand
-	dma  [2]Region
-}
-
-// recvRecord is a receive command with room for two DMA regions, in one allocation.
-type recvRecord struct {
-	cmd RxCommand
-	dma [2]Region
 }
 
 // program turns the memory of a transfer into DMA commands, appended to out: one per
@@ -314,11 +305,10 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 			return
 		}
 		c.Charge(s.p.KernRxCmd)
-		rec := &recvRecord{}
-		dma := s.program(c, d.Regions, pr.bridge, rec.dma[:0])
+		cmd := rxCommands.New(RxCommand{Pending: ev.Pending, MLength: int64(d.MLength)})
+		cmd.Regions = s.program(c, d.Regions, pr.bridge, cmd.dma[:0])
 		s.rxOps[ev.Pending] = s.opRecs.rx.New(rxOp{proc: pr, d: d, wire: w})
-		rec.cmd = RxCommand{Pending: ev.Pending, Regions: dma, MLength: int64(d.MLength)}
-		s.post(c, s.p.CmdBytes*actors.Bytes(1+len(dma)), &rec.cmd)
+		s.post(c, s.p.CmdBytes*actors.Bytes(1+len(cmd.Regions)), cmd)
 	}
 }
 

@@ -20,7 +20,18 @@ type TxCommand struct {
 	Wire    *Wire
 	Header  uint64 // host address of the upper pending holding the header
 	Payload []Region
+	dma     [2]Region // room for Payload
+	actors.PoolMark
 }
+
+// The kernel's transmit and receive commands are recycled by the firmware, their last
+// holder: a transmit command once its handler has copied it into the pending (after
+// the handler's trace), a receive command, whose regions the pending uses, when the
+// pending is reset.
+var (
+	txCommands actors.Pool[TxCommand, *TxCommand]
+	rxCommands actors.Pool[RxCommand, *RxCommand]
+)
 
 func (c *TxCommand) String() string {
 	return fmt.Sprintf("portals.TxCommand(p%d %s %d regions)", c.Pending, c.Wire, len(c.Payload))
@@ -33,6 +44,8 @@ type RxCommand struct {
 	Pending int
 	Regions []Region
 	MLength int64
+	dma     [2]Region // room for Regions
+	actors.PoolMark
 }
 
 func (c *RxCommand) String() string {
