@@ -1,6 +1,9 @@
 package actors
 
-import "sync"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // Pool recycles values of type T between actors, across the engine's workers: a value
 // one actor releases may come back from another actor's New on another worker (a
@@ -120,3 +123,15 @@ func (a *Arrays[E]) Put(x *Array[E]) {
 	x.S = x.S[:0]
 	a.p.Put(x)
 }
+
+// Refs counts the holders of a value recycled through a Pool when it has several, on
+// any of the engine's workers (a message descriptor its sender, the receiving NIC and
+// the receiver all hold): the one whose Drop returns true was the last and releases
+// it. A value that was never Set counts below zero and is never released.
+type Refs struct{ n int32 }
+
+// Set starts the count at n holders.
+func (r *Refs) Set(n int32) { atomic.StoreInt32(&r.n, n) }
+
+// Drop ends one holder's hold and reports whether it was the last.
+func (r *Refs) Drop() bool { return atomic.AddInt32(&r.n, -1) == 0 }

@@ -79,6 +79,11 @@ func (p *Packet) Fingerprint() uint64 {
 	return h ^ uint64(uint32(p.Seq))*0x9e3779b97f4a7c15 ^ uint64(uint32(p.Payload))<<40
 }
 
+// Counted is implemented by a packet's Data that counts its holders (Portals 3.3's
+// wire descriptor): the receiving NIC calls Drop once, when it has removed the
+// message's last packet (EOM) from its FIFO.
+type Counted interface{ Drop() }
+
 // Credit returns one buffer slot of the virtual channel it holds to the upstream
 // sender: from an input buffer to the output port (or NIC) that feeds it, from an
 // output queue to the crossbar input that fed it, and from the NIC's receive side to

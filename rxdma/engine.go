@@ -321,6 +321,9 @@ func (e *Engine) pop(ctx actors.Context, p *router.Packet) {
 		if t := actors.TracerOf(ctx); t != nil {
 			e.traceEOM(ctx, t, p)
 		}
+		if c, ok := p.Data.(router.Counted); ok {
+			c.Drop() // the NIC's last look at the message
+		}
 	}
 	if !p.SOM {
 		// Nothing refers to the packet now: the router and the FIFO are done with it.

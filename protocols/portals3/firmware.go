@@ -183,6 +183,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		tw = f.traceBegin(x, ev)
 	}
 	var done *TxCommand // a transmit command copied into its pending, to recycle
+	var released *Wire  // the descriptor of a message whose RX pending the host released
 	switch ev := ev.(type) {
 	case *TxCommand:
 		if f.onTxCommand(x, ev) {
@@ -193,7 +194,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case EQConsumed:
 		f.onEQConsumed(x, ev)
 	case ReleaseCommand:
-		f.onRelease(x, ev)
+		released = f.onRelease(x, ev)
 	case *AccelTx:
 		f.onAccelTx(x, ev)
 	case *AccelTable:
@@ -240,6 +241,9 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	}
 	if done != nil {
 		txCommands.Release(done)
+	}
+	if released != nil {
+		released.Drop() // the receiving firmware is done with it
 	}
 }
 
@@ -579,7 +583,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 }
 
 // onRelease returns an RX pending to the free list.
-func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
+func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) *Wire {
 	f.mailbox(x, 0)
 	x.Instr(f.p.FwRelInstr)
 	if c.Pending < f.p.TxPendings || c.Pending >= f.p.Pendings {
@@ -593,9 +597,10 @@ func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
 	default:
 		x.Fatalf("portals: release of pending %d in state %d", c.Pending, pd.state)
 	}
-	peer := pd.peer
+	peer, w := pd.peer, pd.wire
 	pd.reset(pending{})
 	f.rxFree.Put(c.Pending)
 	f.unref(peer)
 	f.retryTxWait(x)
+	return w
 }

@@ -161,9 +161,7 @@ func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, brid
 	id := s.allocTx(c)
 	s.wireID++
 	dst := router.NodeID(hdr.Dst.NID)
-	rec := &sendRecord{hdr: hdr}
-	w := &rec.wire
-	*w = Wire{Kind: op.kind, Src: s.node, Dst: dst, Hdr: &rec.hdr, ID: uint64(s.node)<<40 | s.wireID, Data: payload}
+	w := newWire(Wire{Kind: op.kind, Src: s.node, Dst: dst, ID: uint64(s.node)<<40 | s.wireID, Data: payload}, hdr, s.p.Recovery == "gbn")
 	cmd := txCommands.New(TxCommand{Pending: id, Wire: w, Header: upperAddr(id)})
 	if n := int64(hdr.Length); n <= int64(s.p.InlineMax) && (op.kind == Put || op.kind == Reply) {
 		w.Inline = n
@@ -178,15 +176,6 @@ func (s *Stack) send(c ctx, op *txOp, hdr ptl.Header, regions []ptl.Region, brid
 	if tr != nil {
 		s.traceSend(c, tr, t0, w, id, op.cause)
 	}
-}
-
-// sendRecord is the wire descriptor of a message the kernel sends and its header, in
-// one allocation. Nothing recycles it: the sender's firmware, every packet of the
-// message and the receiving firmware and kernel hold the descriptor, the last of them
-// is not known in advance.
-type sendRecord struct {
-	wire Wire
-	hdr  ptl.Header
 }
 
 // program turns the memory of a transfer into DMA commands, appended to out: one per
@@ -262,6 +251,9 @@ func (s *Stack) interrupt(k *host.Kernel, vector int) bool {
 	}
 	if t := k.Tracer(); t != nil {
 		s.traceEvent(k, t, ev, t0)
+	}
+	if ev.Kind == TxDone {
+		ev.Wire.Drop() // the sender is done with the message's descriptor
 	}
 	ev.release() // out of host memory (Forget) and handled: nothing names it
 	return true

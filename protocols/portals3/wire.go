@@ -10,6 +10,8 @@ package portals3
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/protocols/portals3/ptl"
 	"github.com/seastar-sim/seastar/router"
 )
 
@@ -66,6 +68,44 @@ type Wire struct {
 	// Resync (recovery=gbn) marks the messages a sender sends after giving up on the
 	// destination: the receiver takes the first as the new start of the sequence.
 	Resync bool
+
+	hdr  ptl.Header  // Hdr's storage, for a wire from newWire
+	refs actors.Refs // holders of a wire from newWire (see newWire)
+	actors.PoolMark
+}
+
+// wires recycles the wire descriptors the generic kernel sends.
+var wires actors.Pool[Wire, *Wire]
+
+// newWire returns w with header hdr (w.Hdr points at the wire's own copy), from the
+// pool. Without gbn, three holders release it, each once it no longer reads it: the
+// sending kernel after it has handled the message's TX-done event, the receiving RX
+// DMA engine when it has removed the message's last packet from its FIFO (Drop), and
+// the receiving firmware once the host has released the message's RX pending. Under
+// gbn a message may be sent again and its packets may arrive after all three, so the
+// wire is left to the garbage collector, as are wires whose receiver is accelerated
+// (a holder that never lets go) and wires decoded from another process.
+func newWire(w Wire, hdr ptl.Header, gbn bool) *Wire {
+	if gbn {
+		x := new(Wire) // not &w: that would put w on the heap on every path
+		*x = w
+		x.hdr = hdr
+		x.Hdr = &x.hdr
+		return x
+	}
+	x := wires.New(w)
+	x.hdr = hdr
+	x.Hdr = &x.hdr
+	x.refs.Set(3)
+	return x
+}
+
+// Drop ends one holder's hold on a wire from newWire; the last recycles it. It
+// implements router.Counted for the receiving RX DMA engine.
+func (w *Wire) Drop() {
+	if w.refs.Drop() {
+		wires.Release(w)
+	}
 }
 
 func (w *Wire) String() string {
