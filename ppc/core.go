@@ -167,6 +167,8 @@ func (c *Core) dispatch(ctx actors.Context) {
 		d.Release()
 	case *txdma.Retired:
 		d.Release()
+	case rxdma.SOM:
+		d.Packet.Unshare() // the RX DMA engine may still hold it in its FIFO
 	case *cam.Stalled:
 		d.Release()
 	}

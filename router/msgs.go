@@ -40,7 +40,8 @@ type Packet struct {
 	// Data is the NIC's view of the message this packet belongs to.
 	Data any
 
-	actors.PoolMark // from NewPacket: Release recycles it
+	shared          actors.Refs // Share: its holders at the receiving NIC
+	actors.PoolMark             // from NewPacket: Release recycles it
 }
 
 // String renders the packet for logs and goldens, e.g.

@@ -15,3 +15,16 @@ func NewPacket(f Packet) *Packet { return packetPool.New(f) }
 // the receiving NIC once the packet has left its FIFO and nothing else can refer to it.
 // A packet built otherwise (by a test, a decoder) is left to the garbage collector.
 func (p *Packet) Release() { packetPool.Release(p) }
+
+// Share gives p n holders at once (a first packet: the receiving NIC's FIFO and the
+// PPC told of it); each calls Unshare when done, and the last recycles it. They may run
+// on different workers.
+func (p *Packet) Share(n int32) { p.shared.Set(n) }
+
+// Unshare ends one holder's hold on a packet given to several (Share); the last
+// holder's call recycles it.
+func (p *Packet) Unshare() {
+	if p.shared.Drop() {
+		p.Release()
+	}
+}

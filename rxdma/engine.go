@@ -124,6 +124,7 @@ func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
 	e.Stats.PeakFIFO = max(e.Stats.PeakFIFO, e.n)
 	if p.SOM {
 		e.Stats.Messages++
+		p.Share(2) // the FIFO until the packet leaves it, the PPC until the firmware has handled SOM
 		ctx.Send(PortPPC, SOM{Packet: p}, 0)
 		if t := actors.TracerOf(ctx); t != nil {
 			e.traceSOM(ctx, t, p)
@@ -325,10 +326,11 @@ func (e *Engine) pop(ctx actors.Context, p *router.Packet) {
 			c.Drop() // the NIC's last look at the message
 		}
 	}
-	if !p.SOM {
-		// Nothing refers to the packet now: the router and the FIFO are done with it.
-		// A first packet is left to the garbage collector: the PPC was told of it (SOM)
-		// and may still name it (a Discard, a handler yet to run).
-		p.Release()
+	if p.SOM {
+		// The PPC was told of it (SOM) and may still name it (a handler yet to run):
+		// the later of the two recycles it.
+		p.Unshare()
+	} else {
+		p.Release() // nothing refers to the packet now: the router and the FIFO are done with it
 	}
 }

@@ -8,7 +8,10 @@ import (
 )
 
 // SOM tells the PPC that a packet with Start-Of-Message entered the RX FIFO. Packet is
-// the FIFO entry: the firmware may read its header (Packet.Data) and Discard it.
+// the FIFO entry: the firmware may read its header (Packet.Data) and Discard it. The
+// engine shares the packet with the PPC (router.Packet.Share): each lets go of it
+// (Unshare) when done, the engine when the packet leaves the FIFO, the PPC after the
+// firmware's handler, and the later recycles it.
 type SOM struct{ Packet *router.Packet }
 
 func (s SOM) String() string { return fmt.Sprintf("rxdma.SOM(%s)", s.Packet) }

@@ -1,0 +1,24 @@
+package router
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// A first packet held by the receiving NIC's FIFO and by the PPC is recycled by the
+// later of the two; one not from the pool is never touched.
+func TestSharedPacketRecycledByTheLastHolder(t *testing.T) {
+	p := NewPacket(Packet{Src: 1, Dst: 2, SOM: true, Payload: 64, Data: "m"})
+	p.Share(2)
+	p.Unshare()
+	require.Equal(t, NodeID(2), p.Dst, "one holder done: the other still reads it")
+	require.Equal(t, "m", p.Data)
+	p.Unshare()
+	require.Nil(t, p.Data, "both done: recycled, keeping nothing alive")
+	q := &Packet{Dst: 3, SOM: true}
+	q.Share(2)
+	q.Unshare()
+	q.Unshare()
+	require.Equal(t, NodeID(3), q.Dst)
+}
