@@ -3,6 +3,7 @@ package actors
 import (
 	"math/bits"
 	"slices"
+	"sync"
 )
 
 // calQueue is a calendar queue (Brown 1988) of events: buckets of one "day" of width
@@ -23,9 +24,19 @@ type calQueue struct {
 	mask  int         // nb-1
 	cur   int         // the cursor's bucket
 	top   Time        // end of the cursor's day (exclusive)
-	times []Time      // scratch for re-estimating the width
-	all   []heapEntry // scratch for re-spreading the events
 }
+
+// calScratch is the scratch space of a resize: the events to re-spread and their times,
+// to re-estimate the width from. Resizes are rare but recur (a partition's pending set
+// swings across a size every few windows), and a scratch kept by every calendar would
+// cost a machine of a thousand partitions the space of its pending events again: the
+// arrays come from a pool the partitions share (sync.Pool keeps them per CPU).
+type calScratch struct {
+	all   []heapEntry
+	times []Time
+}
+
+var calScratches = sync.Pool{New: func() any { return new(calScratch) }}
 
 // calBucket is a bucket's events, sorted by key from e[h] on (those before h are
 // taken).
@@ -188,34 +199,32 @@ func (q *calQueue) take(e *event) {
 
 // resize re-spreads the events over nb buckets, the width re-estimated from them.
 func (q *calQueue) resize(nb int) {
-	all := q.all[:0]
-	q.times = q.times[:0]
+	s := calScratches.Get().(*calScratch)
+	all, times := s.all[:0], s.times[:0]
 	for i := range q.b {
 		for _, x := range q.b[i].e[q.b[i].h:] {
 			all = append(all, x)
-			q.times = append(q.times, x.at)
+			times = append(times, x.at)
 		}
 	}
-	q.all = all
 	first := MaxTime
-	if len(q.times) > 0 {
-		first = slices.Min(q.times)
+	if len(times) > 0 {
+		first = slices.Min(times)
 	}
-	q.layout(nb, q.width(), first)
+	q.layout(nb, width(times, q.shift), first)
 	for _, x := range all {
 		q.insert(x)
 	}
-	if cap(all) > 4*calMinBuckets { // resizes are rare: do not keep large scratch arrays
-		q.all, q.times = nil, nil
-	}
+	s.all, s.times = all, times
+	calScratches.Put(s)
 }
 
-// width estimates the day width: about three times the mean spacing of the earlier
-// half of the events (the later ones are often far-off timers), as a shift.
-func (q *calQueue) width() uint {
-	t := q.times
+// width estimates the day width from the times t of the events (sorting them): about
+// three times the mean spacing of the earlier half (the later ones are often far-off
+// timers), as a shift; the current one, shift, if there are fewer than two.
+func width(t []Time, shift uint) uint {
 	if len(t) < 2 {
-		return q.shift
+		return shift
 	}
 	slices.Sort(t)
 	half := t[:len(t)/2+1]
