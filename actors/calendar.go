@@ -19,11 +19,11 @@ import (
 type calQueue struct {
 	b     []calBucket // buckets, each sorted by key
 	msgs  msgSlots
-	n     int         // events held
-	shift uint        // a day is 1<<shift ps
-	mask  int         // nb-1
-	cur   int         // the cursor's bucket
-	top   Time        // end of the cursor's day (exclusive)
+	n     int  // events held
+	shift uint // a day is 1<<shift ps
+	mask  int  // nb-1
+	cur   int  // the cursor's bucket
+	top   Time // end of the cursor's day (exclusive)
 }
 
 // calScratch is the scratch space of a resize: the events to re-spread and their times,

@@ -38,7 +38,7 @@ type poolWorker struct {
 	// busy is set while the worker runs a task: only then may others steal from its
 	// queue. An idle worker takes its own tasks within a poll (or is woken for them),
 	// and a steal then would only move a partition's data to another CPU's cache: PHOLD
-	// on two workers, two partitions, stole about 60,000 times in 38,000 epochs.
+	// on two workers, two partitions, stole about 60,000 times in 38,000 windows.
 	busy atomic.Bool
 }
 
@@ -196,7 +196,7 @@ func (p *workerPool) take(k int) func() {
 // steals. The coordinator hands out a window while it runs on its worker, so without
 // the wait the other worker stole the coordinator's own partition as soon as it was
 // queued, and the coordinator's worker then stole the thief's: PHOLD on two workers
-// (two partitions) swapped its partitions between the CPUs at most epochs, about
+// (two partitions) swapped its partitions between the CPUs at most windows, about
 // 60,000 steals in 38,000.
 const poolStealAfter = 64
 
