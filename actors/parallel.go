@@ -226,14 +226,13 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 		sys.Root.Stop(pid)
 	}
 	pool.stop()
-	if errors.Is(runErr, ErrInterrupted) {
-		// What ran before the interruption: the simulated time reached, the events.
-		return r.report(opts, info, c.windows, c.widthSum, elapsed), runErr
-	}
-	if runErr != nil {
+	if runErr != nil && !errors.Is(runErr, ErrInterrupted) {
 		return nil, runErr
 	}
-	return r.report(opts, info, c.windows, c.widthSum, elapsed), nil
+	// On an interruption, what ran before it: the simulated time reached, the events.
+	rep := r.report(opts, info, c.windows, c.widthSum, elapsed)
+	rep.Epochs = c.epochs
+	return rep, runErr
 }
 
 // sharedSystem is the protoactor actor system every run in the process uses: building

@@ -95,6 +95,7 @@ type coordinator struct {
 
 	w        uint64
 	windows  uint64
+	epochs   uint64  // of the windows, horizon epochs
 	widthSum float64 // seconds
 
 	epoch bool     // the window running is a horizon epoch
@@ -173,6 +174,9 @@ func (c *coordinator) nextWindow(ac actor.Context, t Time) {
 	end := min(t.Add(width), r.end)
 	c.w++
 	c.windows++
+	if c.epoch {
+		c.epochs++
+	}
 	c.widthSum += end.Sub(t).Seconds()
 	r.active = r.active[:0]
 	for i, p := range r.parts {

@@ -42,8 +42,9 @@ type runInfo struct {
 	Partitions   int     `json:"partitions"`
 	Sync         string  `json:"sync,omitempty"`
 	Windows      uint64  `json:"windows"`
-	LookaheadS   float64 `json:"lookahead_s,omitempty"`   // omitted without a lookahead (one partition)
-	MeanWindowS  float64 `json:"mean_window_s,omitempty"` // likewise
+	Epochs       uint64  `json:"horizon_epochs,omitempty"` // of the windows, those that were horizon epochs (--sync horizon)
+	LookaheadS   float64 `json:"lookahead_s,omitempty"`    // omitted without a lookahead (one partition)
+	MeanWindowS  float64 `json:"mean_window_s,omitempty"`  // likewise
 	CutLinks     int     `json:"cut_links"`
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
@@ -58,7 +59,7 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		Digest: rep.Digest, Events: rep.Events, SimTimeS: rep.SimTime.Seconds(), WallS: rep.Wall.Seconds(),
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
-			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows,
+			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows, Epochs: rep.Epochs,
 			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs, Packets: rep.Packets}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
@@ -112,11 +113,11 @@ func writeTable(w io.Writer, r *result) error {
 	fmt.Fprintf(tw, "simulated s per wall s\t%.4g\n", r.Run.SimPerWall)
 	fmt.Fprintf(tw, "partitions\t%d (%s) on %d workers, %d cut links\n", r.Run.Partitions, r.Run.Partitioning, r.Run.Workers, r.Run.CutLinks)
 	if r.Run.LookaheadS > 0 {
-		unit := "windows"
+		unit, n := "windows", strconv.FormatUint(r.Run.Windows, 10)
 		if r.Run.Sync == string(actors.SyncHorizon) {
-			unit = "horizon epochs"
+			unit, n = "barriers", fmt.Sprintf("%d (%d horizon epochs, %d windows)", r.Run.Windows, r.Run.Epochs, r.Run.Windows-r.Run.Epochs)
 		}
-		fmt.Fprintf(tw, "%s\t%d, lookahead %s, mean width %s\n", unit, r.Run.Windows,
+		fmt.Fprintf(tw, "%s\t%s, lookahead %s, mean width %s\n", unit, n,
 			actors.Duration(r.Run.LookaheadS*float64(actors.Second)+0.5), actors.Duration(r.Run.MeanWindowS*float64(actors.Second)+0.5))
 	}
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
