@@ -132,7 +132,7 @@ func NetPIPE(ctx context.Context, cfg NetPIPEConfig, opts actors.Options) (*NetP
 		return nil, err
 	}
 	rows := make([]NetPIPERow, len(cfg.Sizes))
-	rep, _, _, err := runPair(ctx, cfg.Machine, cfg.Portals, cfg.Bridge, "netpipe", opts,
+	rep, _, _, err := runPair(ctx, cfg.Machine, cfg.Portals, cfg.Bridge, "netpipe", opts, actors.Vars{&rows},
 		func(pr *Process, rank int, peer ptl.ProcessID) error {
 			return netpipeRank(pr, cfg, rank, peer, rows, SizeProgress(opts.Work, rank, cfg.Sizes, cfg.repeats))
 		})

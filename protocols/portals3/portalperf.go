@@ -168,7 +168,7 @@ func PortalPerf(ctx context.Context, cfg PerfConfig, opts actors.Options) (*Perf
 		return nil, err
 	}
 	rows := make([]PerfRow, len(cfg.Sizes))
-	rep, m, stacks, err := runPair(ctx, cfg.Machine, cfg.Portals, cfg.Bridge, "portalperf", opts,
+	rep, m, stacks, err := runPair(ctx, cfg.Machine, cfg.Portals, cfg.Bridge, "portalperf", opts, actors.Vars{&rows},
 		func(pr *Process, rank int, peer ptl.ProcessID) error {
 			return perfRank(pr, cfg, rank, peer, rows, opts.Work)
 		})
@@ -189,15 +189,17 @@ func PortalPerf(ctx context.Context, cfg PerfConfig, opts actors.Options) (*Perf
 
 // runPair runs prog as pid 0 on both nodes of a two-node line, one router hop apart:
 // rank 0 on node 0, rank 1 on node 1, each with the other as peer. An error of prog
-// ends the run, naming the program.
+// ends the run, naming the program. results are what rank 0 fills in: across
+// processes the other process gets them at the end, so that both read the same rows.
 func runPair(ctx context.Context, mp machine.Params, p Params, bridge Bridge, name string, opts actors.Options,
-	prog func(pr *Process, rank int, peer ptl.ProcessID) error) (*actors.Report, *machine.Machine, []*Stack, error) {
+	results actors.Vars, prog func(pr *Process, rank int, peer ptl.ProcessID) error) (*actors.Report, *machine.Machine, []*Stack, error) {
 	mp.Torus, mp.Wrap = "2x1x1", "mesh"
 	g := actors.NewGraph()
 	m, stacks, err := Build(g, mp, p)
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	g.Export(m.Nodes[0].Name+".host", results)
 	for rank := range 2 {
 		peer := ptl.ProcessID{NID: ptl.NID(1 - rank), PID: 0}
 		err := stacks[rank].Spawn(fmt.Sprintf("%s[%d]", name, rank), 0, 0, perfJID, perfUID, bridge, func(pr *Process) {
