@@ -270,7 +270,7 @@ func perfRank(pr *Process, cfg PerfConfig, rank int, peer ptl.ProcessID, rows []
 		if err := drain(pr, eq, md); err != nil { // the last send may still be in flight
 			return err
 		}
-		if rank == 0 || cfg.Op == PerfGet {
+		if rank == 0 { // the initiator's time; a get's target (rank 1) only serves
 			rows[i] = perfRow(cfg.Op, size, n, elapsed)
 		}
 	}
