@@ -153,6 +153,7 @@ func (e *Engine) drop(ctx actors.Context, p *router.Packet) bool {
 	}
 	e.Stats.DroppedPkts++
 	ctx.Send(PortRouter, router.Credit(p.VC), 0)
+	p.Release() // lost: nothing refers to it (the PPC is not told of a lost message)
 	return true
 }
 
