@@ -29,6 +29,12 @@ type Node struct {
 	PPCRef actors.Ref
 }
 
+// HostName, PPCName and CAMName are the graph names of the node's host, PPC and CAM
+// actors (what Graph.Export and Graph.Colocate take).
+func (n *Node) HostName() string { return n.Name + ".host" }
+func (n *Node) PPCName() string  { return n.Name + ".ppc" }
+func (n *Node) CAMName() string  { return n.Name + ".cam" }
+
 // Machine is a built machine.
 type Machine struct {
 	Params Params
@@ -39,6 +45,9 @@ type Machine struct {
 
 // FirmwareFunc returns the firmware that node id's PPC runs.
 type FirmwareFunc func(id router.NodeID) ppc.Firmware
+
+// HostName is the graph name of node id's host actor.
+func (m *Machine) HostName(id int) string { return m.Nodes[id].HostName() }
 
 // Build validates p and adds every node of its topology, and the network, to g.
 func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
@@ -84,13 +93,13 @@ func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) 
 	}
 	n := &Node{ID: id, Name: m.Topo.NodeName(id), Host: host.New(p.Host), HT: ht.New(p.HT), PPC: core,
 		TX: txdma.New(p.TXDMA, id, m.Net.Injector()), RX: rxdma.New(p.RXDMA, p.Router.VCs), CAM: cam.NewBlock(p.CAM)}
-	hostR := g.Add(n.Name+".host", n.Host)
+	hostR := g.Add(n.HostName(), n.Host)
 	htR := g.Add(n.Name+".ht", n.HT)
-	ppcR := g.Add(n.Name+".ppc", n.PPC)
+	ppcR := g.Add(n.PPCName(), n.PPC)
 	n.PPCRef = ppcR
 	txR := g.Add(n.Name+".txdma", n.TX)
 	rxR := g.Add(n.Name+".rxdma", n.RX)
-	camR := g.Add(n.Name+".cam", n.CAM)
+	camR := g.Add(n.CAMName(), n.CAM)
 	l := p.OnChipLatency
 	g.Connect(hostR.Port("bus"), htR.Port("host"), l)
 	g.Connect(htR.Port("ppc"), ppcR.Port("ht"), l)

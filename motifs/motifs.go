@@ -228,10 +228,9 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 		return nil, err
 	}
 	// For runs split across processes: what the results read.
-	host := func(n int) string { return m.Nodes[n].Name + ".host" }
-	job.Export(g, host)
+	job.Export(g, m.HostName)
 	for r, n := range e.nodes {
-		g.Export(host(n), &e.logs[r])
+		g.Export(m.HostName(n), &e.logs[r])
 	}
 	model, err := g.Build()
 	if err != nil {

@@ -109,7 +109,7 @@ type pair struct {
 // runs split across processes (actors.Graph.Export): the process that ran the node
 // sends them to the others at the end.
 func (b *pair) exportHost(id router.NodeID, vars ...any) {
-	b.g.Export(b.m.Nodes[id].Name+".host", actors.Vars(vars))
+	b.g.Export(b.m.Nodes[id].HostName(), actors.Vars(vars))
 }
 
 // epExport carries an endpoint's statistics from the process that ran its node to
@@ -269,11 +269,11 @@ func must(pr *Process, err error) {
 // still returned.
 func (b *pair) run(ctx context.Context, opts actors.Options) (*BenchResult, error) {
 	for _, n := range b.m.Nodes {
-		b.g.Export(n.Name+".ppc", actors.Vars{&n.PPC.Firmware().(*Firmware).Stats, &n.PPC.Stats})
+		b.g.Export(n.PPCName(), actors.Vars{&n.PPC.Firmware().(*Firmware).Stats, &n.PPC.Stats})
 	}
 	b.clStats.ep, b.srvStats.ep = &b.cl, &b.srv
-	b.g.Export(b.m.Nodes[0].Name+".host", &b.clStats)
-	b.g.Export(b.m.Nodes[1].Name+".host", &b.srvStats)
+	b.g.Export(b.m.Nodes[0].HostName(), &b.clStats)
+	b.g.Export(b.m.Nodes[1].HostName(), &b.srvStats)
 	model, err := b.g.Build()
 	if err != nil {
 		return nil, err

@@ -199,12 +199,11 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 	res := &Result{Rows: rows}
 	// For runs split across processes: what the results read. Rank 0 (node 0) fills
 	// the rows in.
-	host := func(n int) string { return m.Nodes[n].Name + ".host" }
 	vars := make(actors.Vars, len(rows))
 	for i := range rows {
 		vars[i] = &rows[i]
 	}
-	g.Export(host(0), vars)
+	g.Export(m.HostName(0), vars)
 	if cfg.Layer == LayerMPI {
 		jc := mpi.DefaultJobConfig()
 		jc.Params, jc.Bridge, jc.JID, jc.UID = cfg.MPI, cfg.Bridge, osuJID, osuUID
@@ -212,7 +211,7 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 			return mpiRank(c, cfg, rows, portals3.SizeProgress(opts.Work, c.Rank(), cfg.Sizes, cfg.reps))
 		})
 		if err == nil {
-			res.Job.Export(g, host)
+			res.Job.Export(g, m.HostName)
 		}
 	} else {
 		for rank := range 2 {

@@ -82,7 +82,7 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 			r.newAPI = func(hp *host.Proc) API { return NewLib(r, hp) }
 		}
 		j.Ranks = append(j.Ranks, r)
-		j.g.Colocate(n.Name+".host", n.Name+".ppc")
+		j.g.Colocate(n.HostName(), n.PPCName())
 	}
 	return j, nil
 }
@@ -113,7 +113,7 @@ func (j *Job) SpawnThreads(rank, n int, name string) error {
 // split across processes (actors.Graph.Export): the process that ran the rank's node
 // sends them to the others at the end. Call it before Run.
 func (j *Job) Export(rank int, vars ...any) {
-	j.g.Export(j.M.Nodes[rank].Name+".host", actors.Vars(vars))
+	j.g.Export(j.M.HostName(rank), actors.Vars(vars))
 }
 
 // Run runs the job.

@@ -98,14 +98,14 @@ func spawn(n *machine.Node, name string, prog host.Program) error {
 // export declares the variables a benchmark's processes on node id fill in, for runs
 // split across processes (actors.Graph.Export).
 func export(g *actors.Graph, m *machine.Machine, id router.NodeID, vars ...any) {
-	g.Export(m.Nodes[id].Name+".host", actors.Vars(vars))
+	g.Export(m.Nodes[id].HostName(), actors.Vars(vars))
 }
 
 func run(ctx context.Context, g *actors.Graph, m *machine.Machine, opts actors.Options, rx router.NodeID) (*Result, error) {
 	n := m.Nodes[rx]
 	fw := n.PPC.Firmware().(*Firmware)
-	g.Export(n.Name+".cam", actors.Vars{&n.CAM.Stats})
-	g.Export(n.Name+".ppc", actors.Vars{&fw.Stats})
+	g.Export(n.CAMName(), actors.Vars{&n.CAM.Stats})
+	g.Export(n.PPCName(), actors.Vars{&fw.Stats})
 	model, err := g.Build()
 	if err != nil {
 		return nil, err
