@@ -238,26 +238,14 @@ func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
 // at the tail of the TX pending list.
 func (f *Firmware) queueTx(x *ppc.Exec, id int, w *Wire, header uint64, payload []Region) {
 	pd := f.pend.At(id)
-	pd.txCmds = append(pd.txProgram(3+len(payload)), txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
-		txdma.Command{Kind: txdma.Transmit, Addr: header, Bytes: int64(f.p.HeaderBytes) + w.Inline})
+	f.beginTx(pd, w, header, len(payload))
 	for _, r := range payload {
 		for off := int64(0); off < r.Len; off += f.cmax {
 			x.Instr(f.p.FwDMAInstr)
 			pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.Transmit, Addr: r.Addr + uint64(off), Bytes: min(f.cmax, r.Len-off)})
 		}
 	}
-	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
-	pd.txProg.S = pd.txCmds
-	pd.state = txQueued
-	x.Store(8)
-	if f.g != nil {
-		f.gbnTx(pd, id, w)
-	}
-	f.txList.Push(id)
-	x.Gauge("tx_pending", f.txList.Len())
-	if f.txList.Len() == 1 {
-		f.feedTx(x)
-	}
+	f.enqueueTx(x, pd, id, w)
 }
 
 // onAccelSOM handles a new message for accelerated slot k: the firmware matches it

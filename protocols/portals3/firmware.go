@@ -98,13 +98,21 @@ func (pd *pending) reset(v pending) {
 	*pd = v
 }
 
-// txProgram returns an empty TX program with room for n commands, in the pending's
-// array (taken from txPrograms if it has none).
-func (pd *pending) txProgram(n int) []txdma.Command {
+// txArray and rxArray return an empty TX or RX program with room for n commands, in
+// the pending's array (taken from txPrograms or rxPrograms if it has none); the caller
+// stores the program back in it (txProg.S, rxProg.S) once built.
+func (pd *pending) txArray(n int) []txdma.Command {
 	if pd.txProg == nil {
 		pd.txProg = txPrograms.Get()
 	}
 	return slices.Grow(pd.txProg.S[:0], n)
+}
+
+func (pd *pending) rxArray(n int) []cam.Command {
+	if pd.rxProg == nil {
+		pd.rxProg = rxPrograms.Get()
+	}
+	return slices.Grow(pd.rxProg.S[:0], n)
 }
 
 // pendChunk is how many pendings the firmware's table allocates at a time (small: the
@@ -352,19 +360,32 @@ func (f *Firmware) startTx(x *ppc.Exec, c *TxCommand) {
 	pd := f.pend.At(c.Pending)
 	pd.reset(pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst})
 	f.source(x, c.Wire.Dst)
-	pd.txCmds = pd.txProgram(3 + len(c.Payload))
-	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.LoadDest, Dst: c.Wire.Dst, Class: c.Wire.Kind.Class(), Data: c.Wire},
-		txdma.Command{Kind: txdma.Transmit, Addr: c.Header, Bytes: int64(f.p.HeaderBytes) + c.Wire.Inline})
+	f.beginTx(pd, c.Wire, c.Header, len(c.Payload))
 	for _, r := range c.Payload {
 		pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.Transmit, Addr: r.Addr, Bytes: r.Len})
 	}
-	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(c.Pending)})
+	f.enqueueTx(x, pd, c.Pending, c.Wire)
+}
+
+// beginTx starts pending pd's TX program for message w, whose header is at header in
+// host memory, with room for payload more commands: the destination, then the header
+// (with any inline payload).
+func (f *Firmware) beginTx(pd *pending, w *Wire, header uint64, payload int) {
+	pd.txCmds = append(pd.txArray(3+payload), txdma.Command{Kind: txdma.LoadDest, Dst: w.Dst, Class: w.Kind.Class(), Data: w},
+		txdma.Command{Kind: txdma.Transmit, Addr: header, Bytes: int64(f.p.HeaderBytes) + w.Inline})
+}
+
+// enqueueTx ends pending id's TX program (beginTx, then its payload commands) with the
+// end of the message and puts the pending at the tail of the TX pending list.
+func (f *Firmware) enqueueTx(x *ppc.Exec, pd *pending, id int, w *Wire) {
+	pd.txCmds = append(pd.txCmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: uint64(id)})
 	pd.txProg.S = pd.txCmds
+	pd.state = txQueued
 	x.Store(8)
 	if f.g != nil {
-		f.gbnTx(pd, c.Pending, c.Wire)
+		f.gbnTx(pd, id, w)
 	}
-	f.txList.Push(c.Pending)
+	f.txList.Push(id)
 	x.Gauge("tx_pending", f.txList.Len())
 	if f.txList.Len() == 1 {
 		f.feedTx(x)
@@ -494,10 +515,7 @@ func (f *Firmware) rxProgram(pd *pending) []cam.Command {
 	if rest > f.cmax {
 		n += int((rest - 1) / f.cmax)
 	}
-	if pd.rxProg == nil {
-		pd.rxProg = rxPrograms.Get()
-	}
-	cmds := append(slices.Grow(pd.rxProg.S[:0], n), cam.Command{Bytes: int64(f.p.HeaderBytes), Discard: true})
+	cmds := append(pd.rxArray(n), cam.Command{Bytes: int64(f.p.HeaderBytes), Discard: true})
 	for _, r := range pd.regions {
 		for off := int64(0); off < r.Len; off += f.cmax {
 			cmds = append(cmds, cam.Command{Bytes: min(f.cmax, r.Len-off), Addr: r.Addr + uint64(off)})

@@ -86,19 +86,21 @@ var wires actors.Pool[Wire, *Wire]
 // wire is left to the garbage collector, as are wires whose receiver is accelerated
 // (a holder that never lets go) and wires decoded from another process.
 func newWire(w Wire, hdr ptl.Header, gbn bool) *Wire {
+	var x *Wire
 	if gbn {
-		x := new(Wire) // not &w: that would put w on the heap on every path
+		x = new(Wire) // not &w: that would put w on the heap on every path
 		*x = w
-		x.hdr = hdr
-		x.Hdr = &x.hdr
-		return x
+	} else {
+		x = wires.New(w)
+		x.refs.Set(wireHolders)
 	}
-	x := wires.New(w)
 	x.hdr = hdr
 	x.Hdr = &x.hdr
-	x.refs.Set(3)
 	return x
 }
+
+// wireHolders are the holders of a sent wire that each Drop it (newWire).
+const wireHolders = 3
 
 // Drop ends one holder's hold on a wire from newWire; the last recycles it. It
 // implements router.Counted for the receiving RX DMA engine.
