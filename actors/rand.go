@@ -95,9 +95,8 @@ const expFastMaxMean = 1e12
 // rounded, 4e-15; log c from math.Log, one ulp, 1e-16; r from one rounded product near
 // 1, 1.2e-16; the series and the two sums a few ulps of their results, 1e-14 at most.
 func fastLog(x float64) float64 {
-	const off = 0x3fe6000000000000 // the bits of 0.6875
 	ix := math.Float64bits(x)
-	tmp := ix - off
+	tmp := ix - logRangeStart
 	i := (tmp >> (52 - logTableBits)) % (1 << logTableBits)
 	k := float64(int64(tmp) >> 52)
 	z := math.Float64frombits(ix - tmp&(0xfff<<52))
@@ -112,14 +111,17 @@ func fastLog(x float64) float64 {
 
 const logTableBits = 7
 
+// logRangeStart is the bit pattern of 0.6875, where fastLog's range of z begins.
+const logRangeStart = 0x3fe6000000000000
+
 // logTable holds, for each 1/128th of [0.6875, 1.375), the reciprocal of its centre
 // and that reciprocal's negated logarithm (so that log z = logc + log1p(z*invc - 1)
 // whatever rounding invc took). The sub-range that ends at 1 has its centre replaced by
 // 1, so that x just below 1 gives r = x - 1 exactly and log x keeps its small size.
 var logTable = func() (t [1 << logTableBits]struct{ invc, logc float64 }) {
 	for i := range t {
-		lo := math.Float64frombits(0x3fe6000000000000 + uint64(i)<<(52-logTableBits))
-		hi := math.Float64frombits(0x3fe6000000000000 + uint64(i+1)<<(52-logTableBits))
+		lo := math.Float64frombits(logRangeStart + uint64(i)<<(52-logTableBits))
+		hi := math.Float64frombits(logRangeStart + uint64(i+1)<<(52-logTableBits))
 		c := (lo + hi) / 2
 		if lo < 1 && 1 <= hi {
 			c = 1

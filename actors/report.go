@@ -24,7 +24,7 @@ type Report struct {
 	EventsPerSec float64       // Events / Wall
 	SimPerWall   float64       // simulated seconds per wall second
 
-	Windows uint64 // synchronization barriers: windows (window mode) or epochs (horizon mode)
+	Windows uint64 // synchronization barriers: windows, and in horizon mode epochs (Epochs of them)
 	// Epochs is how many of the barriers were horizon epochs: in horizon mode the
 	// coordinator runs windows for a while after epochs spent mostly polling.
 	Epochs     uint64
