@@ -224,7 +224,7 @@ func (c *CPU) expire(p *Proc) bool {
 	ws = slices.DeleteFunc(ws, func(q *Proc) bool { return q == p })
 	if len(ws) == 0 {
 		delete(c.waiters, p.waitAddr)
-		c.spare = append(c.spare, ws)
+		c.spareList(ws)
 	} else {
 		c.waiters[p.waitAddr] = ws
 	}
@@ -246,6 +246,12 @@ func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
 		p.listed = false
 		c.wake(ctx, p, ctx.Now().Add(c.p.CacheMiss))
 	}
+	c.spareList(ws)
+}
+
+// spareList keeps the array of a waiter list no address uses any more, emptied, for
+// the next address waited on (listWaiter).
+func (c *CPU) spareList(ws []*Proc) {
 	clear(ws)
 	c.spare = append(c.spare, ws[:0])
 }

@@ -49,6 +49,13 @@ type FirmwareFunc func(id router.NodeID) ppc.Firmware
 // HostName is the graph name of node id's host actor.
 func (m *Machine) HostName(id int) string { return m.Nodes[id].HostName() }
 
+// ExportHost declares variables that the programs on node id's host fill in and a
+// benchmark's results read, for runs split across processes (actors.Graph.Export): the
+// process that ran the node sends them to the others at the end.
+func (m *Machine) ExportHost(g *actors.Graph, id router.NodeID, vars ...any) {
+	g.Export(m.Nodes[id].HostName(), actors.Vars(vars))
+}
+
 // Build validates p and adds every node of its topology, and the network, to g.
 func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 	if err := p.Validate(); err != nil {

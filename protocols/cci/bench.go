@@ -105,13 +105,6 @@ type pair struct {
 	clStats, srvStats epExport
 }
 
-// exportHost declares the variables the benchmark's process on node id fills in, for
-// runs split across processes (actors.Graph.Export): the process that ran the node
-// sends them to the others at the end.
-func (b *pair) exportHost(id router.NodeID, vars ...any) {
-	b.g.Export(b.m.Nodes[id].HostName(), actors.Vars(vars))
-}
-
 // epExport carries an endpoint's statistics from the process that ran its node to
 // the others, where the endpoint was never opened.
 type epExport struct {
@@ -298,7 +291,7 @@ func PingPong(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Bench
 		return nil, err
 	}
 	var start, end actors.Time
-	b.exportHost(0, &start, &end)
+	b.m.ExportHost(b.g, 0, &start, &end)
 	n := cfg.Warmup + cfg.Iters
 	err = b.stacks[0].Spawn("cci-ping", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
@@ -352,8 +345,8 @@ func Stream(ctx context.Context, cfg BenchConfig, opts actors.Options) (*BenchRe
 	n := cfg.Warmup + cfg.Iters
 	var first, start, end actors.Time // first: the source's first send; the others at the sink
 	got := 0
-	b.exportHost(0, &first)
-	b.exportHost(1, &start, &end, &got)
+	b.m.ExportHost(b.g, 0, &first)
+	b.m.ExportHost(b.g, 1, &start, &end, &got)
 	err = b.stacks[0].Spawn("cci-source", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
 		must(pr, err)
@@ -435,7 +428,7 @@ func streamRMA(ctx context.Context, cfg BenchConfig, opts actors.Options) (*Benc
 	n := cfg.Warmup + cfg.Iters
 	var first, start, end actors.Time
 	done := 0
-	b.exportHost(0, &first, &start, &end, &done)
+	b.m.ExportHost(b.g, 0, &first, &start, &end, &done)
 	err = b.stacks[0].Spawn("cci-rma-source", 0, func(pr *Process) {
 		ep, c, err := b.connect(pr)
 		must(pr, err)

@@ -203,7 +203,7 @@ func Run(ctx context.Context, cfg Config, opts actors.Options) (*Result, error) 
 	for i := range rows {
 		vars[i] = &rows[i]
 	}
-	g.Export(m.HostName(0), vars)
+	m.ExportHost(g, 0, vars...)
 	if cfg.Layer == LayerMPI {
 		jc := mpi.DefaultJobConfig()
 		jc.Params, jc.Bridge, jc.JID, jc.UID = cfg.MPI, cfg.Bridge, osuJID, osuUID

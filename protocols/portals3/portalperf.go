@@ -199,7 +199,7 @@ func runPair(ctx context.Context, mp machine.Params, p Params, bridge Bridge, na
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	g.Export(m.HostName(0), results)
+	m.ExportHost(g, 0, results...)
 	for rank := range 2 {
 		peer := ptl.ProcessID{NID: ptl.NID(1 - rank), PID: 0}
 		err := stacks[rank].Spawn(fmt.Sprintf("%s[%d]", name, rank), 0, 0, perfJID, perfUID, bridge, func(pr *Process) {

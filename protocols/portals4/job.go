@@ -113,7 +113,7 @@ func (j *Job) SpawnThreads(rank, n int, name string) error {
 // split across processes (actors.Graph.Export): the process that ran the rank's node
 // sends them to the others at the end. Call it before Run.
 func (j *Job) Export(rank int, vars ...any) {
-	j.g.Export(j.M.HostName(rank), actors.Vars(vars))
+	j.M.ExportHost(j.g, router.NodeID(rank), vars...)
 }
 
 // Run runs the job.

@@ -95,12 +95,6 @@ func spawn(n *machine.Node, name string, prog host.Program) error {
 	return err
 }
 
-// export declares the variables a benchmark's processes on node id fill in, for runs
-// split across processes (actors.Graph.Export).
-func export(g *actors.Graph, m *machine.Machine, id router.NodeID, vars ...any) {
-	g.Export(m.Nodes[id].HostName(), actors.Vars(vars))
-}
-
 func run(ctx context.Context, g *actors.Graph, m *machine.Machine, opts actors.Options, rx router.NodeID) (*Result, error) {
 	n := m.Nodes[rx]
 	fw := n.PPC.Firmware().(*Firmware)
@@ -159,7 +153,7 @@ func PingPong(ctx context.Context, cfg Config, opts actors.Options) (*Result, er
 	if err != nil {
 		return nil, err
 	}
-	export(g, m, a, &start, &end)
+	m.ExportHost(g, a, &start, &end)
 	res, err := run(ctx, g, m, opts, b)
 	if err != nil {
 		return res, err
@@ -198,8 +192,8 @@ func Stream(ctx context.Context, cfg Config, opts actors.Options) (*Result, erro
 	if err != nil {
 		return nil, err
 	}
-	export(g, m, a, &start)
-	export(g, m, b, &end)
+	m.ExportHost(g, a, &start)
+	m.ExportHost(g, b, &end)
 	res, err := run(ctx, g, m, opts, b)
 	if err != nil {
 		return res, err
@@ -251,7 +245,7 @@ func FanIn(ctx context.Context, cfg Config, opts actors.Options) (*Result, error
 	if err != nil {
 		return nil, err
 	}
-	export(g, m, 0, &start, &firstDone, &end, &got, &done)
+	m.ExportHost(g, 0, &start, &firstDone, &end, &got, &done)
 	res, err := run(ctx, g, m, opts, 0)
 	if err != nil {
 		return res, err
