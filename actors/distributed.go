@@ -52,7 +52,7 @@ type distRun struct {
 	spare  *batch
 	open   []*batch // decoded batches by destination partition, while absorbing
 	out    []Encoder
-	outMin []Time
+	sent   leaders     // of the events sent to other processes in the window
 	done   atomic.Bool // r.finished was sent
 
 	windows  uint64
@@ -77,7 +77,6 @@ func newDistRun(cl *Cluster, r *prun, opts *Options) *distRun {
 	}
 	d.open = make([]*batch, n)
 	d.out = make([]Encoder, d.procs)
-	d.outMin = make([]Time, d.procs)
 	d.fp = fingerprint(r, opts)
 	for i, p := range r.parts {
 		if int(d.procOf[i]) != d.self {
@@ -218,13 +217,13 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 }
 
 // active lists the local partitions with an event (in the heap or the inbox) before
-// end; all of them for window 0.
-func (d *distRun) active(next []Time, w uint64, end Time) []int32 {
+// end; all of them for window 0; for a solo window, its partition if it is local.
+func (d *distRun) active(next []Time, w uint64, end Time, solo int32) []int32 {
 	r := d.r
 	r.active = r.active[:0]
 	for _, i := range d.local {
 		next[i] = min(next[i], Time(r.parts[i].inMin.Load()))
-		if w == 0 || next[i] < end {
+		if w == 0 || solo < 0 && next[i] < end || i == solo {
 			r.active = append(r.active, i)
 		}
 	}
@@ -233,12 +232,13 @@ func (d *distRun) active(next []Time, w uint64, end Time) []int32 {
 
 // launch starts window w over [start, end) in the active local partitions and reports
 // whether any runs.
-func (d *distRun) launch(ac actor.Context, w uint64, start, end Time, active []int32) bool {
+func (d *distRun) launch(ac actor.Context, w uint64, start, end Time, solo int32) bool {
 	r := d.r
+	active := r.active
 	r.remaining.Store(int32(len(active)))
 	for _, i := range active {
 		s := &r.parts[i].startMsg
-		s.w, s.start, s.end = w, start, end
+		s.w, s.start, s.end, s.solo = w, start, end, solo >= 0
 		ac.Send(r.pids[i], s)
 	}
 	return len(active) > 0
@@ -259,14 +259,53 @@ func (d *distRun) localDone(next []Time) *SimError {
 	return failure
 }
 
-// localNext is the earliest pending event of the local partitions.
-func (d *distRun) localNext(next []Time) Time {
-	t := MaxTime
+// leaders returns the leaders (see leaders) of the local partitions' pending events and
+// of the events they sent to other processes in the window.
+func (d *distRun) leaders(next []Time) leaders {
+	l := d.sent
 	for _, i := range d.local {
 		next[i] = min(next[i], Time(d.r.parts[i].inMin.Load()))
-		t = min(t, next[i])
+		l.add(next[i], i)
 	}
-	return t
+	return l
+}
+
+// encodeLeaders and decodeLeaders carry a worker's leaders to the coordinator.
+func encodeLeaders(e *Encoder, l leaders) {
+	e.Time(l.t1)
+	e.Int(int64(l.p1))
+	e.Time(l.t2)
+	e.Int(int64(l.p2))
+}
+
+// decodeLeaders reads leaders; a partition out of range makes the decoder fail.
+func (d *distRun) decodeLeaders(dec *Decoder) leaders {
+	l := leaders{t1: dec.Time(), p1: d.partitionID(dec), t2: dec.Time(), p2: d.partitionID(dec)}
+	if dec.Err() != nil {
+		return newLeaders()
+	}
+	return l
+}
+
+func (d *distRun) partitionID(dec *Decoder) int32 {
+	p := dec.Int()
+	if p < -1 || p >= int64(len(d.r.parts)) {
+		dec.Fail(fmt.Errorf("partition %d of %d", p, len(d.r.parts)))
+		return -1
+	}
+	return int32(p)
+}
+
+// soloEnd is where this process's solo partition ended the window (see runWindow), 0 if
+// it ran none.
+func (d *distRun) soloEnd() Time {
+	var end Time
+	for _, i := range d.r.active {
+		if d.r.parts[i].startMsg.solo {
+			end = d.r.parts[i].done.end
+		}
+	}
+	return end
 }
 
 // collect encodes the events the local partitions sent to partitions of other
@@ -276,8 +315,8 @@ func (d *distRun) collect(base Time) error {
 	for q := range d.procs {
 		d.out[q].Reset()
 		d.out[q].Time(base)
-		d.outMin[q] = MaxTime
 	}
+	d.sent = newLeaders()
 	var err error
 	for q, p := range r.parts {
 		if d.isLocal(int32(q)) || p.inbox.head.Load() == nil {
@@ -300,22 +339,13 @@ func (d *distRun) collect(base Time) error {
 					err = fmt.Errorf("cluster: message %v from %s to %s.%s crosses from process %d to process %d: %w",
 						ev.msg, r.m.names[ev.src()], r.m.names[ev.dst()], r.m.PortName(ev.dst(), ev.port), d.self, to, e.err)
 				}
-				d.outMin[to] = min(d.outMin[to], ev.at)
+				d.sent.add(ev.at, int32(q))
 			}
 			b.owner.free.push(b)
 			b = next
 		}
 	}
 	return err
-}
-
-// sentMin is the earliest event sent to other processes in the window.
-func (d *distRun) sentMin() Time {
-	t := MaxTime
-	for _, m := range d.outMin {
-		t = min(t, m)
-	}
-	return t
 }
 
 // absorb decodes a batch from process from and hands its events to the inboxes of
@@ -523,15 +553,17 @@ type distCoord struct {
 	r    *prun
 	next []Time // earliest pending event of each local partition
 
-	begun     bool
-	ready     int
-	w         uint64
-	start     Time
-	localDone bool
-	remote    int  // workers done with window w
-	remoteMin Time // earliest event reported by the workers for window w
-	failure   *SimError
-	err       error // a configuration or protocol error of any process
+	begun      bool
+	ready      int
+	w          uint64
+	start      Time
+	localDone  bool
+	remote     int     // workers done with window w
+	remoteLead leaders // of the events reported by the workers for window w
+	solo       int32   // the partition running window w alone, or -1
+	soloEnd    Time    // where it ended (see runWindow), once every process reported
+	failure    *SimError
+	err        error // a configuration or protocol error of any process
 
 	remoteEvents []uint64 // events of every worker, for progress
 	finishing    bool
@@ -588,7 +620,7 @@ func (c *distCoord) onFrame(ac actor.Context, f *frame) {
 			c.protocol(fmt.Errorf("cluster: %s reported window %d during window %d", d.cl.peerName(f.from), f.w, c.w))
 			return
 		}
-		next, sent, events := dec.Time(), dec.Time(), dec.Uint()
+		lead, soloEnd, events := d.decodeLeaders(dec), dec.Time(), dec.Uint()
 		err := decodeErr(dec)
 		c.remoteEvents[f.from] = events
 		var sum uint64
@@ -611,7 +643,8 @@ func (c *distCoord) onFrame(ac actor.Context, f *frame) {
 		if aerr := d.absorb(dec, f.from); aerr != nil && c.err == nil {
 			c.err = aerr
 		}
-		c.remoteMin = min(c.remoteMin, next, sent)
+		c.remoteLead.merge(lead)
+		c.soloEnd = max(c.soloEnd, soloEnd)
 		c.remote++
 		c.maybeComplete(ac)
 	case fFinal:
@@ -643,18 +676,20 @@ func (c *distCoord) maybeStart(ac actor.Context) {
 		return
 	}
 	c.w, c.start = 0, 0
-	c.startWindow(ac, 0, 0, 0)
+	c.startWindow(ac, 0, 0, 0, -1)
 }
 
 // startWindow sends start frames (with this process's batches) and runs the local
 // share of window w.
-func (c *distCoord) startWindow(ac actor.Context, w uint64, start, end Time) {
+func (c *distCoord) startWindow(ac actor.Context, w uint64, start, end Time, solo int32) {
 	d := c.d
-	c.localDone, c.remote, c.remoteMin, c.failure = false, 0, MaxTime, nil
+	c.localDone, c.remote, c.remoteLead, c.failure = false, 0, newLeaders(), nil
+	c.solo, c.soloEnd = solo, 0
 	for i := 1; i < d.procs; i++ {
 		var e Encoder
 		e.Time(start)
 		e.Time(end)
+		e.Int(int64(solo))
 		if w == 0 {
 			e.Time(0) // empty batch
 		} else {
@@ -662,7 +697,8 @@ func (c *distCoord) startWindow(ac actor.Context, w uint64, start, end Time) {
 		}
 		d.cl.sendTo(i, fStart, d.k, w, e.Bytes())
 	}
-	if !d.launch(ac, w, start, end, d.active(c.next, w, end)) {
+	d.active(c.next, w, end, solo)
+	if !d.launch(ac, w, start, end, solo) {
 		c.localDone = true
 		c.maybeComplete(ac)
 	}
@@ -676,11 +712,17 @@ func (c *distCoord) maybeComplete(ac actor.Context) {
 	if f := d.localDone(c.next); f != nil && (c.failure == nil || f.key.less(c.failure.key)) {
 		c.failure = f
 	}
+	c.soloEnd = max(c.soloEnd, d.soloEnd())
 	r.active = r.active[:0]
 	if err := d.collect(c.start); err != nil && c.err == nil {
 		c.err = err
 	}
-	t := min(c.remoteMin, d.localNext(c.next), d.sentMin())
+	lead := d.leaders(c.next)
+	lead.merge(c.remoteLead)
+	t := lead.t1
+	if c.solo >= 0 { // the solo window's width is known now
+		d.widthSum += c.soloEnd.Sub(c.start).Seconds()
+	}
 	switch {
 	case c.err != nil:
 		kind := abortOther
@@ -697,13 +739,14 @@ func (c *distCoord) maybeComplete(ac actor.Context) {
 		d.abortPeers(abortInterrupted, "interrupted")
 		d.finish(fmt.Errorf("aborted"))
 	default:
-		width := r.lookahead
-		end := min(t.Add(width), r.end)
+		end, solo := lead.window(r.lookahead, r.end)
 		c.w++
 		d.windows++
-		d.widthSum += end.Sub(t).Seconds()
+		if solo < 0 {
+			d.widthSum += end.Sub(t).Seconds()
+		}
 		c.start = t
-		c.startWindow(ac, c.w, t, end)
+		c.startWindow(ac, c.w, t, end, solo)
 	}
 }
 
@@ -763,6 +806,7 @@ type distWorker struct {
 	running  bool
 	started  bool // a start for window w is waiting for the batches of window w-1
 	end      Time
+	solo     int64          // the partition running window w alone, or -1
 	got      map[uint64]int // batches received from other workers, by window
 	finalErr error
 }
@@ -791,7 +835,11 @@ func (c *distWorker) onFrame(ac actor.Context, f *frame) {
 			c.protocol(fmt.Errorf("cluster: unexpected start of window %d from the coordinator (at window %d)", f.w, c.w))
 			return
 		}
-		c.start, c.end = dec.Time(), dec.Time()
+		c.start, c.end, c.solo = dec.Time(), dec.Time(), dec.Int()
+		if c.solo < -1 || c.solo >= int64(len(c.r.parts)) {
+			c.protocol(fmt.Errorf("cluster: window %d from the coordinator is solo for partition %d of %d", f.w, c.solo, len(c.r.parts)))
+			return
+		}
 		if err := d.absorb(dec, f.from); err != nil {
 			c.protocol(err)
 			return
@@ -848,7 +896,9 @@ func (c *distWorker) tryLaunch(ac actor.Context) {
 	}
 	delete(c.got, c.w-1)
 	c.started, c.running = false, true
-	if !d.launch(ac, c.w, c.start, c.end, d.active(c.next, c.w, c.end)) {
+	solo := int32(c.solo)
+	d.active(c.next, c.w, c.end, solo)
+	if !d.launch(ac, c.w, c.start, c.end, solo) {
 		c.complete()
 	}
 }
@@ -858,9 +908,10 @@ func (c *distWorker) complete() {
 	d, r := c.d, c.r
 	c.running = false
 	failure := d.localDone(c.next)
+	soloEnd := d.soloEnd()
 	r.active = r.active[:0]
 	cerr := d.collect(c.start)
-	next := d.localNext(c.next)
+	lead := d.leaders(c.next)
 	for j := 1; j < d.procs; j++ {
 		if j != d.self {
 			d.cl.sendTo(j, fBatch, d.k, c.w, d.out[j].Bytes())
@@ -871,8 +922,8 @@ func (c *distWorker) complete() {
 		events += r.parts[i].events
 	}
 	var e Encoder
-	e.Time(next)
-	e.Time(d.sentMin())
+	encodeLeaders(&e, lead)
+	e.Time(soloEnd)
 	e.Uint(events)
 	switch {
 	case cerr != nil:

@@ -27,7 +27,10 @@ import (
 //
 //   - window (the baseline): W is the global lookahead L, the minimum latency of any
 //     link crossing partitions. No event sent inside a window can reach another
-//     partition before T+L, so partitions execute a window independently.
+//     partition before T+L, so partitions execute a window independently. When only
+//     one partition has events before T+L, it runs a solo window, longer than L, until
+//     an event it sends could be answered (see leaders.window): a ping-pong costs a
+//     window per crossing rather than one per lookahead of its duration.
 //   - horizon (per-neighbour horizons): W is horizonEpoch lookaheads, and inside such an
 //     epoch partitions synchronize asynchronously through published clocks (see
 //     horizon.go). A partition that finishes a stretch early runs on as far as its
@@ -97,6 +100,7 @@ type partition struct {
 	free   stack        // this partition's batches, drained by their destinations
 	out    outbox
 	floor  Time // events for other partitions must not be earlier (lookahead check)
+	solo   bool // running a solo window, which each send to another partition shortens
 
 	winStart, winEnd Time
 	startMsg         windowStart
@@ -127,6 +131,9 @@ func (p *partition) enqueue(e event) {
 	if e.at < p.floor {
 		p.Fatalf("kernel: lookahead violated: event for %s at %s, but other partitions may already be at %s",
 			p.m.names[e.dst()], e.at, p.floor)
+	}
+	if p.solo { // the receiver may answer from e.at on (see leaders.window)
+		p.winEnd = min(p.winEnd, e.at.Add(p.r.lookahead))
 	}
 	p.out.add(dp, e)
 }
@@ -210,7 +217,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 
 	pool := newWorkerPool(opts.Workers, len(r.parts)+8)
 	sys := actorSystem()
-	c := &coordinator{r: r, next: make([]Time, len(r.parts))}
+	c := &coordinator{r: r, next: make([]Time, len(r.parts)), solo: -1}
 	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0))))
 	r.pids = make([]*actor.PID, len(r.parts))
 	for i, p := range r.parts {

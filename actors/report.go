@@ -29,7 +29,7 @@ type Report struct {
 	// coordinator runs windows for a while after epochs spent mostly polling.
 	Epochs     uint64
 	Lookahead  Duration // static lookahead: min latency of links crossing partitions
-	MeanWindow Duration // mean width of the windows or epochs executed (after skip-ahead)
+	MeanWindow Duration // mean width of the windows or epochs executed (after skip-ahead; a solo window counts as far as its last event, at least a lookahead)
 	CutLinks   int      // links crossing partitions
 
 	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere); the largest over processes

@@ -16,6 +16,7 @@ type (
 		w          uint64
 		start, end Time
 		horizon    bool // an epoch of horizon mode rather than a window
+		solo       bool // the partition runs the window alone: see leaders
 	}
 	// windowsDone tells the coordinator that every partition it started has finished.
 	windowsDone struct{}
@@ -25,6 +26,7 @@ type (
 // once the last partition has finished (the atomic countdown orders the accesses).
 type windowDone struct {
 	next Time // earliest event left in the partition's heap
+	end  Time // where a solo window ended (see runWindow)
 	err  *SimError
 }
 
@@ -40,6 +42,9 @@ func (p *partition) runWindow(w *windowStart) {
 		t0 = time.Now()
 	}
 	p.winStart, p.winEnd, p.floor = w.start, w.end, w.end
+	if p.solo = w.solo; p.solo {
+		p.floor = w.start.Add(p.r.lookahead) // the other partitions are at w.start at most
+	}
 	var err *SimError
 	switch {
 	case w.w == 0:
@@ -50,8 +55,12 @@ func (p *partition) runWindow(w *windowStart) {
 		err = p.protect(p.executeWindow)
 	}
 	p.out.flush(p.r.parts)
-	p.done = windowDone{next: p.heap.minTime(), err: err}
-	p.publishProgress(min(w.end, p.done.next)) // an unbounded window (one partition) ends at its next event
+	p.done = windowDone{next: p.heap.minTime(), end: w.end, err: err}
+	if p.solo { // its width, for the report: as far as it went, at least a lookahead
+		p.done.end = min(p.winEnd, max(p.now, w.start.Add(p.r.lookahead)))
+		p.solo = false
+	}
+	p.publishProgress(min(p.winEnd, p.done.next)) // an unbounded window (one partition) ends at its next event
 	switch {
 	case len(p.r.parts) <= busyExactMax:
 		p.busy += time.Since(t0)
@@ -99,6 +108,8 @@ type coordinator struct {
 	widthSum float64 // seconds
 
 	epoch bool     // the window running is a horizon epoch
+	solo  int32    // the partition running the window alone, or -1
+	start Time     // the window's start
 	adapt adaptive // horizon mode: epochs or windows
 }
 
@@ -126,7 +137,7 @@ func (c *coordinator) launch(ac actor.Context, start, end Time) {
 	r.remaining.Store(int32(len(r.active)))
 	for _, i := range r.active {
 		s := &r.parts[i].startMsg
-		s.w, s.start, s.end, s.horizon = c.w, start, end, c.epoch
+		s.w, s.start, s.end, s.horizon, s.solo = c.w, start, end, c.epoch, c.solo >= 0
 		ac.Send(r.pids[i], s)
 	}
 }
@@ -141,11 +152,15 @@ func (c *coordinator) onWindowsDone(ac actor.Context) {
 			failure = d.err
 		}
 	}
-	t := MaxTime
+	if c.solo >= 0 { // the solo window's width is known now
+		c.widthSum += r.parts[c.solo].done.end.Sub(c.start).Seconds()
+	}
+	lead := newLeaders()
 	for i, p := range r.parts {
 		c.next[i] = min(c.next[i], Time(p.inMin.Load())) // events waiting in inboxes
-		t = min(t, c.next[i])
+		lead.add(c.next[i], int32(i))
 	}
+	t := lead.t1
 	switch {
 	case failure != nil:
 		r.finished <- failure
@@ -154,40 +169,100 @@ func (c *coordinator) onWindowsDone(ac actor.Context) {
 	case r.abort.Load():
 		r.finished <- fmt.Errorf("aborted")
 	default:
-		c.nextWindow(ac, t)
+		c.nextWindow(ac, lead)
 	}
 }
 
 // nextWindow starts the window [t, t+lookahead) in every partition with an event in it,
-// in its heap or in its inbox. In horizon mode the window is an epoch of
-// horizonEpoch lookaheads and every partition takes part, its clock starting at t.
-func (c *coordinator) nextWindow(ac actor.Context, t Time) {
+// in its heap or in its inbox, where t is the earliest event anywhere; or a solo window
+// (see leaders). In horizon mode the window is an epoch of horizonEpoch lookaheads and
+// every partition takes part, its clock starting at t.
+func (c *coordinator) nextWindow(ac actor.Context, lead leaders) {
 	r := c.r
-	width := r.lookahead
+	t := lead.t1
 	c.epoch = r.mode == SyncHorizon && c.adapt.choose(r.parts, c.epoch)
+	var end Time
 	if c.epoch {
-		width = Duration(MaxTime)
+		width := Duration(MaxTime)
 		if r.lookahead <= width/horizonEpoch {
 			width = r.lookahead * horizonEpoch
 		}
+		end, c.solo = min(t.Add(width), r.end), -1
+	} else {
+		end, c.solo = lead.window(r.lookahead, r.end)
 	}
-	end := min(t.Add(width), r.end)
 	c.w++
 	c.windows++
 	if c.epoch {
 		c.epochs++
 	}
-	c.widthSum += end.Sub(t).Seconds()
+	c.start = t
+	if c.solo < 0 {
+		c.widthSum += end.Sub(t).Seconds()
+	}
 	r.active = r.active[:0]
 	for i, p := range r.parts {
-		if c.epoch {
+		switch {
+		case c.epoch:
 			p.clock.Store(int64(t))
 			r.active = append(r.active, int32(i))
-		} else if c.next[i] < end {
+		case c.solo >= 0:
+			if int32(i) == c.solo {
+				r.active = append(r.active, int32(i))
+			}
+		case c.next[i] < end:
 			r.active = append(r.active, int32(i))
 		}
 	}
 	c.launch(ac, t, end)
+}
+
+// leaders are the partitions with the two earliest pending events: partition p1's
+// earliest event at t1, and the earliest event of any other partition at t2 (of
+// partition p2). A reporter's leaders merged with add give the leaders of the union.
+type leaders struct {
+	t1, t2 Time
+	p1, p2 int32
+}
+
+func newLeaders() leaders { return leaders{t1: MaxTime, t2: MaxTime, p1: -1, p2: -1} }
+
+// add counts an event of partition p at t.
+func (l *leaders) add(t Time, p int32) {
+	switch {
+	case p == l.p1:
+		l.t1 = min(l.t1, t)
+	case t < l.t1:
+		l.t2, l.p2 = l.t1, l.p1
+		l.t1, l.p1 = t, p
+	case t < l.t2:
+		l.t2, l.p2 = t, p
+	}
+}
+
+// merge adds another reporter's leaders.
+func (l *leaders) merge(o leaders) {
+	l.add(o.t1, o.p1)
+	l.add(o.t2, o.p2)
+}
+
+// window returns the end of the next window, which starts at t1, and the partition
+// that runs it alone, or -1 for a window of one lookahead in which every partition with
+// an event runs.
+//
+// When no other partition has an event before t1+lookahead, p1 runs alone, and
+// further than one lookahead: nothing can reach it before t2+lookahead (every other
+// partition's events are at t2 or later) nor before a+lookahead for the first event it
+// sends to another partition, arriving at a. So the window ends at t2+lookahead, and p1
+// ends it earlier as it sends (partition.enqueue). A ping-pong between two partitions
+// then costs a window per crossing instead of one per lookahead; the events delivered,
+// and their order, are those of windows of one lookahead.
+func (l leaders) window(lookahead Duration, last Time) (end Time, solo int32) {
+	end = min(l.t1.Add(lookahead), last)
+	if l.t2 < end || end == last {
+		return end, -1
+	}
+	return min(l.t2.Add(lookahead), last), l.p1
 }
 
 // Horizon mode pays for the time it lets partitions run ahead with polling rounds: an

@@ -1,0 +1,149 @@
+package actors
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// Property: leaders, filled by several reporters and merged, name the earliest event
+// (t1, of partition p1) and the earliest event of any other partition (t2), as a search
+// over all the events does; a partition may appear in several reporters.
+func TestLeadersMergeMatchesSearch(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 7))
+	for range 2000 {
+		parts, reporters := 1+r.IntN(5), 1+r.IntN(4)
+		earliest := make([]Time, parts)
+		for i := range earliest {
+			earliest[i] = MaxTime
+		}
+		reps := make([]leaders, reporters)
+		for i := range reps {
+			reps[i] = newLeaders()
+		}
+		for range r.IntN(12) {
+			at, p := Time(r.IntN(20)), int32(r.IntN(parts))
+			earliest[p] = min(earliest[p], at)
+			reps[r.IntN(reporters)].add(at, p)
+		}
+		got := newLeaders()
+		for _, l := range reps {
+			got.merge(l)
+		}
+		t1, t2 := MaxTime, MaxTime
+		for _, at := range earliest {
+			if at < t1 {
+				t1, t2 = at, t1
+			} else {
+				t2 = min(t2, at)
+			}
+		}
+		require.Equal(t, t1, got.t1)
+		require.Equal(t, t2, got.t2)
+		if t1 < MaxTime {
+			require.Equal(t, t1, earliest[got.p1], "p1 holds the earliest event")
+		}
+		if t2 < MaxTime {
+			require.NotEqual(t, got.p1, got.p2)
+			require.Equal(t, t2, earliest[got.p2], "p2 holds the second")
+		}
+	}
+}
+
+// A solo window runs one partition until nothing else can reach it: with no other
+// partition having an event within a lookahead, until the others' earliest event plus a
+// lookahead, shortened by its sends.
+func TestLeadersWindow(t *testing.T) {
+	l := newLeaders()
+	l.add(100, 3)
+	end, solo := l.window(10, MaxTime)
+	assert.Equal(t, MaxTime, end, "alone in the model: until it sends")
+	assert.Equal(t, int32(3), solo)
+	l.add(150, 1)
+	end, solo = l.window(10, MaxTime)
+	assert.Equal(t, Time(160), end)
+	assert.Equal(t, int32(3), solo)
+	end, solo = l.window(10, 130)
+	assert.Equal(t, Time(130), end, "the run's end bounds it")
+	assert.Equal(t, int32(3), solo)
+	l.add(105, 2)
+	end, solo = l.window(10, MaxTime)
+	assert.Equal(t, Time(110), end, "another partition within a lookahead: a plain window")
+	assert.Equal(t, int32(-1), solo)
+	end, solo = l.window(10, 110)
+	assert.Equal(t, Time(110), end)
+	assert.Equal(t, int32(-1), solo)
+}
+
+// turnTaker answers every message after a chain of local steps: a ping-pong between two
+// partitions in which one partition works while the other waits.
+type turnTaker struct {
+	steps  int      // local steps before answering
+	step   Duration // between local steps
+	rounds int      // messages to send
+	state  uint64
+}
+
+func (a *turnTaker) Ports() []string { return []string{"peer"} }
+
+func (a *turnTaker) Start(ctx Context) {
+	if ctx.Name() == "n[0].p" {
+		ctx.SendSelf(tok{0}, 0)
+	}
+}
+
+func (a *turnTaker) Receive(ctx Context, m Msg) {
+	v := m.(tok).v
+	a.state = mix64(a.state ^ v ^ uint64(ctx.Now()))
+	switch {
+	case ctx.Port() == 0: // from the peer: start the chain
+		ctx.SendSelf(tok{uint64(a.steps)}, a.step)
+	case v > 0:
+		ctx.SendSelf(tok{v - 1}, a.step)
+	case a.rounds > 0:
+		a.rounds--
+		ctx.Send(0, tok{a.state}, 0)
+	}
+}
+
+func pingPong(t testing.TB, rounds int) *Model {
+	g := NewGraph()
+	a := g.Add("n[0].p", &turnTaker{steps: 20, step: 3 * Nanosecond, rounds: rounds})
+	b := g.Add("n[1].p", &turnTaker{steps: 20, step: 3 * Nanosecond, rounds: rounds})
+	g.Link(a.Port("peer"), b.Port("peer"), 10*Nanosecond)
+	g.Link(b.Port("peer"), a.Port("peer"), 10*Nanosecond)
+	m, err := g.Build()
+	require.NoError(t, err)
+	return m
+}
+
+// A ping-pong whose partitions take turns runs a window per message crossing (plus the
+// start), where windows of one lookahead would need seven (70 ns of work and flight per
+// crossing, 10 ns lookahead); it delivers what the serial engine delivers, in one
+// process and across two.
+func TestSoloWindowsFollowAPingPong(t *testing.T) {
+	const rounds = 50
+	serial, err := Run(t.Context(), pingPong(t, rounds), Options{Engine: Serial})
+	require.NoError(t, err)
+	crossings := uint64(2 * rounds)
+	for _, sync := range []SyncMode{SyncWindow, SyncAuto} {
+		rep, err := Run(t.Context(), pingPong(t, rounds), Options{Workers: 2, Partitioner: Node{}, Sync: sync})
+		require.NoError(t, err)
+		require.Equal(t, serial.Digest, rep.Digest, sync)
+		require.Equal(t, serial.Events, rep.Events, sync)
+		if sync == SyncWindow {
+			assert.LessOrEqual(t, rep.Windows, crossings+3, "about one window per crossing")
+			assert.Greater(t, rep.MeanWindow, 30*Nanosecond, "windows longer than the lookahead")
+		}
+	}
+	c := newTestCluster(t, 1)
+	res := c.run(func(int) *Model { return pingPong(t, rounds) }, Options{Workers: 1, Partitioner: Node{}}, 1)
+	for p, runs := range res {
+		require.Len(t, runs, 1)
+		require.NoError(t, runs[0].err, "process %d", p)
+		assert.Equal(t, serial.Digest, runs[0].rep.Digest, "process %d", p)
+		assert.LessOrEqual(t, runs[0].rep.Windows, crossings+3, "process %d", p)
+	}
+}
