@@ -13,8 +13,8 @@ import (
 // Every task scheduled on the pool runs exactly once, whatever the interleaving of
 // producers, spinning workers and parked workers.
 func TestWorkerPoolRunsEveryTaskOnce(t *testing.T) {
-	for _, workers := range []int{1, 2, 4} {
-		p := newWorkerPool(workers, 64)
+	for _, workers := range []int{1, 2, 4, -1, -2} { // negative: as many, never spinning
+		p := newWorkerPool(max(workers, -workers), 64, workers > 0)
 		require.Equal(t, 300, p.Dispatcher(0).Throughput())
 		const producers, perProducer = 4, 2000
 		var ran [producers * perProducer]atomic.Int32

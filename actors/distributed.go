@@ -162,7 +162,7 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	cl := opts.Cluster
 	d := newDistRun(cl, r, opts)
 	r.dist = d
-	pool := newWorkerPool(opts.Workers, len(d.local)+8)
+	pool := newWorkerPool(opts.Workers, len(d.local)+8, false)
 	sys := cl.ep.sys
 	var ctl actor.Actor
 	if d.self == 0 {

@@ -215,7 +215,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 		wireHorizons(r)
 	}
 
-	pool := newWorkerPool(opts.Workers, len(r.parts)+8)
+	pool := newWorkerPool(opts.Workers, len(r.parts)+8, true)
 	sys := actorSystem()
 	c := &coordinator{r: r, next: make([]Time, len(r.parts)), solo: -1}
 	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0))))
