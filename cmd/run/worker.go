@@ -207,7 +207,9 @@ description of the run (phold, motif NAME or bench NAME, its model flags by name
 the contents of its --config file, never a command line or a path), every
 process builds the same model and runs its share of the partitions, exchanging events
 in window batches over protoactor-go remote (gRPC), and every process ends with the
-same digest and results (the coordinator writes them). The worker writes no files.
+same digest and results (the coordinator writes them). The worker writes no files
+but the profiles its own --cpuprofile and --memprofile ask for (of every session it
+serves, written when it exits).
 
 Trust: the worker serves only coordinators that hold its token ($SEASTAR_CLUSTER_TOKEN
 or --token-file; without either it generates one and prints it on stderr). The
@@ -246,6 +248,11 @@ only.`,
 				return usage(fmt.Errorf("--listen: %w", err))
 			}
 			defer l.Close()
+			stopProfile, err := c.profile() // the worker's own --cpuprofile, --memprofile: every session it serves
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			fmt.Fprintf(cmd.OutOrStdout(), "listening on %s\n", l.Addr())
 			if f, ok := cmd.OutOrStdout().(*os.File); ok {
 				_ = f.Sync()

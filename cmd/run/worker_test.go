@@ -216,13 +216,17 @@ func TestWorkerProcesses(t *testing.T) {
 		code, out, errs := runBin(t, bin, append(ph, "--engine", "serial")...)
 		require.Equal(t, 0, code, errs)
 		ref := digestOf(t, out)
-		w1, a1 := startWorker(t, bin, "--once")
+		prof := filepath.Join(dir, "worker.pprof")
+		w1, a1 := startWorker(t, bin, "--once", "--cpuprofile", prof) // the worker's own profile
 		w2, a2 := startWorker(t, bin, "--once")
 		code, out, errs = runBin(t, bin, append(ph, "--workers", "2", "--peers", a1+","+a2)...)
 		require.Equal(t, 0, code, errs)
 		assert.Equal(t, ref, digestOf(t, out))
 		assert.Equal(t, 0, w1.wait(t), w1.stderr.String())
 		assert.Equal(t, 0, w2.wait(t), w2.stderr.String())
+		p, err := os.ReadFile(prof)
+		require.NoError(t, err, "run worker --cpuprofile writes the profile of the sessions it served")
+		assert.True(t, bytes.HasPrefix(p, []byte{0x1f, 0x8b}), "a gzipped pprof profile")
 	})
 
 	t.Run("phold-tls", func(t *testing.T) {
