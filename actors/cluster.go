@@ -204,9 +204,8 @@ const (
 	fHeartbeat                 // both ways
 	fEnd                       // either way: the sender ends the session (error text, or empty)
 	fReady                     // worker -> coordinator: ready for run k, with its fingerprint
-	fStart                     // coordinator -> worker: run window w, with the coordinator's batch
-	fDone                      // worker -> coordinator: window w done, with the worker's batch
-	fBatch                     // worker -> worker: the events of window w
+	fStart                     // coordinator -> worker: run window 0 (the actors' Start)
+	fDone                      // every process -> every other: window w done, with the sender's leaders, failure and batch for the receiver
 	fFinish                    // coordinator -> worker: the run ends (with its error)
 	fFinal                     // worker -> coordinator: final state of the worker's actors
 	fFinalAll                  // coordinator -> worker: final state of every actor
@@ -214,7 +213,7 @@ const (
 	fFinalAck                  // worker -> coordinator: the worker has the final state
 )
 
-var frameNames = [...]string{"?", "hello", "accept", "heartbeat", "end", "ready", "start", "done", "batch",
+var frameNames = [...]string{"?", "hello", "accept", "heartbeat", "end", "ready", "start", "done",
 	"finish", "final", "final-all", "abort", "final-ack"}
 
 // frame is one message between processes, as the bridge hands it to the session.

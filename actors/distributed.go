@@ -15,23 +15,28 @@ import (
 // Every process builds the same model and the same partitioning (with the workers of
 // all processes as the balancing hint) and runs the partitions of its contiguous share;
 // the partitions of other processes exist only as mailboxes. Synchronization is
-// window mode with skip-ahead, as in one process, with the coordinator's decision
-// travelling over the network:
+// window mode with skip-ahead, as in one process, with every process deciding the
+// next window from the same reports:
 //
-//   - window w: the coordinator sends each worker start{w, [T, T+L)} with the events
-//     process 0 produced for it in window w-1; a worker runs its partitions that have
-//     an event before T+L once it has that start and the batch of window w-1 from every
-//     other worker.
-//   - at the end of its window, a process encodes the events its partitions sent to
-//     partitions of other processes (they sit in those partitions' inboxes) and sends
-//     them: a worker to the other workers (batch) and to the coordinator (done, with
-//     its earliest pending event and the earliest event it sent); the coordinator
-//     keeps its own for the next start.
-//   - the coordinator takes T for window w+1 as the earliest of everything reported,
-//     or ends the run (finish); every worker then sends the final state of its actors
-//     (clock, digest, event count), its partition statistics and the exports
-//     (Graph.Export) it owns, and the coordinator sends the merged state back, so that
-//     every process returns the same report, the same error and the same results.
+//   - window 0 (the actors' Start): the coordinator sends each worker start once every
+//     worker is ready with the same model (fingerprint).
+//   - at the end of its share of window w, a process encodes the events its partitions
+//     sent to partitions of other processes (they sit in those partitions' inboxes) and
+//     sends every other process a report (done): its leaders (the two earliest pending
+//     events, by partition, counting those it sent), its failure and the events for
+//     that process.
+//   - once it has every report of window w, each process merges them and starts window
+//     w+1 where the leaders say (a window of one lookahead from the earliest event, or a
+//     solo window): the same decision everywhere, one message latency per window rather
+//     than the round trip a coordinator's start would cost. A report of window w+1 that
+//     arrives before a process has all of w waits until w+1 begins there.
+//   - when the reports end the run (a failure, an error, the end time), the workers
+//     wait and the coordinator ends it (finish); every worker then sends the final
+//     state of its actors (clock, digest, event count), its partition statistics and
+//     the exports (Graph.Export) it owns, and the coordinator sends the merged state
+//     back, so that every process returns the same report, the same error and the same
+//     results. An error only the coordinator sees (an interruption, a batch it cannot
+//     decode) ends the run with an abort instead, which reaches workers in any window.
 //
 // Events keep their keys across processes and decoded messages keep what their
 // Fingerprint reads, so the digest is the single-process digest.
@@ -166,9 +171,9 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	sys := cl.ep.sys
 	var ctl actor.Actor
 	if d.self == 0 {
-		ctl = &distCoord{d: d, r: r, next: make([]Time, len(r.parts)), remoteEvents: make([]uint64, d.procs)}
+		ctl = &distCoord{exchange: newExchange(d), r: r}
 	} else {
-		ctl = &distWorker{d: d, r: r, next: make([]Time, len(r.parts)), got: map[uint64]int{}}
+		ctl = &distWorker{exchange: newExchange(d), r: r}
 	}
 	d.ctl = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ctl }, actor.WithDispatcher(pool.Dispatcher(0))))
 	r.coord = d.ctl
@@ -547,30 +552,145 @@ func (d *distRun) applyState(b []byte, from int) error {
 	return nil
 }
 
-// distCoord is the coordinator of a distributed run (process 0).
-type distCoord struct {
+// exchange is a process's end of window w: its own report and those of the other
+// processes (report frames, to every process), from which every process decides the
+// next window alike.
+type exchange struct {
 	d    *distRun
-	r    *prun
 	next []Time // earliest pending event of each local partition
 
-	begun      bool
-	ready      int
-	w          uint64
-	start      Time
-	localDone  bool
-	remote     int     // workers done with window w
-	remoteLead leaders // of the events reported by the workers for window w
-	solo       int32   // the partition running window w alone, or -1
-	soloEnd    Time    // where it ended (see runWindow), once every process reported
-	failure    *SimError
-	err        error // a configuration or protocol error of any process
+	w       uint64
+	start   Time
+	solo    int32 // the partition running window w alone, or -1
+	local   bool  // this process's share of window w is done and reported
+	reports int   // other processes' reports of window w
+	lead    leaders
+	failure *SimError
+	err     error    // a configuration or protocol error a process reported
+	soloEnd Time     // where the solo window ended (see runWindow)
+	early   []*frame // reports of window w+1, held until w+1 begins here
 
-	remoteEvents []uint64 // events of every worker, for progress
-	finishing    bool
-	finishErr    error
-	finals       [][]byte // final state of every process
-	nfinals      int
-	acks         int
+	events []uint64 // every process's events, for progress
+}
+
+func newExchange(d *distRun) exchange {
+	x := exchange{d: d, next: make([]Time, len(d.r.parts)), events: make([]uint64, d.procs)}
+	x.reset(0, 0, -1)
+	return x
+}
+
+func (x *exchange) reset(w uint64, start Time, solo int32) {
+	x.w, x.start, x.solo = w, start, solo
+	x.local, x.reports, x.lead, x.failure, x.err, x.soloEnd = false, 0, newLeaders(), nil, nil, 0
+}
+
+// begin starts window w over [start, end) here and returns the reports of w that came
+// early. Window 0 keeps the state newExchange set: another worker's report of it may
+// come before the coordinator's start.
+func (x *exchange) begin(ac actor.Context, w uint64, start, end Time, solo int32) (launched bool, early []*frame) {
+	if w > 0 {
+		x.reset(w, start, solo)
+	}
+	early, x.early = x.early, nil
+	x.d.active(x.next, w, end, solo)
+	return x.d.launch(ac, w, start, end, solo), early
+}
+
+// complete reports this process's share of the window to every other process: its
+// leaders, the events its partitions sent to each, and its failure.
+func (x *exchange) complete() {
+	d, r := x.d, x.d.r
+	failure := d.localDone(x.next)
+	soloEnd := d.soloEnd()
+	r.active = r.active[:0]
+	cerr := d.collect(x.start)
+	lead := d.leaders(x.next)
+	var events uint64
+	for _, i := range d.local {
+		events += r.parts[i].events
+	}
+	for j := range d.procs {
+		if j == d.self {
+			continue
+		}
+		var e Encoder
+		encodeLeaders(&e, lead)
+		e.Time(soloEnd)
+		e.Uint(events)
+		switch {
+		case cerr != nil:
+			encodeErr(&e, cerr)
+		case failure != nil:
+			encodeErr(&e, failure)
+		default:
+			encodeErr(&e, nil)
+		}
+		e.b = append(e.b, d.out[j].Bytes()...)
+		d.cl.sendTo(j, fDone, d.k, x.w, e.Bytes())
+	}
+	x.events[d.self] = events
+	x.fold(lead, soloEnd, failure, cerr)
+	x.local = true
+}
+
+func (x *exchange) fold(lead leaders, soloEnd Time, failure *SimError, err error) {
+	x.lead.merge(lead)
+	x.soloEnd = max(x.soloEnd, soloEnd)
+	if failure != nil && (x.failure == nil || failure.key.less(x.failure.key)) {
+		x.failure = failure
+	}
+	if x.err == nil {
+		x.err = err
+	}
+}
+
+// report takes another process's report of window w, or holds one of w+1; the error
+// is this process's (a frame it cannot use).
+func (x *exchange) report(f *frame) error {
+	d := x.d
+	switch {
+	case f.w == x.w+1:
+		x.early = append(x.early, f)
+		return nil
+	case f.w != x.w:
+		return fmt.Errorf("cluster: %s reported window %d during window %d", d.cl.peerName(f.from), f.w, x.w)
+	}
+	dec := NewDecoder(f.body)
+	lead, soloEnd, events := d.decodeLeaders(dec), dec.Time(), dec.Uint()
+	err := decodeErr(dec)
+	x.events[f.from] = events
+	x.reports++
+	var se *SimError
+	switch {
+	case err == nil:
+		x.fold(lead, soloEnd, nil, nil)
+	case errors.As(err, &se):
+		x.fold(lead, soloEnd, se, nil)
+	default:
+		// The reporter's own error, and not its batch: a message it could not encode
+		// (no codec) left a hole there, which absorbing would report less clearly.
+		x.fold(lead, soloEnd, nil, err)
+		return nil
+	}
+	return d.absorb(dec, f.from)
+}
+
+// ready reports whether every process's report of window w is in.
+func (x *exchange) ready() bool { return x.local && x.reports == x.d.procs-1 }
+
+// distCoord is the coordinator of a distributed run (process 0).
+type distCoord struct {
+	exchange
+	r *prun
+
+	begun  bool
+	joined int // workers ready for the run (fReady)
+
+	finishing bool
+	finishErr error
+	finals    [][]byte // final state of every process
+	nfinals   int
+	acks      int
 }
 
 // sessionLost tells a run's controller that the session failed; it arrives after the
@@ -593,7 +713,7 @@ func (c *distCoord) Receive(ac actor.Context) {
 		c.begun = true
 		c.maybeStart(ac)
 	case windowsDone:
-		c.localDone = true
+		c.complete()
 		c.maybeComplete(ac)
 	case *frame:
 		c.onFrame(ac, m)
@@ -613,39 +733,22 @@ func (c *distCoord) onFrame(ac actor.Context, f *frame) {
 			d.finish(err)
 			return
 		}
-		c.ready++
+		c.joined++
 		c.maybeStart(ac)
 	case fDone:
-		if f.w != c.w {
-			c.protocol(fmt.Errorf("cluster: %s reported window %d during window %d", d.cl.peerName(f.from), f.w, c.w))
+		if c.finishing {
 			return
 		}
-		lead, soloEnd, events := d.decodeLeaders(dec), dec.Time(), dec.Uint()
-		err := decodeErr(dec)
-		c.remoteEvents[f.from] = events
-		var sum uint64
-		for _, n := range c.remoteEvents {
-			sum += n
-		}
-		c.r.remoteEvents.Store(sum)
-		var se *SimError
-		switch {
-		case err == nil:
-		case errors.As(err, &se):
-			if c.failure == nil || se.key.less(c.failure.key) {
-				c.failure = se
-			}
-		case c.err == nil:
-			// The worker's own error first: a message it could not encode (no codec)
-			// left a hole in its batch, which absorbing would report less clearly.
+		if err := c.report(f); err != nil && c.err == nil {
 			c.err = err
 		}
-		if aerr := d.absorb(dec, f.from); aerr != nil && c.err == nil {
-			c.err = aerr
+		var sum uint64
+		for i, n := range c.events {
+			if i != d.self {
+				sum += n
+			}
 		}
-		c.remoteLead.merge(lead)
-		c.soloEnd = max(c.soloEnd, soloEnd)
-		c.remote++
+		c.r.remoteEvents.Store(sum)
 		c.maybeComplete(ac)
 	case fFinal:
 		if !c.finishing || c.finals[f.from] != nil {
@@ -672,81 +775,62 @@ func (c *distCoord) protocol(err error) {
 
 func (c *distCoord) maybeStart(ac actor.Context) {
 	d := c.d
-	if !c.begun || c.ready < d.procs-1 {
+	if !c.begun || c.joined < d.procs-1 {
 		return
 	}
-	c.w, c.start = 0, 0
-	c.startWindow(ac, 0, 0, 0, -1)
-}
-
-// startWindow sends start frames (with this process's batches) and runs the local
-// share of window w.
-func (c *distCoord) startWindow(ac actor.Context, w uint64, start, end Time, solo int32) {
-	d := c.d
-	c.localDone, c.remote, c.remoteLead, c.failure = false, 0, newLeaders(), nil
-	c.solo, c.soloEnd = solo, 0
 	for i := 1; i < d.procs; i++ {
-		var e Encoder
-		e.Time(start)
-		e.Time(end)
-		e.Int(int64(solo))
-		if w == 0 {
-			e.Time(0) // empty batch
-		} else {
-			e.b = append(e.b, d.out[i].Bytes()...)
-		}
-		d.cl.sendTo(i, fStart, d.k, w, e.Bytes())
+		d.cl.sendTo(i, fStart, d.k, 0, nil)
 	}
-	d.active(c.next, w, end, solo)
-	if !d.launch(ac, w, start, end, solo) {
-		c.localDone = true
+	if launched, _ := c.begin(ac, 0, 0, 0, -1); !launched {
+		c.complete()
 		c.maybeComplete(ac)
 	}
 }
 
+// maybeComplete decides, once every report of window w is in, as every worker does:
+// the next window, or the end of the run (finish), which only the coordinator
+// announces. The coordinator alone also ends the run on an error of its own or an
+// interruption, with an abort that reaches workers already in the next window.
 func (c *distCoord) maybeComplete(ac actor.Context) {
 	d, r := c.d, c.r
-	if !c.localDone || c.remote < d.procs-1 || c.finishing || d.done.Load() {
+	for c.ready() && !c.finishing && !d.done.Load() {
+		t := c.lead.t1
+		if c.solo >= 0 { // the solo window's width is known now
+			d.widthSum += c.soloEnd.Sub(c.start).Seconds()
+		}
+		switch {
+		case c.err != nil:
+			kind := abortOther
+			if errors.Is(c.err, ErrConfig) {
+				kind = abortConfig
+			}
+			d.abortPeers(kind, c.err.Error())
+			d.finish(c.err)
+		case c.failure != nil:
+			c.finish(c.failure)
+		case t >= r.end:
+			c.finish(nil)
+		case r.abort.Load():
+			d.abortPeers(abortInterrupted, "interrupted")
+			d.finish(fmt.Errorf("aborted"))
+		default:
+			end, solo := c.lead.window(r.lookahead, r.end)
+			d.windows++
+			if solo < 0 {
+				d.widthSum += end.Sub(t).Seconds()
+			}
+			launched, early := c.begin(ac, c.w+1, t, end, solo)
+			for _, f := range early {
+				if err := c.report(f); err != nil && c.err == nil {
+					c.err = err
+				}
+			}
+			if !launched {
+				c.complete()
+				continue
+			}
+		}
 		return
-	}
-	if f := d.localDone(c.next); f != nil && (c.failure == nil || f.key.less(c.failure.key)) {
-		c.failure = f
-	}
-	c.soloEnd = max(c.soloEnd, d.soloEnd())
-	r.active = r.active[:0]
-	if err := d.collect(c.start); err != nil && c.err == nil {
-		c.err = err
-	}
-	lead := d.leaders(c.next)
-	lead.merge(c.remoteLead)
-	t := lead.t1
-	if c.solo >= 0 { // the solo window's width is known now
-		d.widthSum += c.soloEnd.Sub(c.start).Seconds()
-	}
-	switch {
-	case c.err != nil:
-		kind := abortOther
-		if errors.Is(c.err, ErrConfig) {
-			kind = abortConfig
-		}
-		d.abortPeers(kind, c.err.Error())
-		d.finish(c.err)
-	case c.failure != nil:
-		c.finish(c.failure)
-	case t >= r.end:
-		c.finish(nil)
-	case r.abort.Load():
-		d.abortPeers(abortInterrupted, "interrupted")
-		d.finish(fmt.Errorf("aborted"))
-	default:
-		end, solo := lead.window(r.lookahead, r.end)
-		c.w++
-		d.windows++
-		if solo < 0 {
-			d.widthSum += end.Sub(t).Seconds()
-		}
-		c.start = t
-		c.startWindow(ac, c.w, t, end, solo)
 	}
 }
 
@@ -797,17 +881,8 @@ func (c *distCoord) maybeFinal() {
 
 // distWorker runs a worker's share of a distributed run.
 type distWorker struct {
-	d    *distRun
-	r    *prun
-	next []Time
-
-	w        uint64
-	start    Time
-	running  bool
-	started  bool // a start for window w is waiting for the batches of window w-1
-	end      Time
-	solo     int64          // the partition running window w alone, or -1
-	got      map[uint64]int // batches received from other workers, by window
+	exchange
+	r        *prun
 	finalErr error
 }
 
@@ -821,6 +896,7 @@ func (c *distWorker) Receive(ac actor.Context) {
 		c.d.cl.sendTo(0, fReady, c.d.k, 0, e.Bytes())
 	case windowsDone:
 		c.complete()
+		c.advance(ac)
 	case *frame:
 		c.onFrame(ac, m)
 	}
@@ -831,28 +907,20 @@ func (c *distWorker) onFrame(ac actor.Context, f *frame) {
 	dec := NewDecoder(f.body)
 	switch f.kind {
 	case fStart:
-		if c.running || c.started || (f.w != 0 && f.w != c.w+1) {
+		if f.w != 0 || c.w != 0 || c.local {
 			c.protocol(fmt.Errorf("cluster: unexpected start of window %d from the coordinator (at window %d)", f.w, c.w))
 			return
 		}
-		c.start, c.end, c.solo = dec.Time(), dec.Time(), dec.Int()
-		if c.solo < -1 || c.solo >= int64(len(c.r.parts)) {
-			c.protocol(fmt.Errorf("cluster: window %d from the coordinator is solo for partition %d of %d", f.w, c.solo, len(c.r.parts)))
-			return
+		if launched, _ := c.begin(ac, 0, 0, 0, -1); !launched {
+			c.complete()
+			c.advance(ac)
 		}
-		if err := d.absorb(dec, f.from); err != nil {
+	case fDone:
+		if err := c.report(f); err != nil {
 			c.protocol(err)
 			return
 		}
-		c.w, c.started = f.w, true
-		c.tryLaunch(ac)
-	case fBatch:
-		if err := d.absorb(dec, f.from); err != nil {
-			c.protocol(err)
-			return
-		}
-		c.got[f.w]++
-		c.tryLaunch(ac)
+		c.advance(ac)
 	case fFinish:
 		c.finalErr = decodeErr(dec)
 		own, err := d.finalState()
@@ -888,51 +956,27 @@ func (c *distWorker) protocol(err error) {
 	c.d.finish(err)
 }
 
-// tryLaunch runs window w once its start and the batches of window w-1 are in.
-func (c *distWorker) tryLaunch(ac actor.Context) {
-	d := c.d
-	if !c.started || (c.w > 0 && c.got[c.w-1] < d.procs-2) {
-		return
-	}
-	delete(c.got, c.w-1)
-	c.started, c.running = false, true
-	solo := int32(c.solo)
-	d.active(c.next, c.w, c.end, solo)
-	if !d.launch(ac, c.w, c.start, c.end, solo) {
+// advance starts the next window once every report of this one is in, deciding as
+// the coordinator does; when the run ends, it waits for the coordinator's finish (or
+// abort).
+func (c *distWorker) advance(ac actor.Context) {
+	r := c.r
+	for c.ready() && !c.d.done.Load() {
+		t := c.lead.t1
+		if c.err != nil || c.failure != nil || t >= r.end {
+			return
+		}
+		end, solo := c.lead.window(r.lookahead, r.end)
+		launched, early := c.begin(ac, c.w+1, t, end, solo)
+		for _, f := range early {
+			if err := c.report(f); err != nil {
+				c.protocol(err)
+				return
+			}
+		}
+		if launched {
+			return
+		}
 		c.complete()
 	}
-}
-
-// complete reports the window: batches to the other workers, done to the coordinator.
-func (c *distWorker) complete() {
-	d, r := c.d, c.r
-	c.running = false
-	failure := d.localDone(c.next)
-	soloEnd := d.soloEnd()
-	r.active = r.active[:0]
-	cerr := d.collect(c.start)
-	lead := d.leaders(c.next)
-	for j := 1; j < d.procs; j++ {
-		if j != d.self {
-			d.cl.sendTo(j, fBatch, d.k, c.w, d.out[j].Bytes())
-		}
-	}
-	var events uint64
-	for _, i := range d.local {
-		events += r.parts[i].events
-	}
-	var e Encoder
-	encodeLeaders(&e, lead)
-	e.Time(soloEnd)
-	e.Uint(events)
-	switch {
-	case cerr != nil:
-		encodeErr(&e, cerr)
-	case failure != nil:
-		encodeErr(&e, failure)
-	default:
-		encodeErr(&e, nil)
-	}
-	e.b = append(e.b, d.out[0].Bytes()...)
-	d.cl.sendTo(0, fDone, d.k, c.w, e.Bytes())
 }
