@@ -49,10 +49,11 @@ const poolSpin = 2000
 // on one worker: a mailbox is scheduled at most once at a time, so the number of actors
 // suffices. Idle workers spin before parking if spin is set and every worker can own a
 // CPU. A process of a run across processes does not spin: the wait for its next window
-// is a round trip to the coordinator (about 200 us here), which a wake-up barely adds
-// to, and a spinning worker takes the CPU from a peer process on the same machine
-// (halo3d 16x16x16 on two processes: 15.5-16.9 s spinning, 14.5-16.0 s not;
-// cci-pingpong 1.85-1.97 s against 1.46-1.53 s).
+// is for messages from the other processes (about 100 us each here), which a wake-up
+// barely adds to, and a spinning worker takes the CPU from a peer process on the same
+// machine (halo3d 16x16x16 on two processes: 15.5-16.9 s spinning, 14.5-16.0 s not;
+// cci-pingpong 1.85-1.97 s against 1.46-1.53 s, when a window was a round trip to the
+// coordinator).
 func newWorkerPool(workers, capacity int, spin bool) *workerPool {
 	p := &workerPool{workers: make([]poolWorker, workers)}
 	if spin && workers <= runtime.GOMAXPROCS(0) {
