@@ -561,6 +561,7 @@ type exchange struct {
 
 	w       uint64
 	start   Time
+	end     Time
 	solo    int32 // the partition running window w alone, or -1
 	local   bool  // this process's share of window w is done and reported
 	reports int   // other processes' reports of window w
@@ -591,9 +592,23 @@ func (x *exchange) begin(ac actor.Context, w uint64, start, end Time, solo int32
 	if w > 0 {
 		x.reset(w, start, solo)
 	}
+	x.end = end
 	early, x.early = x.early, nil
 	x.d.active(x.next, w, end, solo)
 	return x.d.launch(ac, w, start, end, solo), early
+}
+
+// advance starts the window the reports of this one decided and takes the reports of it
+// that came early; the error is this process's (a report it cannot use).
+func (x *exchange) advance(ac actor.Context, lookahead Duration, last Time) (launched bool, err error) {
+	end, solo := x.lead.window(lookahead, last)
+	launched, early := x.begin(ac, x.w+1, x.lead.t1, end, solo)
+	for _, f := range early {
+		if e := x.report(f); e != nil && err == nil {
+			err = e
+		}
+	}
+	return launched, err
 }
 
 // complete reports this process's share of the window to every other process: its
@@ -814,16 +829,13 @@ func (c *distCoord) maybeComplete(ac actor.Context) {
 			d.abortPeers(abortInterrupted, "interrupted")
 			d.finish(fmt.Errorf("aborted"))
 		default:
-			end, solo := c.lead.window(r.lookahead, r.end)
+			launched, err := c.exchange.advance(ac, r.lookahead, r.end)
 			d.windows++
-			if solo < 0 {
-				d.widthSum += end.Sub(t).Seconds()
+			if c.solo < 0 {
+				d.widthSum += c.end.Sub(c.start).Seconds()
 			}
-			launched, early := c.begin(ac, c.w+1, t, end, solo)
-			for _, f := range early {
-				if err := c.report(f); err != nil && c.err == nil {
-					c.err = err
-				}
+			if err != nil && c.err == nil {
+				c.err = err
 			}
 			if !launched {
 				c.complete()
@@ -962,17 +974,13 @@ func (c *distWorker) protocol(err error) {
 func (c *distWorker) advance(ac actor.Context) {
 	r := c.r
 	for c.ready() && !c.d.done.Load() {
-		t := c.lead.t1
-		if c.err != nil || c.failure != nil || t >= r.end {
+		if c.err != nil || c.failure != nil || c.lead.t1 >= r.end {
 			return
 		}
-		end, solo := c.lead.window(r.lookahead, r.end)
-		launched, early := c.begin(ac, c.w+1, t, end, solo)
-		for _, f := range early {
-			if err := c.report(f); err != nil {
-				c.protocol(err)
-				return
-			}
+		launched, err := c.exchange.advance(ac, r.lookahead, r.end)
+		if err != nil {
+			c.protocol(err)
+			return
 		}
 		if launched {
 			return
