@@ -562,9 +562,10 @@ type exchange struct {
 	w       uint64
 	start   Time
 	end     Time
-	solo    int32 // the partition running window w alone, or -1
-	local   bool  // this process's share of window w is done and reported
-	reports int   // other processes' reports of window w
+	solo    int32  // the partition running window w alone, or -1
+	local   bool   // this process's share of window w is done and reported
+	reports int    // other processes' reports of window w
+	got     []bool // which processes reported window w
 	lead    leaders
 	failure *SimError
 	err     error    // a configuration or protocol error a process reported
@@ -575,7 +576,7 @@ type exchange struct {
 }
 
 func newExchange(d *distRun) exchange {
-	x := exchange{d: d, next: make([]Time, len(d.r.parts)), events: make([]uint64, d.procs)}
+	x := exchange{d: d, next: make([]Time, len(d.r.parts)), events: make([]uint64, d.procs), got: make([]bool, d.procs)}
 	x.reset(0, 0, -1)
 	return x
 }
@@ -583,6 +584,7 @@ func newExchange(d *distRun) exchange {
 func (x *exchange) reset(w uint64, start Time, solo int32) {
 	x.w, x.start, x.solo = w, start, solo
 	x.local, x.reports, x.lead, x.failure, x.err, x.soloEnd = false, 0, newLeaders(), nil, nil, 0
+	clear(x.got)
 }
 
 // begin starts window w over [start, end) here and returns the reports of w that came
@@ -667,13 +669,17 @@ func (x *exchange) report(f *frame) error {
 	case f.w == x.w+1:
 		x.early = append(x.early, f)
 		return nil
-	case f.w != x.w:
-		return fmt.Errorf("cluster: %s reported window %d during window %d", d.cl.peerName(f.from), f.w, x.w)
+	case f.w != x.w || x.got[f.from]:
+		return fmt.Errorf("cluster: %s reported window %d again or during window %d", d.cl.peerName(f.from), f.w, x.w)
 	}
 	dec := NewDecoder(f.body)
 	lead, soloEnd, events := d.decodeLeaders(dec), dec.Time(), dec.Uint()
 	err := decodeErr(dec)
+	if dec.Err() != nil {
+		return fmt.Errorf("cluster: corrupt report of window %d from %s: %w", f.w, d.cl.peerName(f.from), dec.Err())
+	}
 	x.events[f.from] = events
+	x.got[f.from] = true
 	x.reports++
 	var se *SimError
 	switch {

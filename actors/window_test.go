@@ -147,3 +147,47 @@ func TestSoloWindowsFollowAPingPong(t *testing.T) {
 		assert.LessOrEqual(t, runs[0].rep.Windows, crossings+3, "process %d", p)
 	}
 }
+
+// A process takes one report of each window from each other process: a second report
+// of the window, one of an older window and a report it cannot decode are errors naming
+// the peer; a report of the next window waits for that window.
+func TestExchangeRefusesBadReports(t *testing.T) {
+	m := pingPong(t, 1)
+	r := &prun{m: m, owner: []int32{0, 1}, parts: []*partition{{}, {}}}
+	d := &distRun{cl: &Cluster{addrs: []string{"127.0.0.1:1", "127.0.0.1:2"}}, r: r, procs: 2}
+	report := func(w uint64, p1 int64) *frame {
+		var e Encoder
+		e.Time(40)
+		e.Int(p1)
+		e.Time(MaxTime)
+		e.Int(-1)
+		e.Time(0)  // no solo window
+		e.Uint(12) // events
+		encodeErr(&e, nil)
+		e.Time(0) // an empty batch
+		return &frame{kind: fDone, from: 1, w: w, body: e.Bytes()}
+	}
+	x := newExchange(d)
+	require.NoError(t, x.report(report(0, 1)))
+	assert.Equal(t, 1, x.reports)
+	assert.Equal(t, Time(40), x.lead.t1)
+	assert.Equal(t, int32(1), x.lead.p1)
+	assert.Equal(t, uint64(12), x.events[1])
+	err := x.report(report(0, 1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "worker 127.0.0.1:2 (process 1) reported window 0 again")
+	require.NoError(t, x.report(report(1, 1)), "the next window's report is held")
+	assert.Len(t, x.early, 1)
+	assert.Equal(t, 1, x.reports)
+
+	x = newExchange(d)
+	err = x.report(report(0, 7))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "corrupt report of window 0 from worker 127.0.0.1:2 (process 1)")
+	assert.Contains(t, err.Error(), "partition 7 of 2")
+	assert.Zero(t, x.reports)
+	x.w = 3
+	err = x.report(report(1, 1))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "during window 3")
+}
