@@ -123,12 +123,14 @@ type Firmware struct {
 	procs map[uint32]*fwProc
 	order []*fwProc
 
-	txq    []*txItem
+	txq    actors.FIFO[*txItem]
 	inFIFO int
 	pushed uint64
 	wireID uint64
 
 	srcs    map[router.NodeID]*source
+	txFree  actors.FreeList[txItem] // items and their command arrays, recycled when done
+	rxFree  actors.FreeList[rxItem]
 	camFree []int
 	camWait []router.NodeID
 
@@ -188,19 +190,21 @@ func (unitFirmware) Coprocessor() string { return "matchunit" }
 
 type txItem struct {
 	w    *Wire
-	cmds []txdma.Command
+	cmds []txdma.Command // cmds[next:] are still to push
+	next int
 	pr   *fwProc // the process whose request this is (SEND event), or nil
 }
 
 type source struct {
-	q      []*rxItem
+	q      actors.FIFO[*rxItem]
 	entry  int
 	queued int
 }
 
 type rxItem struct {
 	w    *Wire
-	cmds []cam.Command
+	cmds []cam.Command // cmds[next:] are still to push
+	next int
 	left int
 }
 
@@ -368,7 +372,8 @@ func (f *Firmware) send(x *ppc.Exec, pr *fwProc, m *ptl4.Msg) {
 // the firmware's SRAM, the payload from host memory, at most CommandMax per command.
 func (f *Firmware) queueTx(x *ppc.Exec, w *Wire, class uint8, req *fwProc) {
 	x.Instr(f.p.FwTxInstr)
-	it := &txItem{w: w, pr: req}
+	it := f.txFree.Get()
+	it.w, it.pr, it.cmds, it.next = w, req, it.cmds[:0], 0
 	if x.Tracer() != nil {
 		f.sent = append(f.sent, w)
 	}
@@ -379,22 +384,22 @@ func (f *Firmware) queueTx(x *ppc.Exec, w *Wire, class uint8, req *fwProc) {
 	}
 	it.cmds = append(it.cmds, txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: w.ID})
 	x.Store(8)
-	f.txq = append(f.txq, it)
-	x.Gauge("tx_pending", len(f.txq))
-	if len(f.txq) == 1 {
+	f.txq.Push(it)
+	x.Gauge("tx_pending", f.txq.Len())
+	if f.txq.Len() == 1 {
 		f.feedTx(x)
 	}
 }
 
 // feedTx pushes the head message's commands while the command FIFO has room.
 func (f *Firmware) feedTx(x *ppc.Exec) {
-	if len(f.txq) == 0 {
+	if f.txq.Len() == 0 {
 		return
 	}
-	it := f.txq[0]
-	for len(it.cmds) > 0 && f.inFIFO < f.fifo {
-		c := it.cmds[0]
-		it.cmds = it.cmds[1:]
+	it := *f.txq.Front()
+	for it.next < len(it.cmds) && f.inFIFO < f.fifo {
+		c := it.cmds[it.next]
+		it.next++
 		x.Instr(f.p.FwDMAInstr)
 		x.TX(c)
 		f.inFIFO++
@@ -404,12 +409,11 @@ func (f *Firmware) feedTx(x *ppc.Exec) {
 
 func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	x.Instr(f.p.FwDoneInstr)
-	if len(f.txq) == 0 || f.txq[0].w.ID != d.Tag {
+	if f.txq.Len() == 0 || (*f.txq.Front()).w.ID != d.Tag {
 		x.Fatalf("portals4: TX completion #%d is not the head of the TX queue", d.Tag)
 	}
-	it := f.txq[0]
-	f.txq = f.txq[1:]
-	x.Gauge("tx_pending", len(f.txq))
+	it := f.txq.Pop()
+	x.Gauge("tx_pending", f.txq.Len())
 	f.Stats.Sent++
 	switch {
 	case it.pr != nil && f.onload:
@@ -419,6 +423,9 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 		it.pr.lib.Sent(it.w.Msg)
 		f.after(x, it.pr, w0)
 	}
+	clear(it.cmds) // the DMA engine has copies: keep no wire alive
+	it.w, it.pr = nil, nil
+	f.txFree.Put(it)
 	f.feedTx(x)
 }
 
@@ -435,8 +442,8 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 	if w.Len == 0 {
 		x.LoadUncached(int((w.Inline + 3) / 4))
 		x.Discard(s.Packet)
-		if src != nil && len(src.q) > 0 { // behind a longer message from the same source: keep the order
-			src.q = append(src.q, &rxItem{w: w})
+		if src != nil && src.q.Len() > 0 { // behind a longer message from the same source: keep the order
+			src.q.Push(f.rxItem(w))
 			return
 		}
 		f.arrive(x, w)
@@ -446,16 +453,31 @@ func (f *Firmware) onSOM(x *ppc.Exec, s rxdma.SOM) {
 		src = &source{entry: -1}
 		f.srcs[w.Src] = src
 	}
-	it := &rxItem{w: w}
+	it := f.rxItem(w)
 	it.cmds = append(it.cmds, cam.Command{Bytes: int64(f.p.HeaderBytes), Discard: true})
 	for off := int64(0); off < w.Len; off += f.cmax {
 		it.cmds = append(it.cmds, cam.Command{Bytes: min(f.cmax, w.Len-off), Addr: uint64(off)})
 	}
 	it.cmds = append(it.cmds, cam.Command{Bytes: f.crc, Discard: true, CRC: true})
-	src.q = append(src.q, it)
-	if len(src.q) == 1 {
+	src.q.Push(it)
+	if src.q.Len() == 1 {
 		f.program(x, w.Src, src)
 	}
+}
+
+// rxItem returns a recycled receive item for w, with no commands.
+func (f *Firmware) rxItem(w *Wire) *rxItem {
+	it := f.rxFree.Get()
+	it.w, it.cmds, it.next, it.left = w, it.cmds[:0], 0, 0
+	return it
+}
+
+// arriveItem hands the message of it to the matching and recycles it.
+func (f *Firmware) arriveItem(x *ppc.Exec, it *rxItem) {
+	w := it.w
+	it.w = nil
+	f.rxFree.Put(it)
+	f.arrive(x, w)
 }
 
 // program gives the source's head message a CAM entry (or queues the source for one)
@@ -474,10 +496,10 @@ func (f *Firmware) program(x *ppc.Exec, n router.NodeID, src *source) {
 }
 
 func (f *Firmware) feedRx(x *ppc.Exec, src *source) {
-	it := src.q[0]
-	for len(it.cmds) > 0 && src.queued < camDepth {
-		c := it.cmds[0]
-		it.cmds = it.cmds[1:]
+	it := *src.q.Front()
+	for it.next < len(it.cmds) && src.queued < camDepth {
+		c := it.cmds[it.next]
+		it.next++
 		c.Notify, c.Tag = true, it.w.ID
 		x.CAMPush(src.entry, c)
 		src.queued++
@@ -491,26 +513,24 @@ const camDepth = 4
 func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	x.Instr(f.p.FwDoneInstr / 2)
 	src := f.srcs[d.Src]
-	if src == nil || len(src.q) == 0 || src.q[0].w.ID != d.Tag {
+	if src == nil || src.q.Len() == 0 || (*src.q.Front()).w.ID != d.Tag {
 		x.Fatalf("portals4: RX completion #%d from node %d out of order", d.Tag, d.Src)
 	}
-	it := src.q[0]
+	it := *src.q.Front()
 	src.queued--
 	it.left--
-	if len(it.cmds) > 0 {
+	if it.next < len(it.cmds) {
 		f.feedRx(x, src)
 		return
 	}
 	if it.left > 0 {
 		return
 	}
-	src.q = src.q[1:]
-	f.arrive(x, it.w)
-	for len(src.q) > 0 && src.q[0].w.Len == 0 { // short messages that arrived behind it
-		f.arrive(x, src.q[0].w)
-		src.q = src.q[1:]
+	f.arriveItem(x, src.q.Pop())
+	for src.q.Len() > 0 && (*src.q.Front()).w.Len == 0 { // short messages that arrived behind it
+		f.arriveItem(x, src.q.Pop())
 	}
-	if len(src.q) > 0 {
+	if src.q.Len() > 0 {
 		f.feedRx(x, src)
 		return
 	}

@@ -66,12 +66,12 @@ func (f *Firmware) traceBegin(t actors.Tracer, ev actors.Msg) *Wire {
 	case rxdma.SOM:
 		w, _ = ev.Packet.Data.(*Wire)
 	case *rxdma.Done:
-		if src := f.srcs[ev.Src]; src != nil && len(src.q) > 0 {
-			w = src.q[0].w
+		if src := f.srcs[ev.Src]; src != nil && src.q.Len() > 0 {
+			w = (*src.q.Front()).w
 		}
 	case *txdma.Done:
-		if len(f.txq) > 0 {
-			w = f.txq[0].w
+		if f.txq.Len() > 0 {
+			w = (*f.txq.Front()).w
 		}
 	}
 	if w == nil || !t.Sampled(w.ID) {
