@@ -604,6 +604,7 @@ func (x *exchange) begin(ac actor.Context, w uint64, start, end Time, solo int32
 // that came early; the error is this process's (a report it cannot use).
 func (x *exchange) advance(ac actor.Context, lookahead Duration, last Time) (launched bool, err error) {
 	end, solo := x.lead.window(lookahead, last)
+	x.d.r.showWindow(x.lead.t1, solo, x.lead.t2)
 	launched, early := x.begin(ac, x.w+1, x.lead.t1, end, solo)
 	for _, f := range early {
 		if e := x.report(f); e != nil && err == nil {

@@ -86,6 +86,10 @@ type prun struct {
 
 	dist         *distRun      // the share of a multi-process run, nil in one process
 	remoteEvents atomic.Uint64 // events of the other processes, for progress reports
+	// The window in progress, for progress reports: its start (every event before it
+	// was delivered everywhere), its solo partition (-1: none) and, for a solo window,
+	// the earliest event of the other partitions.
+	progStart, progSolo, progBound atomic.Int64
 }
 
 // partition executes the actors it owns.
@@ -204,6 +208,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	}
 	r := &prun{m: m, st: newActorStates(m, opts.Seed), owner: of, end: opts.End, lookahead: info.lookahead,
 		mode: mode, finished: make(chan error, 1)}
+	r.progSolo.Store(-1)
 	r.parts = newPartitions(r, info.parts, opts)
 	if opts.OnLayout != nil {
 		opts.OnLayout(r.layout(opts, info, procs))
@@ -363,11 +368,21 @@ func (r *prun) layout(opts *Options, info cutInfo, procs int) Layout {
 	return l
 }
 
-// progressNow is the earliest simulated time any partition reported.
+// progressNow is the simulated time every partition has reached: the earliest any
+// reported, and at least the start of the window in progress, since a partition with
+// no event in recent windows reported nothing since. In a solo window only its
+// partition advances, up to the other partitions' earliest event.
 func (r *prun) progressNow() Time {
+	start := Time(r.progStart.Load())
+	if solo := r.progSolo.Load(); solo >= 0 {
+		if at := Time(r.parts[solo].progNow.Load()); at < MaxTime { // MaxTime: another process's
+			return max(start, min(at, Time(r.progBound.Load())))
+		}
+		return start
+	}
 	now := MaxTime
 	for _, p := range r.parts {
-		now = min(now, Time(p.progNow.Load()))
+		now = min(now, max(start, Time(p.progNow.Load())))
 	}
 	return now
 }

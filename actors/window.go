@@ -214,7 +214,16 @@ func (c *coordinator) nextWindow(ac actor.Context, lead leaders) {
 			r.active = append(r.active, int32(i))
 		}
 	}
+	r.showWindow(t, c.solo, lead.t2)
 	c.launch(ac, t, end)
+}
+
+// showWindow publishes the window about to start for progress reports.
+func (r *prun) showWindow(start Time, solo int32, others Time) {
+	r.progSolo.Store(-1)
+	r.progStart.Store(int64(start))
+	r.progBound.Store(int64(others))
+	r.progSolo.Store(int64(solo))
 }
 
 // leaders are the partitions with the two earliest pending events: partition p1's

@@ -3,6 +3,7 @@ package actors
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -190,4 +191,43 @@ func TestExchangeRefusesBadReports(t *testing.T) {
 	err = x.report(report(1, 1))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "during window 3")
+}
+
+// chain sends itself a message every step until it has sent n; its peer does nothing.
+type chain struct {
+	n    int
+	step Duration
+}
+
+func (a *chain) Ports() []string { return []string{"peer"} }
+func (a *chain) Start(ctx Context) {
+	if a.n > 0 {
+		ctx.SendSelf(tok{}, a.step)
+	}
+}
+func (a *chain) Receive(ctx Context, _ Msg) {
+	if a.n--; a.n > 0 {
+		ctx.SendSelf(tok{}, a.step)
+	}
+}
+
+// Progress reports the simulated time reached while one partition runs alone and the
+// other has nothing to do (it used to report the idle partition's last window: 0).
+func TestProgressFollowsASoloPartition(t *testing.T) {
+	const n = 5_000_000
+	g := NewGraph()
+	a := g.Add("n[0].a", &chain{n: n, step: Nanosecond})
+	b := g.Add("n[1].b", &chain{})
+	g.Link(a.Port("peer"), b.Port("peer"), 10*Nanosecond)
+	m, err := g.Build()
+	require.NoError(t, err)
+	var last Progress
+	reports := 0
+	rep, err := Run(t.Context(), m, Options{Workers: 2, Partitioner: Node{}, Sync: SyncWindow, ProgressEvery: time.Millisecond,
+		Progress: func(p Progress) { last, reports = p, reports+1 }})
+	require.NoError(t, err)
+	require.Equal(t, uint64(n), rep.Events)
+	require.Positive(t, reports, "5 million events take more than a millisecond")
+	assert.Positive(t, last.Now, "the time the running partition reached")
+	assert.LessOrEqual(t, last.Now, Time(n)*Time(Nanosecond))
 }
