@@ -301,18 +301,6 @@ func (d *distRun) partitionID(dec *Decoder) int32 {
 	return int32(p)
 }
 
-// soloEnd is where this process's solo partition ended the window (see runWindow), 0 if
-// it ran none.
-func (d *distRun) soloEnd() Time {
-	var end Time
-	for _, i := range d.r.active {
-		if d.r.parts[i].startMsg.solo {
-			end = d.r.parts[i].done.end
-		}
-	}
-	return end
-}
-
 // collect encodes the events the local partitions sent to partitions of other
 // processes during the window that started at base, into d.out by process.
 func (d *distRun) collect(base Time) error {
@@ -619,7 +607,10 @@ func (x *exchange) advance(ac actor.Context, lookahead Duration, last Time) (lau
 func (x *exchange) complete() {
 	d, r := x.d, x.d.r
 	failure := d.localDone(x.next)
-	soloEnd := d.soloEnd()
+	var soloEnd Time // where the solo window ended, if it ran here (0: not here)
+	if x.solo >= 0 && d.isLocal(x.solo) {
+		soloEnd = r.parts[x.solo].done.end
+	}
 	r.active = r.active[:0]
 	cerr := d.collect(x.start)
 	lead := d.leaders(x.next)
@@ -627,23 +618,24 @@ func (x *exchange) complete() {
 	for _, i := range d.local {
 		events += r.parts[i].events
 	}
+	var head Encoder // the report, less the events for its receiver
+	encodeLeaders(&head, lead)
+	head.Time(soloEnd)
+	head.Uint(events)
+	switch {
+	case cerr != nil:
+		encodeErr(&head, cerr)
+	case failure != nil:
+		encodeErr(&head, failure)
+	default:
+		encodeErr(&head, nil)
+	}
 	for j := range d.procs {
 		if j == d.self {
 			continue
 		}
 		var e Encoder
-		encodeLeaders(&e, lead)
-		e.Time(soloEnd)
-		e.Uint(events)
-		switch {
-		case cerr != nil:
-			encodeErr(&e, cerr)
-		case failure != nil:
-			encodeErr(&e, failure)
-		default:
-			encodeErr(&e, nil)
-		}
-		e.b = append(e.b, d.out[j].Bytes()...)
+		e.b = append(append(e.b, head.Bytes()...), d.out[j].Bytes()...)
 		d.cl.sendTo(j, fDone, d.k, x.w, e.Bytes())
 	}
 	x.events[d.self] = events
@@ -816,10 +808,12 @@ func (c *distCoord) maybeStart(ac actor.Context) {
 func (c *distCoord) maybeComplete(ac actor.Context) {
 	d, r := c.d, c.r
 	for c.ready() && !c.finishing && !d.done.Load() {
-		t := c.lead.t1
-		if c.solo >= 0 { // the solo window's width is known now
-			d.widthSum += c.soloEnd.Sub(c.start).Seconds()
+		end := c.end
+		if c.solo >= 0 {
+			end = c.soloEnd // as far as it went (runWindow)
 		}
+		d.widthSum += end.Sub(c.start).Seconds()
+		t := c.lead.t1
 		switch {
 		case c.err != nil:
 			kind := abortOther
@@ -838,9 +832,6 @@ func (c *distCoord) maybeComplete(ac actor.Context) {
 		default:
 			launched, err := c.exchange.advance(ac, r.lookahead, r.end)
 			d.windows++
-			if c.solo < 0 {
-				d.widthSum += c.end.Sub(c.start).Seconds()
-			}
 			if err != nil && c.err == nil {
 				c.err = err
 			}

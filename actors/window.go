@@ -107,10 +107,10 @@ type coordinator struct {
 	epochs   uint64  // of the windows, horizon epochs
 	widthSum float64 // seconds
 
-	epoch bool     // the window running is a horizon epoch
-	solo  int32    // the partition running the window alone, or -1
-	start Time     // the window's start
-	adapt adaptive // horizon mode: epochs or windows
+	epoch      bool     // the window running is a horizon epoch
+	solo       int32    // the partition running the window alone, or -1
+	start, end Time     // the window running
+	adapt      adaptive // horizon mode: epochs or windows
 }
 
 func (c *coordinator) Receive(ac actor.Context) {
@@ -152,9 +152,11 @@ func (c *coordinator) onWindowsDone(ac actor.Context) {
 			failure = d.err
 		}
 	}
-	if c.solo >= 0 { // the solo window's width is known now
-		c.widthSum += r.parts[c.solo].done.end.Sub(c.start).Seconds()
+	end := c.end
+	if c.solo >= 0 {
+		end = r.parts[c.solo].done.end // as far as it went (runWindow)
 	}
+	c.widthSum += end.Sub(c.start).Seconds()
 	lead := newLeaders()
 	for i, p := range r.parts {
 		c.next[i] = min(c.next[i], Time(p.inMin.Load())) // events waiting in inboxes
@@ -196,10 +198,7 @@ func (c *coordinator) nextWindow(ac actor.Context, lead leaders) {
 	if c.epoch {
 		c.epochs++
 	}
-	c.start = t
-	if c.solo < 0 {
-		c.widthSum += end.Sub(t).Seconds()
-	}
+	c.start, c.end = t, end
 	r.active = r.active[:0]
 	for i, p := range r.parts {
 		switch {
