@@ -3,7 +3,6 @@ package actors
 import (
 	"math/bits"
 	"slices"
-	"sync"
 )
 
 // calQueue is a calendar queue (Brown 1988) of events: buckets of one "day" of width
@@ -30,13 +29,14 @@ type calQueue struct {
 // to re-estimate the width from. Resizes are rare but recur (a partition's pending set
 // swings across a size every few windows), and a scratch kept by every calendar would
 // cost a machine of a thousand partitions the space of its pending events again: the
-// arrays come from a pool the partitions share (sync.Pool keeps them per CPU).
+// arrays come from a stash the partitions share (kept per CPU, like a sync.Pool's, but
+// not emptied by the garbage collector).
 type calScratch struct {
 	all   []heapEntry
 	times []Time
 }
 
-var calScratches = sync.Pool{New: func() any { return new(calScratch) }}
+var calScratches stash[calScratch]
 
 // calBucket is a bucket's events, sorted by key from e[h] on (those before h are
 // taken).
@@ -199,7 +199,10 @@ func (q *calQueue) take(e *event) {
 
 // resize re-spreads the events over nb buckets, the width re-estimated from them.
 func (q *calQueue) resize(nb int) {
-	s := calScratches.Get().(*calScratch)
+	s := calScratches.get()
+	if s == nil {
+		s = new(calScratch)
+	}
 	all, times := s.all[:0], s.times[:0]
 	for i := range q.b {
 		for _, x := range q.b[i].e[q.b[i].h:] {
@@ -216,7 +219,7 @@ func (q *calQueue) resize(nb int) {
 		q.insert(x)
 	}
 	s.all, s.times = all, times
-	calScratches.Put(s)
+	calScratches.put(s)
 }
 
 // width estimates the day width from the times t of the events (sorting them): about

@@ -1,23 +1,21 @@
 package actors
 
-import (
-	"sync"
-	"sync/atomic"
-)
+import "sync/atomic"
 
 // Pool recycles values of type T between actors, across the engine's workers: a value
 // one actor releases may come back from another actor's New on another worker (a
 // network packet the receiving NIC is done with, taken again by a sending NIC). Only
 // the last holder of a value may Release it, and which value New returns must not
 // matter to the model (it does not: New overwrites it), so results do not depend on
-// it. It is the engine's sync.Pool: model packages stay free of shared-memory
-// concurrency. T embeds PoolMark, which New sets, so that Release recycles only the
+// it. Its values are kept in a stash, which the garbage collector does not empty (a
+// sync.Pool allocates again after each collection): model packages stay free of
+// shared-memory concurrency. T embeds PoolMark, which New sets, so that Release recycles only the
 // values New made (not a shared immutable one, a decoded one or a test's). The message
 // types recycled this way: network packets, HT writes, TX commands, the DMA engines'
 // Dones, the TX DMA engine's Retired counts, the CAM's bindings, pushes, grants and
 // stall reports, Portals 3.3's generic events, wire descriptors (with Refs: several
 // holders) and the kernel's transmit and receive commands.
-type Pool[T any, P Poolable[T]] struct{ p sync.Pool }
+type Pool[T any, P Poolable[T]] struct{ st stash[T] }
 
 // PoolMark, embedded in a type recycled through a Pool, records that a value came from
 // the Pool's New. It must live in the value: the holder that releases it knows only the
@@ -36,8 +34,8 @@ type Poolable[T any] interface {
 
 // New returns a pooled value set to v: recycled, or new.
 func (p *Pool[T, P]) New(v T) *T {
-	x, ok := p.p.Get().(*T)
-	if !ok {
+	x := p.st.get()
+	if x == nil {
 		x = new(T)
 	}
 	*x = v
@@ -53,7 +51,7 @@ func (p *Pool[T, P]) Release(v *T) {
 	}
 	var zero T
 	*v = zero
-	p.p.Put(v)
+	p.st.put(v)
 }
 
 // FreeList recycles values of type T within one actor (a record it sends itself and
@@ -99,14 +97,14 @@ type Array[E any] struct {
 
 // Arrays recycles the arrays of slices of E between actors, across the engine's
 // workers, as Pool recycles values: a program of commands one node's firmware built
-// and ran, whose array another's builds its next one in. Like Pool it is the engine's
-// sync.Pool, so the arrays kept are about those the run's busiest moment needs (a
-// holder keeping its own array would keep one for every holder that ever needed one).
-type Arrays[E any] struct{ p sync.Pool }
+// and ran, whose array another's builds its next one in. Like Pool it keeps them in a
+// stash, so the arrays kept are about those the run's busiest moment needs (a holder
+// keeping its own array would keep one for every holder that ever needed one).
+type Arrays[E any] struct{ st stash[Array[E]] }
 
 // Get returns an array with an empty S, recycled (with its capacity) or new.
 func (a *Arrays[E]) Get() *Array[E] {
-	if x, ok := a.p.Get().(*Array[E]); ok {
+	if x := a.st.get(); x != nil {
 		return x
 	}
 	x := &Array[E]{}
@@ -122,7 +120,7 @@ func (a *Arrays[E]) Put(x *Array[E]) {
 	}
 	clear(x.S)
 	x.S = x.S[:0]
-	a.p.Put(x)
+	a.st.put(x)
 }
 
 // Refs counts the holders of a value recycled through a Pool when it has several, on
