@@ -134,6 +134,10 @@ func (c *CPU) Procs() []*Proc { return c.procs }
 // HandleInterrupts installs the operating system's interrupt handler.
 func (c *CPU) HandleInterrupts(h IRQHandler) { c.irq = h }
 
+// Entries returns the number of addresses written (by the NIC, the kernel or a
+// process) and not forgotten since: what host_entries_pending reports.
+func (c *CPU) Entries() int { return len(c.mem) }
+
 // Memory returns what the NIC (or the kernel) last wrote at addr.
 func (c *CPU) Memory(addr uint64) (actors.Msg, bool) {
 	m, ok := c.mem[addr]
@@ -536,7 +540,7 @@ func (c *CPU) gaugeMem(ctx actors.Context, at actors.Time) {
 		return
 	}
 	if g := actors.GaugeOf(ctx); g != nil {
-		g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "host_entries_pending", At: at, Value: int64(len(c.mem))})
+		g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "host_entries_pending", At: at, Value: int64(c.Entries())})
 	}
 }
 

@@ -127,6 +127,13 @@ func scenario(t *testing.T, p0, p1 func(*Process) error) error {
 // scenarioMode is scenario with processes in mode.
 func scenarioMode(t *testing.T, mode string, p0, p1 func(*Process) error) error {
 	t.Helper()
+	_, err := scenarioStacks(t, mode, p0, p1)
+	return err
+}
+
+// scenarioStacks is scenarioMode that also returns the two nodes' stacks.
+func scenarioStacks(t *testing.T, mode string, p0, p1 func(*Process) error) ([]*Stack, error) {
+	t.Helper()
 	g := actors.NewGraph()
 	mp := DefaultPerfConfig().Machine
 	mp.Torus, mp.Wrap = "2x1x1", "mesh"
@@ -142,7 +149,53 @@ func scenarioMode(t *testing.T, mode string, p0, p1 func(*Process) error) error 
 	m, err := g.Build()
 	require.NoError(t, err)
 	_, err = actors.Run(context.Background(), m, serial)
-	return err
+	return stacks, err
+}
+
+// A process woken by its event queue's bell takes every event on the queue before it
+// waits again, so the events posted meanwhile ring no bell of their own: once the
+// processes are done, no bell (and no event) is left in host memory, however closely
+// the events came (here twenty puts sent back to back).
+func TestNoBellOutlivesItsWait(t *testing.T) {
+	const puts = 20
+	var got int
+	stacks, err := scenarioStacks(t, "generic", func(pr *Process) error {
+		eq, _ := pr.EQAlloc(64)
+		me, err := pr.MEAttach(4, ptl.MatchAny(), 7, 0, ptl.Retain, ptl.InsAfter)
+		if err != nil {
+			return err
+		}
+		if _, err := pr.MDAttach(me, ptl.MD{Start: 0x5000, Length: 64, Threshold: ptl.ThreshInf, Options: ptl.MDOpPut | ptl.MDManageRemote, EQ: eq}, ptl.Retain); err != nil {
+			return err
+		}
+		for got < puts {
+			if _, err := pr.WaitFor(eq, ptl.EventPutEnd); err != nil {
+				return err
+			}
+			got++
+		}
+		return nil
+	}, func(pr *Process) error {
+		eq, _ := pr.EQAlloc(64)
+		md, _ := pr.MDBind(ptl.MD{Start: 0x1000, Length: 64, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+		pr.Proc().Compute(10 * actors.Microsecond) // the target's entries are attached
+		for range puts {
+			if err := pr.Put(md, ptl.NoAckReq, ptl.ProcessID{NID: 0, PID: 0}, 4, 7, 0, 0); err != nil {
+				return err
+			}
+		}
+		for range puts {
+			if _, err := pr.WaitFor(eq, ptl.EventSendEnd); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Equal(t, puts, got)
+	for i, s := range stacks {
+		assert.Zero(t, s.cpu.Entries(), "node %d: entries left in host memory", i)
+	}
 }
 
 var node1 = ptl.ProcessID{NID: 1, PID: 0}

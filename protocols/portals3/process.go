@@ -38,11 +38,15 @@ func bellAddr(pid ptl.PID, eq ptl.EQHandle, n uint64) uint64 {
 	return 0x8000_0000_0000 | uint64(pid)<<32 | uint64(eq)<<20 | n&0xfffff
 }
 
-// ring notes an event posted to queue eq and wakes the process if it waits on it.
+// ring notes an event posted to queue eq and wakes the process if it waits on it. One
+// bell wakes it: the process takes every event on the queue before it waits again, so
+// the events posted before it runs ring no bell of their own (each would stay in host
+// memory, where nothing waits for or forgets it).
 func (pr *Process) ring(c ctx, eq ptl.EQHandle) {
 	pr.bells[eq]++
 	if pr.waiting == eq {
 		c.Store(bellAddr(pr.ni.ID().PID, eq, pr.bells[eq]), bell{})
+		pr.waiting = ptl.EQNone
 	}
 }
 
