@@ -23,7 +23,20 @@ type calQueue struct {
 	mask  int  // nb-1
 	cur   int  // the cursor's bucket
 	top   Time // end of the cursor's day (exclusive)
+
+	// spare holds the large bucket arrays buckets gave back, by class (class c holds
+	// arrays of calBucketFirst<<c events): a burst takes them from here instead of
+	// allocating, so the large arrays a calendar has are about as many as its busiest
+	// moment used at once, not one per bucket that ever had a burst.
+	spare [calClasses][][]heapEntry
 }
+
+// calClasses is the number of array classes spare keeps; calKeep is the class of
+// the largest array a bucket keeps when it empties (larger ones go back to spare).
+const (
+	calClasses = 20
+	calKeep    = 2
+)
 
 // calScratch is the scratch space of a resize: the events to re-spread and their times,
 // to re-estimate the width from. Resizes are rare but recur (a partition's pending set
@@ -79,11 +92,9 @@ func (q *calQueue) layout(nb int, shift uint, t Time) {
 		q.b = append(q.b[:cap(q.b)], make([]calBucket, nb-cap(q.b))...)
 	}
 	for i := range q.b {
-		// A bucket keeps its array, however large a burst of simultaneous events made
-		// it: releasing those above 16 events at each resize made the same buckets grow
-		// again through four or five arrays each time (halo3d 4x4x4: a fifth of the
-		// run's allocations).
-		q.b[i] = calBucket{e: q.b[i].e[:0]}
+		// A bucket keeps its array up to class calKeep; a larger one goes back to
+		// spare, where a bucket that grows takes it.
+		q.b[i] = calBucket{e: q.keep(q.b[i].e)}
 	}
 	q.shift, q.mask = shift, nb-1
 	q.setCursor(t)
@@ -131,10 +142,8 @@ func (q *calQueue) insert(x heapEntry) {
 		b.e = b.e[:copy(b.e, b.e[b.h:])]
 		b.h = 0
 	}
-	if cap(b.e) == 0 {
-		// A bucket holds about four events: its first array is that big at once, not
-		// grown from one (three allocations each time a resize lays out new buckets).
-		b.e = make([]heapEntry, 0, calBucketFirst)
+	if len(b.e) == cap(b.e) {
+		q.grow(b)
 	}
 	b.e = append(b.e, x)
 	j := len(b.e) - 1
@@ -143,6 +152,48 @@ func (q *calQueue) insert(x heapEntry) {
 		j--
 	}
 	b.e[j] = x
+}
+
+// grow gives full bucket b an array of the next class up, from spare if it has one,
+// with b's events; b's array goes back to spare if it is large. A bucket's first
+// array holds calBucketFirst events at once, the mean bucket size width aims at.
+func (q *calQueue) grow(b *calBucket) {
+	live := b.e[b.h:]
+	c := 0
+	for calBucketFirst<<c <= len(live) {
+		c++
+	}
+	var e []heapEntry
+	if c < calClasses {
+		if n := len(q.spare[c]); n > 0 {
+			e = q.spare[c][n-1]
+			q.spare[c] = q.spare[c][:n-1]
+		} else {
+			e = make([]heapEntry, 0, calBucketFirst<<c)
+		}
+	}
+	e = append(e, live...) // beyond the classes, append sizes it
+	old := b.e
+	b.e, b.h = e, 0
+	q.giveBack(old)
+}
+
+// keep returns e emptied if a bucket keeps it (class calKeep or below), or nil after
+// giving it back to spare.
+func (q *calQueue) keep(e []heapEntry) []heapEntry {
+	if cap(e) <= calBucketFirst<<calKeep {
+		return e[:0]
+	}
+	q.giveBack(e)
+	return nil
+}
+
+// giveBack puts array e in spare if it is of a class (an array grow made).
+func (q *calQueue) giveBack(e []heapEntry) {
+	c := bits.Len(uint(cap(e)/calBucketFirst)) - 1
+	if c >= 0 && c < calClasses && cap(e) == calBucketFirst<<c {
+		q.spare[c] = append(q.spare[c], e[:0])
+	}
 }
 
 // minTime is the time of the earliest event, MaxTime if empty.
@@ -191,7 +242,7 @@ func (q *calQueue) take(e *event) {
 	b := &q.b[q.cur]
 	x := b.e[b.h]
 	if b.h++; b.h == len(b.e) {
-		b.e, b.h = b.e[:0], 0
+		b.e, b.h = q.keep(b.e), 0
 	}
 	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs.take(x.slot)
 	q.n--

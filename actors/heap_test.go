@@ -92,6 +92,27 @@ func TestDigestEventIsSensitiveToEveryField(t *testing.T) {
 
 // The calendar queue pops events in exact key order too, with pushes before the
 // cursor's day (events from another partition), far-off timers, ties and resizes.
+// A burst of simultaneous events fills one bucket, which grows; once the bucket has
+// emptied, its large array goes back to the calendar and the next burst, in another
+// bucket, takes it: bursts after the first allocate nothing, wherever they land.
+func TestCalendarBurstsShareArrays(t *testing.T) {
+	q := newCalQueue()
+	at := Time(0)
+	var e event
+	burst := func() {
+		at += Time(7) << q.shift // another bucket each time
+		for i := range 200 {
+			q.push(event{eventKey: makeKey(at, 1, 1, uint64(i))})
+		}
+		for range 200 {
+			q.pop(&e)
+		}
+	}
+	burst()
+	require.Zero(t, testing.AllocsPerRun(50, burst))
+	require.Equal(t, calMinBuckets, len(q.b), "the bursts stayed below a resize")
+}
+
 func TestCalendarQueueOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := range 200 {
