@@ -30,13 +30,13 @@ func checkSize(flag string, size int64) error {
 // Memory a model needs per simulated node: peak resident memory over nodes as measured
 // (BENCHMARKS.md), with a quarter more for other machines' allocators and timing.
 const (
-	// motifNodeBytes: halo3d with 8 KiB faces took 985 MiB on 16x16x16 (246 KiB a node)
-	// and 2.24 GiB on Red Storm's 10,368 nodes (227 KiB); 1 KiB faces 700 MiB on
+	// motifNodeBytes: halo3d with 8 KiB faces took 481 MiB on 16x16x16 (120 KiB a node)
+	// and 1,156 MiB on Red Storm's 10,368 nodes (114 KiB); 1 KiB faces 471 MiB on
 	// 16x16x16.
-	motifNodeBytes = 320 << 10
-	// trafficNodeBytes: the router network alone, 16x16x16: 272 MiB for 4,096 nodes
-	// (68 KiB a node, most of it the pending events of the calendar queue).
-	trafficNodeBytes = 88 << 10
+	motifNodeBytes = 150 << 10
+	// trafficNodeBytes: the router network alone, 16x16x16: 156-161 MiB for 4,096
+	// nodes (40 KiB a node).
+	trafficNodeBytes = 50 << 10
 )
 
 // checkMemory refuses a model of nodes nodes that needs more memory than the machine
@@ -59,9 +59,11 @@ func checkMemory(what string, nodes int, perNode int64) error {
 // gcSlackBytes*100/gcPercent is lowered from gcPercent so that its heap grows by about
 // this much, down to gcPercentMin. A model is a large graph that lives for the whole run
 // and allocates little per event, so collecting more often costs little: Red Storm's
-// halo3d (8 KiB faces, one worker, 3.2 GiB estimated: GOGC 25) peaks at 1,661-1,676
-// MiB in 80-92 s (two runs) against 1,889-1,908 MiB in 89-90 s at GOGC 50
-// (BENCHMARKS.md; wall time varies by 10% between runs on the machine measured).
+// halo3d (8 KiB faces, one worker, then 3.2 GiB estimated: GOGC 25) peaked at
+// 1,661-1,676 MiB in 80-92 s (two runs) against 1,889-1,908 MiB in 89-90 s at GOGC 50;
+// since the calendar's buckets share their large arrays (1.5 GiB estimated: GOGC 33),
+// 1,180 MiB in 73.8 s at GOGC 33 against 1,156 MiB in 73.2 s at GOGC 25 (BENCHMARKS.md; wall
+// time varies by 10% between runs on the machine measured).
 const (
 	gcSlackBytes = 512 << 20
 	gcPercentMin = 25

@@ -40,6 +40,7 @@ func TestLimits(t *testing.T) {
 func TestGCPercentFor(t *testing.T) {
 	assert.Equal(t, gcPercent, gcPercentFor(0))
 	assert.Equal(t, gcPercent, gcPercentFor(512<<20), "12x12x12 halo3d: about 540 MiB estimated")
-	assert.Equal(t, 40, gcPercentFor(1280<<20), "16x16x16 halo3d: 1.25 GiB estimated")
-	assert.Equal(t, gcPercentMin, gcPercentFor(10368*motifNodeBytes), "Red Storm halo3d")
+	assert.Equal(t, 40, gcPercentFor(1280<<20), "a model of 1.25 GiB estimated")
+	assert.Equal(t, 33, gcPercentFor(10368*motifNodeBytes), "Red Storm halo3d: 1.5 GiB estimated")
+	assert.Equal(t, gcPercentMin, gcPercentFor(4<<30), "4 GiB estimated")
 }
