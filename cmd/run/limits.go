@@ -61,9 +61,9 @@ func checkMemory(what string, nodes int, perNode int64) error {
 // and allocates little per event, so collecting more often costs little: Red Storm's
 // halo3d (8 KiB faces, one worker, then 3.2 GiB estimated: GOGC 25) peaked at
 // 1,661-1,676 MiB in 80-92 s (two runs) against 1,889-1,908 MiB in 89-90 s at GOGC 50;
-// since the calendar's buckets share their large arrays (1.5 GiB estimated: GOGC 33),
-// 1,180 MiB in 73.8 s at GOGC 33 against 1,156 MiB in 73.2 s at GOGC 25 (BENCHMARKS.md; wall
-// time varies by 10% between runs on the machine measured).
+// since the calendar's buckets share their large arrays (1.5 GiB estimated: GOGC
+// 33), 1,180 MiB in 73.8 s at GOGC 33 against 1,156 MiB in 73.2 s at GOGC 25
+// (BENCHMARKS.md; wall time varies by 10% between runs on the machine measured).
 const (
 	gcSlackBytes = 512 << 20
 	gcPercentMin = 25
