@@ -178,6 +178,9 @@ func (c *common) profile() (stop func(), err error) {
 			cpu.Close()
 		}
 		if mem != nil {
+			// A heap profile is as of the last collection: without one here, the
+			// allocations since (a run's last seconds) were missing from it.
+			runtime.GC()
 			if err := pprof.Lookup("allocs").WriteTo(mem, 0); err != nil {
 				fmt.Fprintf(os.Stderr, "run: --memprofile: %v\n", err)
 			}
