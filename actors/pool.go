@@ -9,12 +9,13 @@ import "sync/atomic"
 // matter to the model (it does not: New overwrites it), so results do not depend on
 // it. Its values are kept in a stash, which the garbage collector does not empty (a
 // sync.Pool allocates again after each collection): model packages stay free of
-// shared-memory concurrency. T embeds PoolMark, which New sets, so that Release recycles only the
-// values New made (not a shared immutable one, a decoded one or a test's). The message
-// types recycled this way: network packets, HT writes, TX commands, the DMA engines'
-// Dones, the TX DMA engine's Retired counts, the CAM's bindings, pushes, grants and
-// stall reports, Portals 3.3's generic events, wire descriptors (with Refs: several
-// holders) and the kernel's transmit and receive commands.
+// shared-memory concurrency. T embeds PoolMark, which New sets, so that Release
+// recycles only the values New made (not a shared immutable one, a decoded one or a
+// test's). The message types recycled this way: network packets, HT writes, TX
+// commands, the DMA engines' Dones, the TX DMA engine's Retired counts, the CAM's
+// bindings, pushes, grants and stall reports, Portals 3.3's generic events, wire
+// descriptors (with Refs: several holders) and the kernel's transmit and receive
+// commands.
 type Pool[T any, P Poolable[T]] struct{ st stash[T] }
 
 // PoolMark, embedded in a type recycled through a Pool, records that a value came from
