@@ -68,6 +68,7 @@ type distRun struct {
 	allocs0       uint64 // heap allocations of this process when the run started
 	remotePackets uint64 // network packets the other processes' NICs injected
 	remoteAllocs  uint64 // heap allocations the other processes made during the run
+	remoteStart   uint64 // of those, the allocations before their first event
 }
 
 func newDistRun(cl *Cluster, r *prun, opts *Options) *distRun {
@@ -217,7 +218,7 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	rep := r.report(opts, info, d.windows, d.widthSum, elapsed)
 	rep.Processes = d.procs
 	rep.PeakRSS = max(rep.PeakRSS, d.peakRSS)
-	rep.Packets, rep.Allocs = d.remotePackets, d.remoteAllocs // Run adds this process's
+	rep.Packets, rep.Allocs, rep.StartAllocs = d.remotePackets, d.remoteAllocs, d.remoteStart // Run adds this process's
 	return rep, nil
 }
 
@@ -444,6 +445,11 @@ func (d *distRun) finalState() ([]byte, error) {
 	}
 	e.Uint(packets)
 	e.Uint(mallocs() - d.allocs0)
+	if r.startMallocs != 0 {
+		e.Uint(r.startMallocs - d.allocs0)
+	} else {
+		e.Uint(0)
+	}
 	pending := false
 	for _, i := range d.local {
 		pending = pending || r.parts[i].heap.len() > 0
@@ -489,6 +495,7 @@ func (d *distRun) applyState(b []byte, from int) error {
 	d.peakRSS = max(d.peakRSS, dec.Int())
 	d.remotePackets += dec.Uint()
 	d.remoteAllocs += dec.Uint()
+	d.remoteStart += dec.Uint()
 	pending := dec.Bool()
 	d.pending = d.pending || pending
 	nparts := dec.Count(4)
@@ -606,6 +613,9 @@ func (x *exchange) advance(ac actor.Context, lookahead Duration, last Time) (lau
 // leaders, the events its partitions sent to each, and its failure.
 func (x *exchange) complete() {
 	d, r := x.d, x.d.r
+	if x.w == 0 {
+		r.startMallocs = mallocs()
+	}
 	failure := d.localDone(x.next)
 	var soloEnd Time // where the solo window ended, if it ran here (0: not here)
 	if x.solo >= 0 && d.isLocal(x.solo) {

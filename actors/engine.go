@@ -126,6 +126,9 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 	if rep != nil {
 		rep.Model = maps.Clone(m.describe)
 		rep.Allocs += mallocs() - allocs0 // (a run across processes has the others' already)
+		if rep.startMallocs != 0 {
+			rep.StartAllocs += rep.startMallocs - allocs0
+		}
 		for _, a := range m.actors {
 			if c, ok := a.(PacketCounter); ok {
 				rep.Packets += c.PacketsInjected()

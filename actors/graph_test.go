@@ -178,4 +178,49 @@ func TestReportCountsAllocations(t *testing.T) {
 // starter sends its actor a first message at start.
 type starter struct{ *allocator }
 
+// setup allocates n values at its Start, then runs events that allocate nothing.
+type setup struct {
+	n    int
+	keep []*[64]byte
+}
+
+func (a *setup) Start(ctx Context) {
+	for range a.n {
+		a.keep = append(a.keep, new([64]byte))
+	}
+	ctx.SendSelf(note("go"), Nanosecond)
+}
+
+func (a *setup) Receive(ctx Context, m Msg) {
+	if ctx.Now() < Time(1000*Nanosecond) {
+		ctx.SendSelf(m, Nanosecond)
+	}
+}
+
+// The report tells the allocations before the first event (the actors' Start) from
+// those the events made, in both engines: here 20,000 at Start and none per event,
+// then one per event and none at Start.
+func TestReportSeparatesStartAllocations(t *testing.T) {
+	for _, e := range []EngineKind{Serial, Parallel} {
+		g := NewGraph()
+		g.Add("a", &setup{n: 20000})
+		m, err := g.Build()
+		require.NoError(t, err)
+		rep, err := Run(context.Background(), m, Options{Engine: e, Workers: 1})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, rep.StartAllocs, uint64(20000), e)
+		assert.GreaterOrEqual(t, rep.Allocs, rep.StartAllocs, e)
+		assert.Less(t, rep.Allocs-rep.StartAllocs, uint64(20000), e)
+
+		g = NewGraph()
+		g.Add("a", &starter{&allocator{}})
+		m, err = g.Build()
+		require.NoError(t, err)
+		rep, err = Run(context.Background(), m, Options{Engine: e, Workers: 1})
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, rep.Allocs-rep.StartAllocs, rep.Events, e)
+		assert.Less(t, rep.StartAllocs, rep.Events, e)
+	}
+}
+
 func (s *starter) Start(ctx Context) { ctx.SendSelf(note("go"), Nanosecond) }

@@ -69,13 +69,14 @@ func ParseSyncMode(s string) (SyncMode, error) {
 
 // prun is the state of one parallel run shared by its partitions and coordinator.
 type prun struct {
-	m         *Model
-	st        []actorState
-	owner     []int32 // partition of every actor
-	parts     []*partition
-	end       Time
-	lookahead Duration
-	mode      SyncMode
+	startMallocs uint64 // the runtime's allocation count when window 0 (Start) was done
+	m            *Model
+	st           []actorState
+	owner        []int32 // partition of every actor
+	parts        []*partition
+	end          Time
+	lookahead    Duration
+	mode         SyncMode
 
 	remaining atomic.Int32 // partitions still running the current window
 	coord     *actor.PID
@@ -398,6 +399,7 @@ func (r *prun) report(opts *Options, info cutInfo, windows uint64, widthSum floa
 			Events: p.events, Activations: p.activations, Busy: p.busy})
 	}
 	rep.Windows = windows
+	rep.startMallocs = r.startMallocs
 	if w := widthSum / float64(windows) * float64(Second); windows > 0 && w < float64(MaxTime) {
 		rep.MeanWindow = Duration(w) // unbounded windows (no lookahead: one partition) leave it 0
 	}

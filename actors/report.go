@@ -37,6 +37,13 @@ type Report struct {
 	// counter, whole process: tracing's exporter included; summed over the processes of
 	// a run across processes). Allocs/Events is the allocation rate per event.
 	Allocs uint64
+	// StartAllocs is the part of Allocs made before the first event: the engine's
+	// setup and the actors' Start (the processes, programs and buffers a model makes
+	// once). Allocs-StartAllocs is what running the events allocated.
+	StartAllocs uint64
+	// startMallocs is the runtime's allocation count when the actors' Start finished
+	// (0: it did not), this process's; Run turns it into StartAllocs.
+	startMallocs uint64
 	// Packets is the number of network packets the model's NICs injected (actors that
 	// are PacketCounters; summed over the processes of a run across processes): with
 	// Events and Allocs, the engine events and heap allocations per packet.

@@ -65,6 +65,7 @@ func runSerial(ctx context.Context, m *Model, opts *Options) (*Report, error) {
 			s.start(ActorID(id))
 		}
 	})
+	rep.startMallocs = mallocs()
 	var e event
 	for err == nil && len(s.q) > 0 && s.q[0].at < opts.End {
 		if rep.Events&4095 == 0 {

@@ -299,7 +299,7 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		return &all
 	}
 	digests := make([]string, len(reps))
-	all.Events, all.Wall, all.SimTime, all.Windows, all.Allocs, all.Packets = 0, 0, 0, 0, 0, 0
+	all.Events, all.Wall, all.SimTime, all.Windows, all.Allocs, all.StartAllocs, all.Packets = 0, 0, 0, 0, 0, 0, 0
 	for i, rep := range reps {
 		digests[i] = rep.Digest
 		all.Events += rep.Events
@@ -308,6 +308,7 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		all.Windows += rep.Windows
 		all.PeakRSS = max(all.PeakRSS, rep.PeakRSS)
 		all.Allocs += rep.Allocs
+		all.StartAllocs += rep.StartAllocs
 		all.Packets += rep.Packets
 	}
 	all.Digest = combineDigests(digests)

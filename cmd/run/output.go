@@ -49,6 +49,7 @@ type runInfo struct {
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Allocs       uint64  `json:"allocs"`            // heap allocations during the run (whole processes, summed over a run's processes)
+	StartAllocs  uint64  `json:"start_allocs"`      // of those, the allocations before the first event (setup and the actors' Start)
 	Packets      uint64  `json:"packets,omitempty"` // network packets the NICs injected (every process's)
 }
 
@@ -60,7 +61,8 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
 			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows, Epochs: rep.Epochs,
-			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs, Packets: rep.Packets}}
+			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs,
+			StartAllocs: rep.StartAllocs, Packets: rep.Packets}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
 		r.Run.MeanWindowS = rep.MeanWindow.Seconds()
@@ -122,11 +124,12 @@ func writeTable(w io.Writer, r *result) error {
 	}
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
 	if r.Events > 0 {
-		fmt.Fprintf(tw, "heap allocations\t%d (%.3g per event)\n", r.Run.Allocs, float64(r.Run.Allocs)/float64(r.Events))
+		fmt.Fprintf(tw, "heap allocations\t%d (%d before the first event, %d running: %.3g per event)\n", r.Run.Allocs,
+			r.Run.StartAllocs, r.running(), float64(r.running())/float64(r.Events))
 	}
 	if p := float64(r.Run.Packets); p > 0 {
-		fmt.Fprintf(tw, "network packets\t%d (%.3g events, %.3g heap allocations per packet)\n", r.Run.Packets,
-			float64(r.Events)/p, float64(r.Run.Allocs)/p)
+		fmt.Fprintf(tw, "network packets\t%d (%.3g events, %.3g heap allocations per packet while running)\n", r.Run.Packets,
+			float64(r.Events)/p, float64(r.running())/p)
 	}
 	fmt.Fprintf(tw, "digest\t%s\n", r.Digest)
 	if r.Out != "" {
@@ -199,3 +202,7 @@ func writeRowsMax(w io.Writer, rows []results.Row, maxRows int) error {
 	}
 	return tw.Flush()
 }
+
+// running is the heap allocations the run made after its first event: its allocations
+// less those of the engine's setup and the actors' Start.
+func (r *result) running() uint64 { return r.Run.Allocs - min(r.Run.StartAllocs, r.Run.Allocs) }
