@@ -46,17 +46,68 @@ func (r *rtMsg) String() string {
 	return fmt.Sprintf("barrier-arrive(%d)", r.epoch)
 }
 
-// Call is a library call posted into the firmware's mailbox: Fn runs on the library
-// of process PID and its value comes back at Result in host memory (none if Result
-// is 0: the library did not wait).
+// Call is a library call posted into the firmware's mailbox: Fn, or the posted
+// operation Op, runs on the library of process PID and its value comes back at Result
+// in host memory (none if Result is 0: the library did not wait).
 type Call struct {
 	PID    uint32
-	Name   string
+	Name   string // of a call with Fn; a posted operation's is name()
 	Fn     func(l *ptl4.Lib) any
 	Result uint64
+	// A posted operation (the calls a library makes per message), carried by value
+	// instead of in a closure: Fn is nil and Op says which, with its arguments.
+	Op   PostOp
+	Args ptl4.Args    // PostStart
+	H    ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc
+	Seq  uint64       // PostEQConsumed
+	CT   ptl4.CTEvent // PostCTSet, PostCTInc
 }
 
-func (c *Call) String() string { return fmt.Sprintf("portals4.Call(%s pid%d)", c.Name, c.PID) }
+// PostOp is a posted library operation (see Call).
+type PostOp uint8
+
+// The posted operations.
+const (
+	PostNone       PostOp = iota
+	PostStart             // PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic, PtlSwap
+	PostEQConsumed        // an event taken from a queue in host memory (PtlEQGet)
+	PostCTSet             // PtlCTSet
+	PostCTInc             // PtlCTInc
+)
+
+// run runs the call on l and returns its value.
+func (c *Call) run(l *ptl4.Lib) any {
+	switch c.Op {
+	case PostStart:
+		l.Start(c.Args)
+	case PostEQConsumed:
+		l.EQConsumed(c.H, c.Seq)
+	case PostCTSet:
+		l.CTSet(c.H, c.CT)
+	case PostCTInc:
+		l.CTInc(c.H, c.CT)
+	default:
+		return c.Fn(l)
+	}
+	return nil
+}
+
+// name is the call's name, as the library's API names it.
+func (c *Call) name() string {
+	switch c.Op {
+	case PostStart:
+		return "Ptl " + c.Args.Kind.String()
+	case PostEQConsumed:
+		return "PtlEQGet"
+	case PostCTSet:
+		return "PtlCTSet"
+	case PostCTInc:
+		return "PtlCTInc"
+	}
+	return c.Name
+}
+
+func (c *Call) String() string { return fmt.Sprintf("portals4.Call(%s pid%d)", c.name(), c.PID) }
 
 // BarrierCall asks the firmware to enter the job's barrier; the release lands at
 // Result.
@@ -310,7 +361,7 @@ func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
 	x.Instr(f.p.FwCallInstr)
 	pr := f.proc(x, c.PID)
 	w0 := pr.lib.Work
-	v := c.Fn(pr.lib)
+	v := c.run(pr.lib)
 	f.Stats.Calls++
 	f.after(x, pr, w0)
 	if c.Result != 0 { // 0: a posted command, whose result the library knew

@@ -307,7 +307,7 @@ func (l *Lib) eqTake(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
 			continue
 		}
 		seq := rec.Seq
-		l.post("PtlEQGet", func(x *ptl4.Lib) { x.EQConsumed(eq, seq) })
+		l.post(&Call{Op: PostEQConsumed, H: eq, Seq: seq})
 		if st.dropped {
 			st.dropped = false
 			return rec.Ev, ptl4.EQDropped
@@ -440,7 +440,7 @@ func (l *Lib) CTSet(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
 	if r := l.r.sh.ctOK(ct); r != ptl4.OK {
 		return r
 	}
-	l.post("PtlCTSet", func(x *ptl4.Lib) { x.CTSet(ct, v) })
+	l.post(&Call{Op: PostCTSet, H: ct, CT: v})
 	return ptl4.OK
 }
 
@@ -453,15 +453,16 @@ func (l *Lib) CTInc(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
 	if v.Success > 0 && v.Failure > 0 {
 		return ptl4.ArgInvalid
 	}
-	l.post("PtlCTInc", func(x *ptl4.Lib) { x.CTInc(ct, v) })
+	l.post(&Call{Op: PostCTInc, H: ct, CT: v})
 	return ptl4.OK
 }
 
-// post writes a command whose result the library knows already (it checked the call
-// against its shadow) into the mailbox and returns: no wait for the firmware. The
-// mailbox is a FIFO, so later calls still see its effect.
-func (l *Lib) post(name string, fn func(*ptl4.Lib)) {
-	l.mailbox(&Call{PID: l.r.pid, Name: name, Fn: func(x *ptl4.Lib) any { fn(x); return nil }})
+// post writes posted operation c, whose result the library knows already (it checked
+// the call against its shadow), into the mailbox and returns: no wait for the
+// firmware. The mailbox is a FIFO, so later calls still see its effect.
+func (l *Lib) post(c *Call) {
+	c.PID = l.r.pid
+	l.mailbox(c)
 }
 
 // CTCancelTriggered is PtlCTCancelTriggered.
@@ -489,7 +490,7 @@ func (l *Lib) Start(a ptl4.Args) ptl4.Ret {
 	} else if md, _ := l.r.sh.MD(a.MD); (a.Kind == ptl4.MsgPut || a.Kind == ptl4.MsgAtomic) && md.Options&ptl4.MDVolatile != 0 {
 		a.Data = l.snapshot(a.MD, a.LocalOffset, a.Length)
 	}
-	l.post("Ptl "+a.Kind.String(), func(x *ptl4.Lib) { x.Start(a) })
+	l.post(&Call{Op: PostStart, Args: a})
 	return ptl4.OK
 }
 

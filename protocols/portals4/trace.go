@@ -99,7 +99,7 @@ func (f *Firmware) traceEnd(x *ppc.Exec, t actors.Tracer, ev actors.Msg, w *Wire
 		if _, ok := ev.(*Call); ok || isSend(ev) {
 			call := "send"
 			if c, ok := ev.(*Call); ok {
-				call = c.Name
+				call = c.name()
 			}
 			t.Span(actors.Span{Trace: s.ID, Name: "ppc/mailbox", Actor: x.Self(), Start: x.Queued(), End: x.Started(),
 				Attrs: []actors.Attr{actors.StrAttr("call", call)}})
