@@ -116,12 +116,16 @@ type BarrierCall struct{ Result uint64 }
 func (c *BarrierCall) String() string { return "portals4.BarrierCall" }
 
 // Result is a call's value, written by the firmware into host memory. Bell is the
-// count of change notifications of the process at the time.
+// count of change notifications of the process at the time. A call's result is
+// recycled (results) by the library, once it has read and forgotten it.
 type Result struct {
 	Addr  uint64
 	Value any
 	Bell  uint64
+	actors.PoolMark
 }
+
+var results actors.Pool[Result, *Result]
 
 func (r *Result) String() string  { return fmt.Sprintf("portals4.Result(%#x)", r.Addr) }
 func (r *Result) Address() uint64 { return r.Addr }
@@ -140,7 +144,12 @@ type EventRecord struct {
 	Seq  uint64
 	Ev   ptl4.Event
 	Drop bool
+	actors.PoolMark
 }
+
+// eventRecords recycles the records: the library releases one once it has taken it
+// from host memory (it is their only reader).
+var eventRecords actors.Pool[EventRecord, *EventRecord]
 
 func (r *EventRecord) String() string {
 	if r.Drop {
@@ -365,7 +374,7 @@ func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
 	f.Stats.Calls++
 	f.after(x, pr, w0)
 	if c.Result != 0 { // 0: a posted command, whose result the library knew
-		x.HostWrite(f.p.ResultBytes, &Result{Addr: c.Result, Value: v, Bell: pr.bells})
+		x.HostWrite(f.p.ResultBytes, results.New(Result{Addr: c.Result, Value: v, Bell: pr.bells}))
 	}
 }
 
@@ -382,7 +391,7 @@ func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
 	f.Stats.Events += w.Events - w0.Events
 	f.Stats.Triggered += w.Triggered - w0.Triggered
 	for _, r := range pr.lib.Records {
-		x.HostWrite(f.p.ResultBytes, &EventRecord{Addr: eqAddr(pr.pid, r.EQ, r.Seq), Seq: r.Seq, Ev: r.Ev, Drop: r.Drop})
+		x.HostWrite(f.p.ResultBytes, eventRecords.New(EventRecord{Addr: eqAddr(pr.pid, r.EQ, r.Seq), Seq: r.Seq, Ev: r.Ev, Drop: r.Drop}))
 	}
 	pr.lib.Records = pr.lib.Records[:0]
 	out := pr.lib.Outbox

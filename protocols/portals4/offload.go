@@ -51,7 +51,9 @@ func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
 	res := l.p.WaitFor(addr).(*Result)
 	l.p.Forget(addr)
 	l.bell = max(l.bell, res.Bell)
-	return res.Value
+	v := res.Value
+	results.Release(res)
+	return v
 }
 
 // waitChange waits until the firmware reports a change after the last one this
@@ -302,17 +304,18 @@ func (l *Lib) eqTake(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
 		l.p.Forget(addr)
 		rec := m.(*EventRecord)
 		st.next++
-		if rec.Drop {
+		drop, seq, ev := rec.Drop, rec.Seq, rec.Ev
+		eventRecords.Release(rec)
+		if drop {
 			st.dropped = true
 			continue
 		}
-		seq := rec.Seq
 		l.post(&Call{Op: PostEQConsumed, H: eq, Seq: seq})
 		if st.dropped {
 			st.dropped = false
-			return rec.Ev, ptl4.EQDropped
+			return ev, ptl4.EQDropped
 		}
-		return rec.Ev, ptl4.OK
+		return ev, ptl4.OK
 	}
 }
 
