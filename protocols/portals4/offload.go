@@ -25,6 +25,11 @@ type Rank struct {
 	// readHead: the library reads its mailbox's head pointer across HyperTransport
 	// before each command (ppc.write_through off: no cached copy), as Portals 3.3's does.
 	readHead bool
+	// libs are the libraries of the process's threads, and forgot the last change
+	// notification forgotten from host memory: every one up to the fewest any thread
+	// has seen (forgetBells).
+	libs   []*Lib
+	forgot uint64
 }
 
 // Lib is the user-level Portals 4 library of one thread under offload and matchunit:
@@ -40,7 +45,26 @@ type Lib struct {
 var _ conform.Env = (*Lib)(nil)
 
 // NewLib returns the library of thread p of process r.
-func NewLib(r *Rank, p *host.Proc) *Lib { return &Lib{env: env{r: r, p: p}} }
+func NewLib(r *Rank, p *host.Proc) *Lib {
+	l := &Lib{env: env{r: r, p: p}}
+	r.libs = append(r.libs, l)
+	return l
+}
+
+// forgetBells forgets, through thread p, the change notifications in host memory that
+// every thread of the process has seen: no thread waits for one again (each waits for
+// the one after those it saw), and each would otherwise stay in host memory for the
+// rest of the run. The notifications a thread has seen have landed: it waited for the
+// last one, or a result written after it told it the count.
+func (r *Rank) forgetBells(p *host.Proc) {
+	seen := r.libs[0].bell
+	for _, l := range r.libs[1:] {
+		seen = min(seen, l.bell)
+	}
+	for ; r.forgot < seen; r.forgot++ {
+		p.Forget(bellAddr(r.pid, r.forgot+1))
+	}
+}
 
 // call runs fn on the process's Portals state in the firmware.
 func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
@@ -50,7 +74,10 @@ func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
 	l.mailbox(&Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr})
 	res := l.p.WaitFor(addr).(*Result)
 	l.p.Forget(addr)
-	l.bell = max(l.bell, res.Bell)
+	if res.Bell > l.bell {
+		l.bell = res.Bell
+		l.r.forgetBells(l.p)
+	}
 	v := res.Value
 	results.Release(res)
 	return v
@@ -66,6 +93,7 @@ func (l *Lib) waitChange(deadline actors.Time) bool {
 		return false
 	}
 	l.bell++
+	l.r.forgetBells(l.p)
 	return true
 }
 

@@ -1,0 +1,66 @@
+package portals4
+
+import (
+	"context"
+	"testing"
+
+	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/machine"
+	"github.com/seastar-sim/seastar/protocols/portals4/ptl4"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// The firmware rings a process's bell in host memory at every change of its queues
+// and counters. Once every thread of the process has seen a notification, no thread
+// waits for it again, and the library forgets it: after twenty puts whose events the
+// target took and a call, nothing is left in either host's memory (each notification
+// stayed there for good before).
+func TestSeenBellsAreForgotten(t *testing.T) {
+	const puts = 20
+	mp := machine.Default()
+	mp.Torus, mp.Wrap = "2x1x1", "mesh"
+	j, err := NewJob(mp, DefaultParams())
+	require.NoError(t, err)
+	lim := ptl4.Limits{MaxMsgSize: 64, MaxEntries: 8, MaxListSize: 8, MaxUnexpectedHeaders: 8, MaxMDs: 8}
+	got := 0
+	for rank := range 2 {
+		require.NoError(t, j.Spawn(rank, "bells", func(l API) {
+			ni := open(l, ptl4.NIPhysical|ptl4.NIMatching, lim)
+			eq, r := l.EQAlloc(ni, 64)
+			must(l, "PtlEQAlloc", r)
+			pt, r := l.PTAlloc(ni, 0, eq, 0)
+			must(l, "PtlPTAlloc", r)
+			buf := l.Memory().Alloc(64)
+			if rank == 1 {
+				_, r := l.Append(ni, pt, ptl4.ME{Start: buf, Length: 64, Options: ptl4.MEOpPut, MatchID: anyID,
+					CT: ptl4.CTNone, UID: ptl4.UIDAny}, ptl4.Priority, 0, false)
+				must(l, "PtlMEAppend", r)
+			}
+			l.Barrier()
+			if rank == 0 {
+				md, r := l.MDBind(ni, ptl4.MD{Start: buf, Length: 64, EQ: ptl4.EQNone, CT: ptl4.CTNone})
+				must(l, "PtlMDBind", r)
+				for range puts {
+					must(l, "PtlPut", l.Start(ptl4.Args{Kind: ptl4.MsgPut, MD: md, Length: 64, Target: j.PhysID(1), PT: pt}))
+				}
+			} else {
+				for got < puts {
+					ev, r := l.EQWait(eq)
+					must(l, "PtlEQWait", r)
+					if ev.Type == ptl4.EvPut {
+						got++
+					}
+				}
+			}
+			l.Barrier()
+			must(l, "PtlEQFree", l.EQFree(eq)) // a call: its result tells the notifications
+		}))
+	}
+	_, err = j.Run(context.Background(), actors.Options{Engine: actors.Serial})
+	require.NoError(t, err)
+	require.Equal(t, puts, got)
+	for rank, n := range j.M.Nodes {
+		assert.Zero(t, n.Host.Entries(), "rank %d: entries left in host memory", rank)
+	}
+}
