@@ -61,7 +61,12 @@ type Call struct {
 	H    ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc
 	Seq  uint64       // PostEQConsumed
 	CT   ptl4.CTEvent // PostCTSet, PostCTInc
+	actors.PoolMark
 }
+
+// calls recycles the mailbox commands: the firmware releases one once the handler
+// that ran it is over (its trace names the call).
+var calls actors.Pool[Call, *Call]
 
 // PostOp is a posted library operation (see Call).
 type PostOp uint8
@@ -174,6 +179,7 @@ func bellAddr(pid uint32, k uint64) uint64   { return 0x7000<<32 | uint64(pid)<<
 
 // Firmware is the Portals 4 firmware of one node's PPC.
 type Firmware struct {
+	spent []*Call // calls run in the current handler, released when it is over
 	node  router.NodeID
 	p     Params
 	cmax  int64
@@ -322,6 +328,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if code != 0 {
 		x.TraceHandler(handlers[code].fn, 255)
 	}
+	for _, c := range f.spent {
+		calls.Release(c)
+	}
+	clear(f.spent)
+	f.spent = f.spent[:0]
 }
 
 func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
@@ -376,6 +387,7 @@ func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
 	if c.Result != 0 { // 0: a posted command, whose result the library knew
 		x.HostWrite(f.p.ResultBytes, results.New(Result{Addr: c.Result, Value: v, Bell: pr.bells}))
 	}
+	f.spent = append(f.spent, c)
 }
 
 // after charges the library's work since w0, sends what it queued and rings the

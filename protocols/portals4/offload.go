@@ -71,7 +71,7 @@ func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
 	l.p.Compute(l.r.p.LibCall)
 	l.seq++
 	addr := resultAddr(l.p.ID, l.seq)
-	l.mailbox(&Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr})
+	l.mailbox(calls.New(Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr}))
 	res := l.p.WaitFor(addr).(*Result)
 	l.p.Forget(addr)
 	if res.Bell > l.bell {
@@ -338,7 +338,7 @@ func (l *Lib) eqTake(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
 			st.dropped = true
 			continue
 		}
-		l.post(&Call{Op: PostEQConsumed, H: eq, Seq: seq})
+		l.post(Call{Op: PostEQConsumed, H: eq, Seq: seq})
 		if st.dropped {
 			st.dropped = false
 			return ev, ptl4.EQDropped
@@ -471,7 +471,7 @@ func (l *Lib) CTSet(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
 	if r := l.r.sh.ctOK(ct); r != ptl4.OK {
 		return r
 	}
-	l.post(&Call{Op: PostCTSet, H: ct, CT: v})
+	l.post(Call{Op: PostCTSet, H: ct, CT: v})
 	return ptl4.OK
 }
 
@@ -484,16 +484,16 @@ func (l *Lib) CTInc(ct ptl4.Handle, v ptl4.CTEvent) ptl4.Ret {
 	if v.Success > 0 && v.Failure > 0 {
 		return ptl4.ArgInvalid
 	}
-	l.post(&Call{Op: PostCTInc, H: ct, CT: v})
+	l.post(Call{Op: PostCTInc, H: ct, CT: v})
 	return ptl4.OK
 }
 
 // post writes posted operation c, whose result the library knows already (it checked
 // the call against its shadow), into the mailbox and returns: no wait for the
 // firmware. The mailbox is a FIFO, so later calls still see its effect.
-func (l *Lib) post(c *Call) {
+func (l *Lib) post(c Call) {
 	c.PID = l.r.pid
-	l.mailbox(c)
+	l.mailbox(calls.New(c))
 }
 
 // CTCancelTriggered is PtlCTCancelTriggered.
@@ -521,7 +521,7 @@ func (l *Lib) Start(a ptl4.Args) ptl4.Ret {
 	} else if md, _ := l.r.sh.MD(a.MD); (a.Kind == ptl4.MsgPut || a.Kind == ptl4.MsgAtomic) && md.Options&ptl4.MDVolatile != 0 {
 		a.Data = l.snapshot(a.MD, a.LocalOffset, a.Length)
 	}
-	l.post(&Call{Op: PostStart, Args: a})
+	l.post(Call{Op: PostStart, Args: a})
 	return ptl4.OK
 }
 
