@@ -411,6 +411,7 @@ func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
 	for _, m := range out {
 		f.send(x, pr, m)
 	}
+	pr.lib.KeepOutbox(out)
 	if pr.lib.Changes != pr.seen {
 		pr.seen = pr.lib.Changes
 		pr.bells++

@@ -136,6 +136,7 @@ func (o *onloadProc) finish(h hostSide, p Params, w0 ptl4.Work) {
 		}
 		h.MMIOWrite(ht.PPC, p.CmdBytes, &SendCmd{PID: o.pid, Msg: m})
 	}
+	o.lib.KeepOutbox(out)
 	if o.lib.Changes != o.seen {
 		o.seen = o.lib.Changes
 		o.bell++

@@ -12,9 +12,11 @@ type Lib struct {
 	serial uint32
 	seq    uint64 // triggered operations, in registration order
 	reqID  uint64
+	ops    []*op // records of finished operations, for the next ones
 
 	// Outbox holds the messages the calls and deliveries produced, in order; the
-	// caller takes them (and sets Outbox to nil).
+	// caller takes them (and sets Outbox to nil), then may give the array back
+	// (KeepOutbox).
 	Outbox []*Msg
 	// Changes counts event-queue and counter updates (see the package comment).
 	Changes uint64
@@ -421,4 +423,13 @@ func (l *Lib) Footprint() int {
 		}
 	}
 	return n
+}
+
+// KeepOutbox gives back the array of an outbox the caller took and is done with, for
+// the next messages, unless new ones have arrived in another meanwhile.
+func (l *Lib) KeepOutbox(out []*Msg) {
+	if l.Outbox == nil {
+		clear(out)
+		l.Outbox = out[:0]
+	}
 }
