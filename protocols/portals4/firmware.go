@@ -54,13 +54,18 @@ type Call struct {
 	Name   string // of a call with Fn; a posted operation's is name()
 	Fn     func(l *ptl4.Lib) any
 	Result uint64
-	// A posted operation (the calls a library makes per message), carried by value
-	// instead of in a closure: Fn is nil and Op says which, with its arguments.
-	Op   PostOp
-	Args ptl4.Args    // PostStart
-	H    ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc
-	Seq  uint64       // PostEQConsumed
-	CT   ptl4.CTEvent // PostCTSet, PostCTInc
+	// An operation a library makes per message, carried by value instead of in a
+	// closure: Fn is nil and Op says which, with its arguments.
+	Op      PostOp
+	Args    ptl4.Args    // PostStart
+	H       ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc, the NI of CallAppend
+	Seq     uint64       // PostEQConsumed
+	CT      ptl4.CTEvent // PostCTSet, PostCTInc
+	PT      uint32       // CallAppend
+	ME      ptl4.ME      // CallAppend
+	List    ptl4.List    // CallAppend
+	UserPtr uint64       // CallAppend
+	LE      bool         // CallAppend
 	actors.PoolMark
 }
 
@@ -78,10 +83,12 @@ const (
 	PostEQConsumed        // an event taken from a queue in host memory (PtlEQGet)
 	PostCTSet             // PtlCTSet
 	PostCTInc             // PtlCTInc
+	CallAppend            // PtlMEAppend, PtlLEAppend (a waited call: its handle comes back)
 )
 
-// run runs the call on l and returns its value.
-func (c *Call) run(l *ptl4.Lib) any {
+// run runs the call on l and returns its value: Fn's, or an operation's handle and
+// return code.
+func (c *Call) run(l *ptl4.Lib) (v any, h ptl4.Handle, r ptl4.Ret) {
 	switch c.Op {
 	case PostStart:
 		l.Start(c.Args)
@@ -91,10 +98,12 @@ func (c *Call) run(l *ptl4.Lib) any {
 		l.CTSet(c.H, c.CT)
 	case PostCTInc:
 		l.CTInc(c.H, c.CT)
+	case CallAppend:
+		h, r = l.Append(c.H, c.PT, c.ME, c.List, c.UserPtr, c.LE)
 	default:
-		return c.Fn(l)
+		v = c.Fn(l)
 	}
-	return nil
+	return v, h, r
 }
 
 // name is the call's name, as the library's API names it.
@@ -108,6 +117,8 @@ func (c *Call) name() string {
 		return "PtlCTSet"
 	case PostCTInc:
 		return "PtlCTInc"
+	case CallAppend:
+		return "PtlMEAppend"
 	}
 	return c.Name
 }
@@ -120,12 +131,15 @@ type BarrierCall struct{ Result uint64 }
 
 func (c *BarrierCall) String() string { return "portals4.BarrierCall" }
 
-// Result is a call's value, written by the firmware into host memory. Bell is the
-// count of change notifications of the process at the time. A call's result is
-// recycled (results) by the library, once it has read and forgotten it.
+// Result is a call's value, written by the firmware into host memory: Value, or H and
+// R for a typed operation (Call.Op). Bell is the count of change notifications of the
+// process at the time. A call's result is recycled (results) by the library, once it
+// has read and forgotten it.
 type Result struct {
 	Addr  uint64
 	Value any
+	H     ptl4.Handle
+	R     ptl4.Ret
 	Bell  uint64
 	actors.PoolMark
 }
@@ -381,11 +395,11 @@ func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
 	x.Instr(f.p.FwCallInstr)
 	pr := f.proc(x, c.PID)
 	w0 := pr.lib.Work
-	v := c.run(pr.lib)
+	v, h, r := c.run(pr.lib)
 	f.Stats.Calls++
 	f.after(x, pr, w0)
 	if c.Result != 0 { // 0: a posted command, whose result the library knew
-		x.HostWrite(f.p.ResultBytes, results.New(Result{Addr: c.Result, Value: v, Bell: pr.bells}))
+		x.HostWrite(f.p.ResultBytes, results.New(Result{Addr: c.Result, Value: v, H: h, R: r, Bell: pr.bells}))
 	}
 	f.spent = append(f.spent, c)
 }

@@ -68,19 +68,27 @@ func (r *Rank) forgetBells(p *host.Proc) {
 
 // call runs fn on the process's Portals state in the firmware.
 func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
+	v, _, _ := l.wait(Call{Name: name, Fn: fn})
+	return v
+}
+
+// wait posts call c into the mailbox and busy-waits for its result: its value, or
+// the handle and return code of a typed operation.
+func (l *Lib) wait(c Call) (any, ptl4.Handle, ptl4.Ret) {
 	l.p.Compute(l.r.p.LibCall)
 	l.seq++
 	addr := resultAddr(l.p.ID, l.seq)
-	l.mailbox(calls.New(Call{PID: l.r.pid, Name: name, Fn: fn, Result: addr}))
+	c.PID, c.Result = l.r.pid, addr
+	l.mailbox(calls.New(c))
 	res := l.p.WaitFor(addr).(*Result)
 	l.p.Forget(addr)
 	if res.Bell > l.bell {
 		l.bell = res.Bell
 		l.r.forgetBells(l.p)
 	}
-	v := res.Value
+	v, h, r := res.Value, res.H, res.R
 	results.Release(res)
-	return v
+	return v, h, r
 }
 
 // waitChange waits until the firmware reports a change after the last one this
@@ -265,7 +273,8 @@ func (l *Lib) MDRelease(md ptl4.Handle) ptl4.Ret {
 
 // Append is PtlMEAppend and PtlLEAppend.
 func (l *Lib) Append(ni ptl4.Handle, idx uint32, me ptl4.ME, list ptl4.List, userPtr uint64, le bool) (ptl4.Handle, ptl4.Ret) {
-	return l.h0("PtlMEAppend", func(x *ptl4.Lib) (ptl4.Handle, ptl4.Ret) { return x.Append(ni, idx, me, list, userPtr, le) })
+	_, h, r := l.wait(Call{Op: CallAppend, H: ni, PT: idx, ME: me, List: list, UserPtr: userPtr, LE: le})
+	return h, r
 }
 
 // Unlink is PtlMEUnlink and PtlLEUnlink.
