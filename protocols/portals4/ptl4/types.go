@@ -90,21 +90,32 @@ const IovecBytes = 16
 // seg is a piece of a buffer.
 type seg struct{ addr, n uint64 }
 
-// buffer is the memory an MD, ME or LE describes: one contiguous piece, or the
-// iovec list it points to, read when the object is created.
+// buffer is the memory an MD, ME or LE describes: one contiguous piece (one, kept in
+// the buffer: no array of its own), or the iovec list it points to (segs), read when
+// the object is created.
 type buffer struct {
 	segs  []seg
+	one   [1]seg
+	iov   bool
 	total uint64
+}
+
+// pieces returns the buffer's pieces, in order.
+func (b *buffer) pieces() []seg {
+	if b.iov {
+		return b.segs
+	}
+	return b.one[:]
 }
 
 func newBuffer(mem Memory, start, length uint64, iovec bool, maxIov int) (buffer, bool) {
 	if !iovec {
-		return buffer{segs: []seg{{start, length}}, total: length}, true
+		return buffer{one: [1]seg{{start, length}}, total: length}, true
 	}
 	if length > uint64(maxIov) {
 		return buffer{}, false
 	}
-	var b buffer
+	b := buffer{iov: true}
 	var raw [IovecBytes]byte
 	for i := uint64(0); i < length; i++ {
 		if !mem.Read(start+i*IovecBytes, raw[:]) {
@@ -119,14 +130,15 @@ func newBuffer(mem Memory, start, length uint64, iovec bool, maxIov int) (buffer
 
 // addr is the address of byte off of the buffer (the event's start).
 func (b *buffer) addr(off uint64) uint64 {
-	for _, s := range b.segs {
+	segs := b.pieces()
+	for _, s := range segs {
 		if off < s.n {
 			return s.addr + off
 		}
 		off -= s.n
 	}
-	if len(b.segs) > 0 {
-		last := b.segs[len(b.segs)-1]
+	if len(segs) > 0 {
+		last := segs[len(segs)-1]
 		return last.addr + last.n + off
 	}
 	return 0
@@ -144,7 +156,7 @@ func (b *buffer) write(mem Memory, off uint64, p []byte) bool {
 
 func (b *buffer) walk(off, n uint64, f func(addr, at, n uint64) bool) bool {
 	at := uint64(0)
-	for _, s := range b.segs {
+	for _, s := range b.pieces() {
 		if n == 0 {
 			break
 		}
