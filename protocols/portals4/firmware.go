@@ -151,7 +151,14 @@ func (r *Result) Address() uint64 { return r.Addr }
 
 // Bell tells waiting library calls that an event queue or counter of the process
 // changed: the k-th notification lands at bellAddr(pid, k).
-type Bell struct{ Addr uint64 }
+type Bell struct {
+	Addr uint64
+	actors.PoolMark
+}
+
+// bells recycles the firmware's notifications: the library releases one when it
+// forgets it (Rank.forgetBells).
+var bells actors.Pool[Bell, *Bell]
 
 func (b *Bell) String() string  { return fmt.Sprintf("portals4.Bell(%#x)", b.Addr) }
 func (b *Bell) Address() uint64 { return b.Addr }
@@ -429,7 +436,7 @@ func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
 	if pr.lib.Changes != pr.seen {
 		pr.seen = pr.lib.Changes
 		pr.bells++
-		x.HostWrite(16, &Bell{Addr: bellAddr(pr.pid, pr.bells)})
+		x.HostWrite(16, bells.New(Bell{Addr: bellAddr(pr.pid, pr.bells)}))
 	}
 }
 

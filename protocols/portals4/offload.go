@@ -62,7 +62,12 @@ func (r *Rank) forgetBells(p *host.Proc) {
 		seen = min(seen, l.bell)
 	}
 	for ; r.forgot < seen; r.forgot++ {
-		p.Forget(bellAddr(r.pid, r.forgot+1))
+		addr := bellAddr(r.pid, r.forgot+1)
+		m, ok := p.CPU().Memory(addr)
+		p.Forget(addr)
+		if b, isBell := m.(*Bell); ok && isBell {
+			bells.Release(b)
+		}
 	}
 }
 
