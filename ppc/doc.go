@@ -23,5 +23,5 @@
 //	wake             self    a firmware timer
 //
 // Emitted (from handlers): *txdma.Command, *txdma.PIO (txdma), cam programming (cam),
-// rxdma.Discard (rxdma), *ht.Write and ht.Interrupt (ht).
+// *rxdma.Discard (rxdma, recycled by the engine), *ht.Write and ht.Interrupt (ht).
 package ppc

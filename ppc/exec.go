@@ -166,14 +166,14 @@ func (x *Exec) Copro(m actors.Msg) {
 // Discard tells the RX engine to drop packet p at the FIFO head (one register store).
 func (x *Exec) Discard(p *router.Packet) {
 	x.StoreUncached(1)
-	x.ctx.Send(PortRXDMA, rxdma.Discard{Packet: p}, x.Elapsed())
+	x.ctx.Send(PortRXDMA, rxdma.NewDiscard(rxdma.Discard{Packet: p}), x.Elapsed())
 }
 
 // DiscardMessage has the RX DMA engine drop the head packet and the rest of its
 // message (a message the firmware refuses).
 func (x *Exec) DiscardMessage(p *router.Packet) {
 	x.StoreUncached(1)
-	x.ctx.Send(PortRXDMA, rxdma.Discard{Packet: p, Whole: true}, x.Elapsed())
+	x.ctx.Send(PortRXDMA, rxdma.NewDiscard(rxdma.Discard{Packet: p, Whole: true}), x.Elapsed())
 }
 
 // HostWrite stores bytes into host memory (an event, an upper pending) through an HT

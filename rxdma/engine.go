@@ -99,6 +99,9 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 		e.onGrant(ctx, m)
 	case ht.WriteDone:
 		e.writes--
+	case *Discard:
+		e.onDiscard(ctx, *m)
+		m.Release()
 	case Discard:
 		e.onDiscard(ctx, m)
 	case tick:

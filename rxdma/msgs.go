@@ -50,9 +50,19 @@ type Discard struct {
 	// same source on the same class), without CAM commands: a message the firmware
 	// refuses.
 	Whole bool
+	actors.PoolMark
 }
 
 func (d Discard) String() string { return fmt.Sprintf("rxdma.Discard(%s)", d.Packet) }
+
+var discardPool actors.Pool[Discard, *Discard]
+
+// NewDiscard returns d recycled, which the engine releases once it has read it (a
+// Discard value sent as it is also works, boxed into an allocation of its own).
+func NewDiscard(d Discard) *Discard { return discardPool.New(d) }
+
+// Release recycles d if it came from NewDiscard; the caller must be its last holder.
+func (d *Discard) Release() { discardPool.Release(d) }
 
 // tick wakes the engine when its data path is free for the next packet.
 type tick struct{}
