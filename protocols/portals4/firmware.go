@@ -46,17 +46,17 @@ func (r *rtMsg) String() string {
 	return fmt.Sprintf("barrier-arrive(%d)", r.epoch)
 }
 
-// Call is a library call posted into the firmware's mailbox: Fn, or the posted
-// operation Op, runs on the library of process PID and its value comes back at Result
-// in host memory (none if Result is 0: the library did not wait).
+// Call is a library call posted into the firmware's mailbox: Fn, or the operation
+// Op, runs on the library of process PID and its value comes back at Result in host
+// memory (none if Result is 0: the library did not wait).
 type Call struct {
 	PID    uint32
-	Name   string // of a call with Fn; a posted operation's is name()
+	Name   string // of a call with Fn; an operation's is name()
 	Fn     func(l *ptl4.Lib) any
 	Result uint64
 	// An operation a library makes per message, carried by value instead of in a
 	// closure: Fn is nil and Op says which, with its arguments.
-	Op      PostOp
+	Op      CallOp
 	Args    ptl4.Args    // PostStart
 	H       ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc, the NI of CallAppend
 	Seq     uint64       // PostEQConsumed
@@ -73,12 +73,12 @@ type Call struct {
 // that ran it is over (its trace names the call).
 var calls actors.Pool[Call, *Call]
 
-// PostOp is a posted library operation (see Call).
-type PostOp uint8
+// CallOp is a library operation carried by value in a Call (see Call).
+type CallOp uint8
 
-// The posted operations.
+// The operations: posted ones (no wait for a result), and CallAppend.
 const (
-	PostNone       PostOp = iota
+	CallFn         CallOp = iota // Fn
 	PostStart             // PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic, PtlSwap
 	PostEQConsumed        // an event taken from a queue in host memory (PtlEQGet)
 	PostCTSet             // PtlCTSet
