@@ -79,11 +79,11 @@ type CallOp uint8
 // The operations: posted ones (no wait for a result), and CallAppend.
 const (
 	CallFn         CallOp = iota // Fn
-	PostStart             // PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic, PtlSwap
-	PostEQConsumed        // an event taken from a queue in host memory (PtlEQGet)
-	PostCTSet             // PtlCTSet
-	PostCTInc             // PtlCTInc
-	CallAppend            // PtlMEAppend, PtlLEAppend (a waited call: its handle comes back)
+	PostStart                    // PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic, PtlSwap
+	PostEQConsumed               // an event taken from a queue in host memory (PtlEQGet)
+	PostCTSet                    // PtlCTSet
+	PostCTInc                    // PtlCTInc
+	CallAppend                   // PtlMEAppend, PtlLEAppend (a waited call: its handle comes back)
 )
 
 // run runs the call on l and returns its value: Fn's, or an operation's handle and
