@@ -12,7 +12,8 @@ type Lib struct {
 	serial uint32
 	seq    uint64 // triggered operations, in registration order
 	reqID  uint64
-	ops    []*op // records of finished operations, for the next ones
+	ops    []*op    // records of finished operations, for the next ones
+	dead   []*entry // entries freed (unlinked, no header holds them), for the next appends
 
 	// Outbox holds the messages the calls and deliveries produced, in order; the
 	// caller takes them (and sets Outbox to nil), then may give the array back

@@ -242,7 +242,7 @@ func (l *Lib) Append(h Handle, idx uint32, d ME, list List, userPtr uint64, le b
 	if le {
 		k = hLE
 	}
-	e := &entry{h: l.handle(k, n.idx), le: le, d: d, buf: buf, list: list, pt: idx, userPtr: userPtr}
+	e := l.newEntry(entry{h: l.handle(k, n.idx), le: le, d: d, buf: buf, list: list, pt: idx, userPtr: userPtr})
 	n.entries[e.h] = e
 	n.nEntry++
 	if list == Priority && l.matchUnexpected(n, p, e) {
@@ -308,8 +308,7 @@ func (l *Lib) releaseHeader(n *ni, p *pt, u *uhdr) {
 			l.post(n, p.eq, Event{Type: EvAutoFree, PTIndex: ov.pt, UserPtr: ov.userPtr, List: Overflow}, false)
 		}
 		if n.entries[ov.h] == ov {
-			delete(n.entries, ov.h)
-			n.nEntry--
+			l.free(n, ov)
 		}
 	}
 }
@@ -330,9 +329,31 @@ func (l *Lib) autoUnlink(n *ni, p *pt, e *entry) {
 		l.post(n, p.eq, Event{Type: EvAutoUnlink, PTIndex: e.pt, UserPtr: e.userPtr, List: e.list}, false)
 	}
 	if e.uhRefs == 0 {
-		delete(n.entries, e.h)
-		n.nEntry--
+		l.free(n, e)
 	}
+}
+
+// free deletes entry e, which no list or header holds any more; the struct is kept
+// for a later append (newEntry). The caller may still read e until then: nothing
+// appends while a call or a delivery runs.
+func (l *Lib) free(n *ni, e *entry) {
+	delete(n.entries, e.h)
+	n.nEntry--
+	l.dead = append(l.dead, e)
+}
+
+// newEntry returns an entry set to v, a freed one or new.
+func (l *Lib) newEntry(v entry) *entry {
+	if k := len(l.dead); k > 0 {
+		e := l.dead[k-1]
+		l.dead[k-1] = nil
+		l.dead = l.dead[:k-1]
+		*e = v
+		return e
+	}
+	e := new(entry)
+	*e = v
+	return e
 }
 
 func (l *Lib) unlink(n *ni, p *pt, e *entry) {
@@ -367,8 +388,7 @@ func (l *Lib) Unlink(h Handle) Ret {
 	p := &n.pts[e.pt]
 	l.unlink(n, p, e)
 	if e.uhRefs == 0 {
-		delete(n.entries, h)
-		n.nEntry--
+		l.free(n, e)
 	}
 	return OK
 }
