@@ -1,5 +1,7 @@
 package ptl4
 
+import "github.com/seastar-sim/seastar/actors"
+
 // Lib is the Portals state of one process: up to four network interfaces (one of each
 // kind) on one physical interface, and the API calls on them.
 type Lib struct {
@@ -12,8 +14,8 @@ type Lib struct {
 	serial uint32
 	seq    uint64 // triggered operations, in registration order
 	reqID  uint64
-	ops    []*op    // records of finished operations, for the next ones
-	dead   []*entry // entries freed (unlinked, no header holds them), for the next appends
+	ops    actors.FreeList[op]    // records of finished operations, for the next ones
+	dead   actors.FreeList[entry] // entries freed (unlinked, no header holds them), for the next appends
 
 	// Outbox holds the messages the calls and deliveries produced, in order; the
 	// caller takes them (and sets Outbox to nil), then may give the array back

@@ -248,7 +248,7 @@ func (l *Lib) check(a Args) (*ni, *op, Ret) {
 	if r := Validate(l, a); r != OK {
 		return nil, nil, r
 	}
-	o := l.newOp(op{kind: a.Kind, ack: a.Ack, length: a.Length, userPtr: a.UserPtr})
+	o := l.ops.New(op{kind: a.Kind, ack: a.Ack, length: a.Length, userPtr: a.UserPtr})
 	var n *ni
 	switch a.Kind {
 	case MsgGet:
@@ -335,27 +335,8 @@ func (l *Lib) Sent(m *Msg) {
 	}
 	if !o.wait {
 		l.retire(n, m.ReqID, o)
-		l.freeOp(o)
+		l.ops.Take(o) // nothing names it any more
 	}
-}
-
-// newOp returns a record set to v, recycled or new.
-func (l *Lib) newOp(v op) *op {
-	if k := len(l.ops); k > 0 {
-		o := l.ops[k-1]
-		l.ops = l.ops[:k-1]
-		*o = v
-		return o
-	}
-	o := new(op) // not &v: v would move to the heap at every call
-	*o = v
-	return o
-}
-
-// freeOp recycles the record of a finished operation, once nothing uses it.
-func (l *Lib) freeOp(o *op) {
-	*o = op{}
-	l.ops = append(l.ops, o)
 }
 
 func (l *Lib) retire(n *ni, id uint64, o *op) {
@@ -383,7 +364,7 @@ func (l *Lib) Complete(r *Msg) {
 
 func (l *Lib) finishOp(n *ni, o *op, r *Msg) {
 	l.retire(n, r.ReqID, o)
-	defer l.freeOp(o) // once its events are posted and its counters counted
+	defer l.ops.Take(o) // once its events are posted and its counters counted
 	failed := r.NIFail != NIOK
 	ev := Event{Initiator: r.Src, PTIndex: r.PT, MatchBits: r.Match, RLength: o.length, MLength: r.MLength,
 		RemoteOffset: r.Offset, UserPtr: o.userPtr, NIFail: r.NIFail, List: r.List, AtomicOp: r.AtomOp, AtomicType: r.Type}

@@ -242,7 +242,7 @@ func (l *Lib) Append(h Handle, idx uint32, d ME, list List, userPtr uint64, le b
 	if le {
 		k = hLE
 	}
-	e := l.newEntry(entry{h: l.handle(k, n.idx), le: le, d: d, buf: buf, list: list, pt: idx, userPtr: userPtr})
+	e := l.dead.New(entry{h: l.handle(k, n.idx), le: le, d: d, buf: buf, list: list, pt: idx, userPtr: userPtr})
 	n.entries[e.h] = e
 	n.nEntry++
 	if list == Priority && l.matchUnexpected(n, p, e) {
@@ -333,27 +333,13 @@ func (l *Lib) autoUnlink(n *ni, p *pt, e *entry) {
 	}
 }
 
-// free deletes entry e, which no list or header holds any more; the struct is kept
-// for a later append (newEntry). The caller may still read e until then: nothing
+// free deletes entry e, which no list or header holds any more; the struct is kept,
+// unchanged, for a later append. The caller may still read e until then: nothing
 // appends while a call or a delivery runs.
 func (l *Lib) free(n *ni, e *entry) {
 	delete(n.entries, e.h)
 	n.nEntry--
-	l.dead = append(l.dead, e)
-}
-
-// newEntry returns an entry set to v, a freed one or new.
-func (l *Lib) newEntry(v entry) *entry {
-	if k := len(l.dead); k > 0 {
-		e := l.dead[k-1]
-		l.dead[k-1] = nil
-		l.dead = l.dead[:k-1]
-		*e = v
-		return e
-	}
-	e := new(entry)
-	*e = v
-	return e
+	l.dead.Put(e)
 }
 
 func (l *Lib) unlink(n *ni, p *pt, e *entry) {
