@@ -159,10 +159,7 @@ func (q *calQueue) insert(x heapEntry) {
 // array holds calBucketFirst events at once, the mean bucket size width aims at.
 func (q *calQueue) grow(b *calBucket) {
 	live := b.e[b.h:]
-	c := 0
-	for calBucketFirst<<c <= len(live) {
-		c++
-	}
+	c := calClass(len(live))
 	var e []heapEntry
 	if c < calClasses {
 		if n := len(q.spare[c]); n > 0 {
@@ -190,11 +187,14 @@ func (q *calQueue) keep(e []heapEntry) []heapEntry {
 
 // giveBack puts array e in spare if it is of a class (an array grow made).
 func (q *calQueue) giveBack(e []heapEntry) {
-	c := bits.Len(uint(cap(e)/calBucketFirst)) - 1
-	if c >= 0 && c < calClasses && cap(e) == calBucketFirst<<c {
+	if c := calClass(cap(e) - 1); c < calClasses && cap(e) == calBucketFirst<<c {
 		q.spare[c] = append(q.spare[c], e[:0])
 	}
 }
+
+// calClass is the smallest class whose arrays (calBucketFirst<<class events) hold
+// more than n events.
+func calClass(n int) int { return bits.Len(uint(max(n, 0) / calBucketFirst)) }
 
 // minTime is the time of the earliest event, MaxTime if empty.
 func (q *calQueue) minTime() Time {
