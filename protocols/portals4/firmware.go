@@ -436,7 +436,7 @@ func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
 	if pr.lib.Changes != pr.seen {
 		pr.seen = pr.lib.Changes
 		pr.bells++
-		x.HostWrite(16, bells.New(Bell{Addr: bellAddr(pr.pid, pr.bells)}))
+		x.HostWrite(f.p.BellBytes, bells.New(Bell{Addr: bellAddr(pr.pid, pr.bells)}))
 	}
 }
 

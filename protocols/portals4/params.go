@@ -25,6 +25,7 @@ type Params struct {
 	LibCall          actors.Duration `param:"lib_call" help:"host library time per Portals call: argument checks and building the mailbox command" source:"default portals.accel_lib_call (100 ns): the accelerated Portals 3.3 library does the same argument checks and command building"`
 	CmdBytes         actors.Bytes    `param:"cmd_bytes" help:"size of a command written into the firmware mailbox" source:"assumed: one 64-byte HyperTransport posted write"`
 	ResultBytes      actors.Bytes    `param:"result_bytes" help:"size of a call's result the firmware writes to host memory (an event is this size too)" source:"assumed: ptl_event_t is 80 bytes on LP64; rounded to 64+16"`
+	BellBytes        actors.Bytes    `param:"bell_bytes" help:"size of the change notification the firmware writes to host memory when a process's queues or counters moved" source:"assumed: its address and the notification count, two 8-byte words"`
 	HeaderBytes      actors.Bytes    `param:"header_bytes" help:"Portals 4 header on the wire (operation, ids, pt index, match bits, offsets, length, hdr_data, atomic op and type)" source:"assumed: 48 bytes, as portals.header_bytes: with the inline payload and the CRC it fills the 64-byte header packet"`
 	InlineMax        actors.Bytes    `param:"inline_max" help:"payload that rides inside the header packet" source:"Pedretti & Hudson 2005 s.5.2: 12 bytes (as portals.inline_max)"`
 	FwCallInstr      int             `param:"fw_call_instr" help:"PPC instructions to decode a mailbox command and dispatch the call" source:"default portals.fw_table_instr (60): a mailbox command of an accelerated process"`
@@ -62,7 +63,7 @@ type Params struct {
 // SeaStar firmware, not a second set of numbers.
 func DefaultParams() Params {
 	p3 := portals3.DefaultParams()
-	return Params{NIC: "offload", LibCall: p3.AccelLibCall, CmdBytes: 64, ResultBytes: 80, HeaderBytes: p3.HeaderBytes, InlineMax: p3.InlineMax,
+	return Params{NIC: "offload", LibCall: p3.AccelLibCall, CmdBytes: 64, ResultBytes: 80, BellBytes: 16, HeaderBytes: p3.HeaderBytes, InlineMax: p3.InlineMax,
 		FwCallInstr: p3.FwTableInstr, FwMatchInstr: p3.FwMatchInstr, FwEntryInstr: p3.FwMatchMEInstr,
 		FwEntryLoads: p3.FwMatchMELoads, FwEventInstr: 30, FwCountInstr: 30, FwTrigInstr: 40, FwAtomInstr: 20,
 		FwTxInstr: p3.FwTxInstr + p3.FwTxStartInstr, FwDMAInstr: 4, FwSOMInstr: p3.FwSOMInstr, FwDoneInstr: p3.FwDoneInstr,
@@ -88,8 +89,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("portals4.onload_entry_bytes must be > 0 and onload_cache >= 0")
 	case p.LibCall < 0:
 		return fmt.Errorf("portals4.lib_call must be >= 0 (got %s)", p.LibCall)
-	case p.CmdBytes <= 0 || p.ResultBytes <= 0 || p.HeaderBytes <= 0:
-		return fmt.Errorf("portals4.cmd_bytes, result_bytes and header_bytes must be > 0")
+	case p.CmdBytes <= 0 || p.ResultBytes <= 0 || p.BellBytes <= 0 || p.HeaderBytes <= 0:
+		return fmt.Errorf("portals4.cmd_bytes, result_bytes, bell_bytes and header_bytes must be > 0")
 	case p.InlineMax < 0 || p.BarrierBytes < 0:
 		return fmt.Errorf("portals4.inline_max and barrier_bytes must be >= 0")
 	case p.FwCallInstr < 0 || p.FwMatchInstr < 0 || p.FwEntryInstr < 0 || p.FwEntryLoads < 0 ||
