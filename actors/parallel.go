@@ -69,14 +69,15 @@ func ParseSyncMode(s string) (SyncMode, error) {
 
 // prun is the state of one parallel run shared by its partitions and coordinator.
 type prun struct {
+	m         *Model
+	st        []actorState
+	owner     []int32 // partition of every actor
+	parts     []*partition
+	end       Time
+	lookahead Duration
+	mode      SyncMode
+
 	startMallocs uint64 // the runtime's allocation count when window 0 (Start) was done
-	m            *Model
-	st           []actorState
-	owner        []int32 // partition of every actor
-	parts        []*partition
-	end          Time
-	lookahead    Duration
-	mode         SyncMode
 
 	remaining atomic.Int32 // partitions still running the current window
 	coord     *actor.PID
