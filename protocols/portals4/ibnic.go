@@ -221,7 +221,7 @@ func newIBJob(mp machine.Params, p Params) (*Job, error) {
 		r := &Rank{p: p, rank: rank, size: size, pid: uint32(p.PID), space: &ptl4.Space{}, sh: newShadow()}
 		r.barrier = func(addr uint64) actors.Msg { return &ib.BarrierCall{Result: addr} }
 		lib := ptl4.New(r.space, uint32(rank), uint32(p.PID), TestUID)
-		o := &onloadProc{lib: lib, pid: r.pid}
+		o := &onloadProc{lib: lib, pid: r.pid, cpu: cpu}
 		t := &ibProc{p: p, ip: mp.IB, o: o, node: rank, sends: map[uint64]*ptl4.Msg{}, reads: map[uint64]*ptl4.Msg{},
 			conns: map[int]int{}, waiting: map[int][]*ptl4.Msg{}, dials: map[uint64]int{}}
 		o.tx = t.send
@@ -231,7 +231,7 @@ func newIBJob(mp machine.Params, p Params) (*Job, error) {
 		}); err != nil {
 			return nil, err
 		}
-		r.newAPI = func(hp *host.Proc) API { return &OnloadLib{env: env{r: r, p: hp}, o: o} }
+		r.newAPI = func(hp *host.Proc) API { return o.newLib(r, hp) }
 		j.Ranks = append(j.Ranks, r)
 		j.g.Colocate(name+".host", name+".hca")
 	}

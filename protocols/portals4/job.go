@@ -67,7 +67,7 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 			readHead: !mp.PPC.WriteThrough}
 		lib := ptl4.New(r.space, uint32(n.ID), uint32(p.PID), TestUID)
 		if p.NIC == "onload" {
-			o := &onloadProc{lib: lib, pid: r.pid}
+			o := &onloadProc{lib: lib, pid: r.pid, cpu: n.Host}
 			j.FW[rank].AddOnloadProcess(r.pid)
 			if p.OnloadProgress == "thread" {
 				if _, err := n.Host.Spawn(n.Name+".progress", 1, onloadProgress(p, o)); err != nil {
@@ -76,7 +76,7 @@ func NewJob(mp machine.Params, p Params) (*Job, error) {
 			} else {
 				n.Host.HandleInterrupts(onloadIRQ(p, []*onloadProc{o}))
 			}
-			r.newAPI = func(hp *host.Proc) API { return &OnloadLib{env: env{r: r, p: hp}, o: o} }
+			r.newAPI = func(hp *host.Proc) API { return o.newLib(r, hp) }
 		} else {
 			j.FW[rank].AddProcess(lib)
 			r.newAPI = func(hp *host.Proc) API { return NewLib(r, hp) }
