@@ -24,6 +24,45 @@ type Wire struct {
 	Len    int64 // payload bytes after the header packet
 	ID     uint64
 	Cause  uint64 // the message this one answers (an ack or reply: its request), for tracing
+
+	ownMsg bool        // Msg is released with the wire: no holder outlives it (see newWire)
+	refs   actors.Refs // holders of a wire from newWire
+	actors.PoolMark
+}
+
+// wires recycles the firmware's messages on the network.
+var wires actors.Pool[Wire, *Wire]
+
+// newWire returns w from the pool. Three holders release it, each once it no longer
+// reads it: the sending firmware after the message's TX completion, the receiving RX
+// DMA engine when it has removed the message's last packet from its FIFO (Drop), and
+// the receiving firmware once it has handled the message (arrive). Each packet holds
+// the wire too, but the last packet leaves the receiving FIFO after all the others,
+// and a packet queued at the PPC is the receiving firmware's. The last holder also
+// recycles w's Portals message if ownMsg: the initiator and the target libraries read
+// it only within those handlers (Sent, Deliver, Complete) when they are in the
+// firmware. Under onload the host libraries read it later, from their rings, and it is
+// left to the garbage collector, as are wires decoded from another process, whose
+// holders never all drop them there.
+func newWire(w Wire) *Wire {
+	x := wires.New(w)
+	x.refs.Set(wireHolders)
+	return x
+}
+
+// wireHolders are the holders of a sent wire that each Drop it (newWire).
+const wireHolders = 3
+
+// Drop ends one holder's hold on a wire from newWire; the last recycles it. It
+// implements router.Counted for the receiving RX DMA engine.
+func (w *Wire) Drop() {
+	if !w.refs.Drop() {
+		return
+	}
+	if w.ownMsg {
+		ptl4.ReleaseMsg(w.Msg)
+	}
+	wires.Release(w)
 }
 
 func (w *Wire) String() string {
@@ -227,6 +266,7 @@ type Firmware struct {
 	released uint64
 
 	sent []*Wire // messages the current handler sent (tracing)
+	done []*Wire // messages the current handler finished with: dropped after it and its trace
 
 	// With a match unit (portals4.nic = matchunit), Portals work is ordered: library
 	// calls and arriving messages wait in work, in arrival order, while requests ahead
@@ -354,6 +394,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	}
 	clear(f.spent)
 	f.spent = f.spent[:0]
+	for _, w := range f.done {
+		w.Drop()
+	}
+	clear(f.done)
+	f.done = f.done[:0]
 }
 
 func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
@@ -443,7 +488,7 @@ func (f *Firmware) after(x *ppc.Exec, pr *fwProc, w0 ptl4.Work) {
 // send queues a Portals message for transmission.
 func (f *Firmware) send(x *ppc.Exec, pr *fwProc, m *ptl4.Msg) {
 	f.wireID++
-	w := &Wire{Msg: m, Src: f.node, Dst: router.NodeID(m.Dst.NID), ID: uint64(f.node)<<40 | f.wireID}
+	w := newWire(Wire{Msg: m, Src: f.node, Dst: router.NodeID(m.Dst.NID), ID: uint64(f.node)<<40 | f.wireID, ownMsg: !f.onload})
 	if m.Op.Response() {
 		w.Cause = f.cause
 	}
@@ -518,6 +563,7 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 		f.after(x, it.pr, w0)
 	}
 	clear(it.cmds) // the DMA engine has copies: keep no wire alive
+	f.done = append(f.done, it.w)
 	it.w, it.pr = nil, nil
 	f.txFree.Put(it)
 	f.feedTx(x)
@@ -642,19 +688,18 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 // completes its operation, a runtime message moves the barrier.
 func (f *Firmware) arrive(x *ppc.Exec, w *Wire) {
 	f.Stats.Received++
-	if w.RT != nil {
+	switch {
+	case w.RT != nil:
 		f.onRT(x, w)
-		return
-	}
-	if f.onload {
+	case f.onload:
 		f.record(x, w.Msg.Dst.PID, w.Msg, false)
-		return
-	}
-	if f.unit {
+	case f.unit:
 		f.enqueue(x, &workItem{w: w})
-		return
+		return // handled when the match unit has answered (pump)
+	default:
+		f.portals(x, w, false)
 	}
-	f.portals(x, w, false)
+	f.done = append(f.done, w)
 }
 
 // enqueue adds Portals work behind what waits for the match unit, and runs what can run.
@@ -693,6 +738,7 @@ func (f *Firmware) pump(x *ppc.Exec) {
 			f.onCall(x, it.call)
 		} else {
 			f.portals(x, it.w, it.request())
+			f.done = append(f.done, it.w)
 		}
 	}
 }
@@ -750,7 +796,7 @@ func (f *Firmware) onBarrierCall(x *ppc.Exec, c *BarrierCall) {
 
 func (f *Firmware) sendRT(x *ppc.Exec, dst router.NodeID, r *rtMsg) {
 	f.wireID++
-	w := &Wire{RT: r, Src: f.node, Dst: dst, Inline: int64(f.p.BarrierBytes), ID: uint64(f.node)<<40 | f.wireID}
+	w := newWire(Wire{RT: r, Src: f.node, Dst: dst, Inline: int64(f.p.BarrierBytes), ID: uint64(f.node)<<40 | f.wireID})
 	f.queueTx(x, w, 0, nil)
 }
 

@@ -1,6 +1,10 @@
 package ptl4
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/seastar-sim/seastar/actors"
+)
 
 // MsgOp is the kind of a Portals 4 message on the wire.
 type MsgOp uint8
@@ -54,7 +58,20 @@ type Msg struct {
 	NIFail  NIFail
 	MLength uint64
 	List    List
+
+	actors.PoolMark // from msgs: see ReleaseMsg
 }
+
+// msgs recycles the messages the library builds (launch, Deliver).
+var msgs actors.Pool[Msg, *Msg]
+
+// ReleaseMsg recycles m, a message this package built, for the next one: the caller
+// is the last of every holder (the initiator's library and NIC, the packets, the
+// target's NIC and library) and must not use m afterwards. A message copied or
+// decoded elsewhere is left to the garbage collector. A caller that cannot tell when
+// the last holder is done (the host-resident library of onload, InfiniBand) does not
+// call it.
+func ReleaseMsg(m *Msg) { msgs.Release(m) }
 
 func (m *Msg) String() string {
 	return fmt.Sprintf("ptl4.%s(%d:%d->%d:%d pt%d %dB)", m.Op, m.Src.NID, m.Src.PID, m.Dst.NID, m.Dst.PID, m.PT, len(m.Data))
@@ -268,8 +285,8 @@ func (l *Lib) check(a Args) (*ni, *op, Ret) {
 // launch builds the request of a checked call.
 func (l *Lib) launch(n *ni, o *op, a Args) Ret {
 	dst := a.Target
-	m := &Msg{Op: a.Kind, Src: ProcessID{l.nid, l.pid}, NI: n.idx, PT: a.PT, Match: a.Match, Offset: a.RemoteOffset,
-		Length: a.Length, HdrData: a.HdrData, Ack: a.Ack, UID: l.uid, AtomOp: a.AtomOp, Type: a.Type}
+	m := msgs.New(Msg{Op: a.Kind, Src: ProcessID{l.nid, l.pid}, NI: n.idx, PT: a.PT, Match: a.Match, Offset: a.RemoteOffset,
+		Length: a.Length, HdrData: a.HdrData, Ack: a.Ack, UID: l.uid, AtomOp: a.AtomOp, Type: a.Type})
 	if n.logical() {
 		dst = n.mapping[a.Target.NID]
 		m.SrcRank, _ = n.rank(l.nid, l.pid)

@@ -1,21 +1,25 @@
 package ptl4
 
+import "github.com/seastar-sim/seastar/actors"
+
 // Deliver processes request m at this process, the target, and returns the response
 // to send back: the reply of a get, fetch or swap, the ack a put or atomic asked for,
 // or nil.
 func (l *Lib) Deliver(m *Msg) *Msg {
-	resp := &Msg{Op: MsgAck, Src: m.Dst, Dst: m.Src, NI: m.NI, PT: m.PT, Match: m.Match, ReqID: m.ReqID,
+	// The response is built here and copied into a message only if one is sent (an
+	// ack was asked for, or a reply is due).
+	resp := Msg{Op: MsgAck, Src: m.Dst, Dst: m.Src, NI: m.NI, PT: m.PT, Match: m.Match, ReqID: m.ReqID,
 		AtomOp: m.AtomOp, Type: m.Type, Offset: m.Offset}
 	want := m.Ack != NoAck
 	if m.Op == MsgGet || m.Op == MsgFetch || m.Op == MsgSwap {
 		resp.Op, want = MsgReply, true
 	}
 	answer := func(f NIFail) *Msg {
-		resp.NIFail = f
-		if want {
-			return resp
+		if !want {
+			return nil
 		}
-		return nil
+		resp.NIFail = f
+		return msgs.New(resp)
 	}
 	n := l.nis[m.NI]
 	if n == nil || l.inits == 0 {
@@ -77,7 +81,7 @@ func (l *Lib) Deliver(m *Msg) *Msg {
 	if off < e.buf.total {
 		mlength = min(m.Length, e.buf.total-off)
 	}
-	fail := l.move(m, resp, e, off, mlength)
+	fail := l.move(m, &resp, e, off, mlength)
 	if e.d.Options&MEManageLocal != 0 {
 		e.localOff += mlength
 	}
@@ -88,7 +92,7 @@ func (l *Lib) Deliver(m *Msg) *Msg {
 	l.countEntry(n, e, mlength, false)
 	if keep {
 		hdr := *m
-		hdr.Data, hdr.Operand = nil, nil
+		hdr.Data, hdr.Operand, hdr.PoolMark = nil, nil, actors.PoolMark{} // the header's own copy
 		p.unexp = append(p.unexp, &uhdr{m: &hdr, ev: ev, ov: e, mlength: mlength})
 		e.uhRefs++
 		n.unexp++
