@@ -59,7 +59,8 @@ type Msg struct {
 	MLength uint64
 	List    List
 
-	actors.PoolMark // from msgs: see ReleaseMsg
+	payload         *actors.Array[byte] // Data's array, from payloads (newPayload)
+	actors.PoolMark                     // from msgs: see ReleaseMsg
 }
 
 // msgs recycles the messages the library builds (launch, Deliver).
@@ -71,7 +72,12 @@ var msgs actors.Pool[Msg, *Msg]
 // decoded elsewhere is left to the garbage collector. A caller that cannot tell when
 // the last holder is done (the host-resident library of onload, InfiniBand) does not
 // call it.
-func ReleaseMsg(m *Msg) { msgs.Release(m) }
+func ReleaseMsg(m *Msg) {
+	if m.PoolMark != (actors.PoolMark{}) { // from msgs: not a copy that shares the payload
+		m.releasePayload()
+	}
+	msgs.Release(m)
+}
 
 func (m *Msg) String() string {
 	return fmt.Sprintf("ptl4.%s(%d:%d->%d:%d pt%d %dB)", m.Op, m.Src.NID, m.Src.PID, m.Dst.NID, m.Dst.PID, m.PT, len(m.Data))
@@ -296,7 +302,7 @@ func (l *Lib) launch(n *ni, o *op, a Args) Ret {
 		m.Data = a.Data[:a.Length]
 		m.Volatile = true
 	} else if a.Kind != MsgGet {
-		m.Data = make([]byte, a.Length)
+		m.Data = m.newPayload(a.Length)
 		if !o.put.buf.read(l.mem, o.putOff, m.Data) {
 			return ArgInvalid
 		}

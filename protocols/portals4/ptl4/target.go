@@ -92,7 +92,7 @@ func (l *Lib) Deliver(m *Msg) *Msg {
 	l.countEntry(n, e, mlength, false)
 	if keep {
 		hdr := *m
-		hdr.Data, hdr.Operand, hdr.PoolMark = nil, nil, actors.PoolMark{} // the header's own copy
+		hdr.Data, hdr.Operand, hdr.payload, hdr.PoolMark = nil, nil, nil, actors.PoolMark{} // the header's own copy
 		p.unexp = append(p.unexp, &uhdr{m: &hdr, ev: ev, ov: e, mlength: mlength})
 		e.uhRefs++
 		n.unexp++
@@ -113,7 +113,7 @@ func (l *Lib) move(m, resp *Msg, e *entry, off, mlength uint64) NIFail {
 			return NISegv
 		}
 	case MsgGet:
-		resp.Data = make([]byte, mlength)
+		resp.Data = resp.newPayload(mlength)
 		if !e.buf.read(l.mem, off, resp.Data) {
 			return NISegv
 		}
