@@ -26,6 +26,10 @@ func (f *FIFO[T]) Push(v T) {
 // Front returns the first value (Len() > 0), to read or change in place.
 func (f *FIFO[T]) Front() *T { return &f.q[f.h] }
 
+// Queued returns the values queued, first first, to read or change in place; the
+// caller must not append to it or keep it past the next Push or Pop.
+func (f *FIFO[T]) Queued() []T { return f.q[f.h:] }
+
 // Pop removes and returns the first value (Len() > 0).
 func (f *FIFO[T]) Pop() T {
 	v := f.q[f.h]

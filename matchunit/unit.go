@@ -13,14 +13,34 @@ const PortPPC actors.Port = 0
 type Request struct {
 	Tag  uint64
 	Walk int
+	actors.PoolMark
 }
 
 func (r Request) String() string { return fmt.Sprintf("matchunit.Request(#%d walk %d)", r.Tag, r.Walk) }
 
-// Result answers the request with the same tag.
-type Result struct{ Tag uint64 }
+// Result answers the request with the same tag. The unit sends a *Result from
+// NewResult, which the receiver releases once it has read it.
+type Result struct {
+	Tag uint64
+	actors.PoolMark
+}
 
 func (r Result) String() string { return fmt.Sprintf("matchunit.Result(#%d)", r.Tag) }
+
+var (
+	requests actors.Pool[Request, *Request]
+	results  actors.Pool[Result, *Result]
+)
+
+// NewRequest returns r recycled, which the unit releases once it has read it (a
+// Request value sent as it is also works, boxed into an allocation of its own).
+func NewRequest(r Request) *Request { return requests.New(r) }
+
+// Release recycles r if it came from NewRequest; the caller must be its last holder.
+func (r *Request) Release() { requests.Release(r) }
+
+// Release recycles r; the caller must be its last holder.
+func (r *Result) Release() { results.Release(r) }
 
 // Unit is the match unit actor.
 type Unit struct {
@@ -54,8 +74,14 @@ func (p Params) Busy(n int) actors.Duration {
 
 // Receive implements actors.Actor.
 func (u *Unit) Receive(ctx actors.Context, m actors.Msg) {
-	r, ok := m.(Request)
-	if !ok {
+	var r Request
+	switch m := m.(type) {
+	case *Request:
+		r = *m
+		m.Release()
+	case Request:
+		r = m
+	default:
 		ctx.Fatalf("matchunit: unexpected %T (%s)", m, m)
 		return
 	}
@@ -69,5 +95,5 @@ func (u *Unit) Receive(ctx actors.Context, m actors.Msg) {
 	u.Stats.Busy += busy
 	u.Stats.Wait += start.Sub(now)
 	done := u.free.Add(u.p.Clock.Cycles(int64(u.p.Pipeline)))
-	ctx.Send(PortPPC, Result{Tag: r.Tag}, done.Sub(now))
+	ctx.Send(PortPPC, results.New(Result{Tag: r.Tag}), done.Sub(now))
 }

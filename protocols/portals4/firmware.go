@@ -272,9 +272,10 @@ type Firmware struct {
 	// calls and arriving messages wait in work, in arrival order, while requests ahead
 	// of them are in the unit, so that the lists change in the same order as without
 	// it; consecutive requests enter the unit together (message-level pipelining).
-	unit    bool
-	work    []*workItem
-	unitTag uint64
+	unit     bool
+	work     actors.FIFO[*workItem]
+	workFree actors.FreeList[workItem]
+	unitTag  uint64
 
 	// onload (portals4.nic = onload): no Portals state here; messages the host built
 	// are sent, and arrivals and send completions go to the host ring (onload.go).
@@ -389,6 +390,9 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if code != 0 {
 		x.TraceHandler(handlers[code].fn, 255)
 	}
+	if r, ok := ev.(*matchunit.Result); ok {
+		r.Release() // read by the handler and its trace: done
+	}
 	for _, c := range f.spent {
 		calls.Release(c)
 	}
@@ -405,12 +409,12 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 	switch ev := ev.(type) {
 	case *Call:
 		if f.unit {
-			f.enqueue(x, &workItem{call: ev})
+			f.enqueue(x, workItem{call: ev})
 			return
 		}
 		f.onCall(x, ev)
-	case matchunit.Result:
-		f.onMatched(x, ev)
+	case *matchunit.Result:
+		f.onMatched(x, ev.Tag)
 	case *SendCmd:
 		x.Mailbox(int(f.p.CmdBytes / 4))
 		x.Instr(f.p.FwCallInstr)
@@ -694,7 +698,7 @@ func (f *Firmware) arrive(x *ppc.Exec, w *Wire) {
 	case f.onload:
 		f.record(x, w.Msg.Dst.PID, w.Msg, false)
 	case f.unit:
-		f.enqueue(x, &workItem{w: w})
+		f.enqueue(x, workItem{w: w})
 		return // handled when the match unit has answered (pump)
 	default:
 		f.portals(x, w, false)
@@ -703,8 +707,8 @@ func (f *Firmware) arrive(x *ppc.Exec, w *Wire) {
 }
 
 // enqueue adds Portals work behind what waits for the match unit, and runs what can run.
-func (f *Firmware) enqueue(x *ppc.Exec, it *workItem) {
-	f.work = append(f.work, it)
+func (f *Firmware) enqueue(x *ppc.Exec, it workItem) {
+	f.work.Push(f.workFree.New(it))
 	f.pump(x)
 }
 
@@ -712,7 +716,7 @@ func (f *Firmware) enqueue(x *ppc.Exec, it *workItem) {
 // the head while it can: a matched request, or a call or response with no request
 // ahead of it.
 func (f *Firmware) pump(x *ppc.Exec) {
-	for _, it := range f.work {
+	for _, it := range f.work.Queued() {
 		if !it.request() {
 			break
 		}
@@ -725,16 +729,16 @@ func (f *Firmware) pump(x *ppc.Exec) {
 			f.unitTag++
 			it.issued, it.tag = true, f.unitTag
 			x.Instr(f.p.FwMatchInstr / 2) // header fields into the unit's request
-			x.Copro(matchunit.Request{Tag: it.tag, Walk: walk})
+			x.Copro(matchunit.NewRequest(matchunit.Request{Tag: it.tag, Walk: walk}))
 		}
 	}
-	for len(f.work) > 0 {
-		it := f.work[0]
+	for f.work.Len() > 0 {
+		it := *f.work.Front()
 		if it.request() && !it.matched {
 			return
 		}
-		f.work = f.work[1:]
-		if it.call != nil {
+		f.work.Pop()
+		if it := f.workFree.Take(it); it.call != nil {
 			f.onCall(x, it.call)
 		} else {
 			f.portals(x, it.w, it.request())
@@ -744,19 +748,19 @@ func (f *Firmware) pump(x *ppc.Exec) {
 }
 
 // onMatched takes the unit's answer for the oldest request in it.
-func (f *Firmware) onMatched(x *ppc.Exec, r matchunit.Result) {
+func (f *Firmware) onMatched(x *ppc.Exec, tag uint64) {
 	x.LoadUncached(1)
-	for _, it := range f.work {
+	for _, it := range f.work.Queued() {
 		if it.issued && !it.matched {
-			if it.tag != r.Tag {
-				x.Fatalf("portals4: match unit answered #%d, the oldest request in it is #%d", r.Tag, it.tag)
+			if it.tag != tag {
+				x.Fatalf("portals4: match unit answered #%d, the oldest request in it is #%d", tag, it.tag)
 			}
 			it.matched = true
 			f.pump(x)
 			return
 		}
 	}
-	x.Fatalf("portals4: match unit answered #%d with no request in it", r.Tag)
+	x.Fatalf("portals4: match unit answered #%d with no request in it", tag)
 }
 
 // portals runs an arriving Portals message on its process's library; hwMatch says

@@ -38,7 +38,7 @@ func handlerCode(ev actors.Msg) uint8 {
 		return 2
 	case *SendCmd:
 		return 3
-	case matchunit.Result:
+	case *matchunit.Result:
 		return 4
 	case rxdma.SOM:
 		return 5
