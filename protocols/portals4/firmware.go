@@ -390,8 +390,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if code != 0 {
 		x.TraceHandler(handlers[code].fn, 255)
 	}
-	if r, ok := ev.(*matchunit.Result); ok {
-		r.Release() // read by the handler and its trace: done
+	switch ev := ev.(type) { // read by the handler and its trace: done
+	case *matchunit.Result:
+		ev.Release()
+	case *SendCmd:
+		sendCmds.Release(ev)
 	}
 	for _, c := range f.spent {
 		calls.Release(c)

@@ -24,20 +24,30 @@ import (
 const onloadVector = 2
 
 // SendCmd is a message the host library built, posted into the firmware's mailbox.
+// The firmware releases it after its handler.
 type SendCmd struct {
 	PID uint32
 	Msg *ptl4.Msg
+	actors.PoolMark
 }
 
 func (c *SendCmd) String() string { return fmt.Sprintf("portals4.SendCmd(%s)", c.Msg) }
 
 // RxRecord is what the onload firmware writes into the host ring: a message that
 // arrived (its payload in a landing buffer), or a send that completed (Sent).
+// The host releases it once it has run it.
 type RxRecord struct {
 	Addr uint64
 	Msg  *ptl4.Msg
 	Sent bool
+	actors.PoolMark
 }
+
+// sendCmds and rxRecords recycle the onload firmware's commands and ring records.
+var (
+	sendCmds  actors.Pool[SendCmd, *SendCmd]
+	rxRecords actors.Pool[RxRecord, *RxRecord]
+)
 
 func (r *RxRecord) String() string {
 	if r.Sent {
@@ -62,7 +72,7 @@ func (f *Firmware) record(x *ppc.Exec, pid uint32, m *ptl4.Msg, sent bool) {
 		return
 	}
 	pr.ring++
-	x.HostWrite(f.p.ResultBytes, &RxRecord{Addr: ringAddr(pid, pr.ring), Msg: m, Sent: sent})
+	x.HostWrite(f.p.ResultBytes, rxRecords.New(RxRecord{Addr: ringAddr(pid, pr.ring), Msg: m, Sent: sent}))
 	if f.p.OnloadProgress == "interrupt" {
 		x.Interrupt(onloadVector)
 	}
@@ -150,7 +160,14 @@ func (o *onloadProc) finish(h hostSide, p Params, w0 ptl4.Work) {
 		if !m.Op.Response() || m.Data != nil {
 			h.Memcpy(actors.Bytes(len(m.Data))) // the payload into a NIC send buffer
 		}
-		h.MMIOWrite(ht.PPC, p.CmdBytes, &SendCmd{PID: o.pid, Msg: m})
+		// Its holders: the host libraries that run its ring records (a request's send
+		// completion here and its delivery at the target; a response's arrival here).
+		if m.Op.Response() {
+			m.SetHolders(1)
+		} else {
+			m.SetHolders(2)
+		}
+		h.MMIOWrite(ht.PPC, p.CmdBytes, sendCmds.New(SendCmd{PID: o.pid, Msg: m}))
 	}
 	o.lib.KeepOutbox(out)
 	if o.lib.Changes != o.seen {
@@ -244,6 +261,8 @@ func (o *onloadProc) run(h hostSide, p Params, rec *RxRecord) {
 		h.MemcpyFromNIC(actors.Bytes(len(rec.Msg.Data))) // payload out of the landing buffer
 	}
 	o.finish(h, p, w0)
+	ptl4.DropMsg(rec.Msg)
+	rxRecords.Release(rec)
 }
 
 // do runs one library call on the calling core.

@@ -60,18 +60,30 @@ type Msg struct {
 	List    List
 
 	payload         *actors.Array[byte] // Data's array, from payloads (newPayload)
+	refs            actors.Refs         // holders that DropMsg it, if SetHolders was called
 	actors.PoolMark                     // from msgs: see ReleaseMsg
 }
 
 // msgs recycles the messages the library builds (launch, Deliver).
 var msgs actors.Pool[Msg, *Msg]
 
+// SetHolders says that n holders will each DropMsg m, the last releasing it
+// (ReleaseMsg): for a caller whose holders finish in an order it does not know.
+func (m *Msg) SetHolders(n int32) { m.refs.Set(n) }
+
+// DropMsg ends one holder's hold on m (SetHolders); the last releases it. Without
+// SetHolders it never does.
+func DropMsg(m *Msg) {
+	if m.refs.Drop() {
+		ReleaseMsg(m)
+	}
+}
+
 // ReleaseMsg recycles m, a message this package built, for the next one: the caller
 // is the last of every holder (the initiator's library and NIC, the packets, the
 // target's NIC and library) and must not use m afterwards. A message copied or
 // decoded elsewhere is left to the garbage collector. A caller that cannot tell when
-// the last holder is done (the host-resident library of onload, InfiniBand) does not
-// call it.
+// the last holder is done (InfiniBand's host library) does not call it.
 func ReleaseMsg(m *Msg) {
 	if m.PoolMark != (actors.PoolMark{}) { // from msgs: not a copy that shares the payload
 		m.releasePayload()

@@ -46,3 +46,23 @@ func TestReleaseMsgGivesThePayloadBackOnce(t *testing.T) {
 	require.Nil(t, m.payload)
 	require.Nil(t, m.Data)
 }
+
+// A message with n holders is released by the last DropMsg, payload and all; one
+// whose holders were never set is never released.
+func TestDropMsgReleasesAtTheLastHolder(t *testing.T) {
+	m := msgs.New(Msg{Op: MsgPut, Match: 4})
+	m.Data = m.newPayload(64)
+	m.SetHolders(2)
+	DropMsg(m)
+	require.Equal(t, uint64(4), m.Match, "one holder left")
+	require.NotNil(t, m.payload)
+	DropMsg(m)
+	require.Zero(t, m.Match, "released")
+	require.Nil(t, m.payload)
+
+	k := msgs.New(Msg{Op: MsgGet, Match: 6})
+	for range 3 {
+		DropMsg(k)
+	}
+	require.Equal(t, uint64(6), k.Match)
+}
