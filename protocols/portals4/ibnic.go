@@ -61,6 +61,13 @@ func (t *ibProc) post(h hostSide, w *ib.PostSend) {
 
 // send is the transport of a message the library built.
 func (t *ibProc) send(h hostSide, m *ptl4.Msg) {
+	// Its holders: the host libraries that take its completions (a request's send
+	// completion here and its delivery at the target; a response's arrival here).
+	if m.Op.Response() {
+		m.SetHolders(1)
+	} else {
+		m.SetHolders(2)
+	}
 	peer := int(m.Dst.NID)
 	switch t.conns[peer] {
 	case 0:
@@ -133,6 +140,7 @@ func (t *ibProc) completion(hp *host.Proc, p Params, c *ib.CQE) {
 			if !x.rdma {
 				hp.MemcpyFromNIC(actors.Bytes(len(m.Data))) // inline reply data, out of the receive buffer
 			}
+			ptl4.DropMsg(m)
 		case x.indirect: // read the payload from the initiator first
 			t.post(hp, &ib.PostSend{Op: ib.Read, Dst: c.Src, DstPID: m.Src.PID, Bytes: int64(len(m.Data) + len(m.Operand)), Signaled: true})
 			t.reads[t.wrid] = m
@@ -157,6 +165,7 @@ func (t *ibProc) completion(hp *host.Proc, p Params, c *ib.CQE) {
 		delete(t.sends, c.WRID)
 		if m != nil {
 			o.lib.Sent(m)
+			ptl4.DropMsg(m)
 		}
 	}
 	o.finish(hp, p, w0)
@@ -174,6 +183,7 @@ func (t *ibProc) deliver(hp *host.Proc, p Params, m *ptl4.Msg, copy bool) {
 	if copy {
 		hp.MemcpyFromNIC(actors.Bytes(len(m.Data))) // out of the receive buffer the HCA wrote
 	}
+	ptl4.DropMsg(m)
 }
 
 // newIBJob builds an InfiniBand cluster (machine = ib) with a Portals 4 process per
