@@ -44,7 +44,12 @@ type PostSend struct {
 	Inline   bool   // the payload is in the work request: no DMA read
 	Signaled bool   // a completion when done
 	Payload  any    // the upper layer's message, carried to the peer's completion
+	actors.PoolMark
 }
+
+// NewPostSend returns w recycled, which the HCA releases once it has read it (a
+// *PostSend made otherwise also works, and is left to the garbage collector).
+func NewPostSend(w PostSend) *PostSend { return postSends.New(w) }
 
 func (w *PostSend) String() string {
 	return fmt.Sprintf("ib.PostSend(%s #%d -> node%d %dB)", w.Op, w.WRID, w.Dst, w.Bytes)
@@ -80,7 +85,12 @@ type CQE struct {
 	Bytes   int64
 	Src     int // the sender's node, for a receive
 	Payload any
+	actors.PoolMark
 }
+
+// Release recycles c; the host calls it once it has read the completion and must not
+// use c afterwards.
+func (c *CQE) Release() { cqes.Release(c) }
 
 func (c *CQE) String() string {
 	if c.Recv {
@@ -132,7 +142,19 @@ type Frame struct {
 	// Span is the time from the frame's head to its tail on a link: its wire time, or
 	// longer when the sender's DMA fed it more slowly than the link runs.
 	Span actors.Duration
+	actors.PoolMark
 }
+
+// Work requests, completions and frames are recycled: a work request by the HCA once
+// it has read it, a completion by the host, a frame by the HCA it was sent to once it
+// has handled it (a send refused for want of a receive buffer travels back in the
+// RNR NAK and is sent again: its receiver releases it when it takes it). Frames
+// decoded from another process are left to the garbage collector.
+var (
+	postSends actors.Pool[PostSend, *PostSend]
+	cqes      actors.Pool[CQE, *CQE]
+	frames    actors.Pool[Frame, *Frame]
+)
 
 func (f *Frame) String() string {
 	return fmt.Sprintf("ib.Frame(%s node%d->node%d #%d %dB)", frameNames[f.kind], f.Src, f.Dst, f.ID, f.Bytes)
@@ -201,7 +223,9 @@ func (h *HCA) Receive(ctx actors.Context, m actors.Msg) {
 	case ht.Read: // an MMIO read of an HCA register
 		ctx.Send(PortHost, ht.ReadDone{Bytes: m.Bytes, Tag: m.Tag}, 0)
 	case *Frame:
-		h.onFrame(ctx, m)
+		if !h.onFrame(ctx, m) {
+			frames.Release(m)
+		}
 	case retry:
 		h.inject(ctx, ctx.Now(), m.f)
 	default:
@@ -217,7 +241,7 @@ func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
 	case *BarrierCall:
 		h.epoch++
 		h.waiting[h.epoch] = append(h.waiting[h.epoch], w.Result)
-		h.inject(ctx, now, &Frame{kind: fBarrier, Src: h.node, Dst: 0, Epoch: h.epoch, ID: h.id()})
+		h.inject(ctx, now, frames.New(Frame{kind: fBarrier, Src: h.node, Dst: 0, Epoch: h.epoch, ID: h.id()}))
 	case *PostSend:
 		start := max(now, h.sqFree).Add(h.p.WQE)
 		ready, last := start, start
@@ -225,8 +249,8 @@ func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
 			ready, last = h.dmaRead(start, w.Bytes)
 		}
 		h.sqFree = ready
-		f := &Frame{Src: h.node, Dst: w.Dst, SrcPID: w.PID, DstPID: w.DstPID, WRID: w.WRID, Signaled: w.Signaled, Op: w.Op,
-			Payload: w.Payload, ID: h.id()}
+		f := frames.New(Frame{Src: h.node, Dst: w.Dst, SrcPID: w.PID, DstPID: w.DstPID, WRID: w.WRID, Signaled: w.Signaled, Op: w.Op,
+			Payload: w.Payload, ID: h.id()})
 		switch w.Op {
 		case Send:
 			f.kind, f.Bytes = fSend, w.Bytes
@@ -250,6 +274,7 @@ func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
 					actors.IntAttr("size_bytes", f.Bytes), actors.StrAttr("ib.op", w.Op.String()), actors.IntAttr("ib.inline_bytes", inlineBytes(w))}})
 			t.Span(actors.Span{Trace: f.ID, Name: "hca/send", Actor: ctx.Self(), Start: now, End: ready})
 		}
+		postSends.Release(w)
 	default:
 		ctx.Fatalf("ib: HCA doorbell carries %T", m)
 	}
@@ -302,19 +327,20 @@ func (h *HCA) injectFed(ctx actors.Context, first, last actors.Time, f *Frame) {
 	ctx.Send(PortNet, f, s.Sub(ctx.Now()))
 }
 
-// complete writes a completion for pid at time t.
-func (h *HCA) complete(ctx actors.Context, t actors.Time, pid uint32, c *CQE) {
+// complete writes completion c for pid at time t.
+func (h *HCA) complete(ctx actors.Context, t actors.Time, pid uint32, c CQE) {
 	h.cq[pid]++
 	c.Seq = h.cq[pid]
 	c.Addr = CQAddr(pid, c.Seq)
 	done := h.dmaWrite(t, t, int64(h.p.CQEBytes))
 	h.Stats.CQEs++
-	ctx.Send(PortHost, c, done.Sub(ctx.Now()))
+	ctx.Send(PortHost, cqes.New(c), done.Sub(ctx.Now()))
 }
 
 // onFrame handles a frame whose head just arrived: its tail arrives a wire time later,
-// and the receive pipeline takes it then.
-func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
+// and the receive pipeline takes it then. It reports whether it kept f (a send it
+// refused, which travels back in the RNR NAK).
+func (h *HCA) onFrame(ctx actors.Context, f *Frame) (kept bool) {
 	head := ctx.Now()
 	tail := head.Add(f.Span)
 	// The receive pipeline takes the message's header from its first packet; its
@@ -328,8 +354,8 @@ func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
 			Attrs: []actors.Attr{actors.StrAttr("ib.frame", frameNames[f.kind])}})
 	}
 	back := func(k frameKind, t actors.Time, bytes int64) *Frame {
-		r := &Frame{kind: k, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID, Signaled: f.Signaled,
-			Op: f.Op, Bytes: bytes, ID: h.id()}
+		r := frames.New(Frame{kind: k, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID, Signaled: f.Signaled,
+			Op: f.Op, Bytes: bytes, ID: h.id()})
 		h.inject(ctx, t, r)
 		return r
 	}
@@ -339,39 +365,39 @@ func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
 			h.Stats.RNR++
 			r := back(fRNR, at, 0)
 			r.Orig = f
-			return
+			return true
 		}
 		h.srq[f.DstPID]--
 		h.Stats.Receives++
 		done := h.dmaWrite(at, tail, f.Bytes)
-		h.complete(ctx, done, f.DstPID, &CQE{Recv: true, Op: Send, Bytes: f.Bytes, Src: f.Src, Payload: f.Payload})
+		h.complete(ctx, done, f.DstPID, CQE{Recv: true, Op: Send, Bytes: f.Bytes, Src: f.Src, Payload: f.Payload})
 		back(fAck, end, 0)
 	case fWrite:
 		h.dmaWrite(at, tail, f.Bytes)
 		back(fAck, end, 0)
 	case fReadReq:
 		first, last := h.dmaRead(at, f.Len)
-		r := &Frame{kind: fReadResp, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID,
-			Signaled: f.Signaled, Op: f.Op, Bytes: f.Len, ID: h.id()}
+		r := frames.New(Frame{kind: fReadResp, Src: h.node, Dst: f.Src, SrcPID: f.DstPID, DstPID: f.SrcPID, WRID: f.WRID,
+			Signaled: f.Signaled, Op: f.Op, Bytes: f.Len, ID: h.id()})
 		h.injectFed(ctx, first, last, r)
 	case fReadResp:
 		done := h.dmaWrite(at, tail, f.Bytes)
-		h.complete(ctx, done, f.DstPID, &CQE{Op: Read, WRID: f.WRID, Bytes: f.Bytes})
+		h.complete(ctx, done, f.DstPID, CQE{Op: Read, WRID: f.WRID, Bytes: f.Bytes})
 	case fAck:
 		if f.Signaled {
-			h.complete(ctx, at, f.DstPID, &CQE{Op: f.Op, WRID: f.WRID})
+			h.complete(ctx, at, f.DstPID, CQE{Op: f.Op, WRID: f.WRID})
 		}
 	case fRNR:
 		ctx.SendSelf(retry{f.Orig}, at.Add(h.p.RNRDelay).Sub(ctx.Now()))
 	case fCMReq:
 		back(fCMRep, at, 0)
 	case fCMRep:
-		h.complete(ctx, at, f.DstPID, &CQE{Op: Connect, WRID: f.WRID})
+		h.complete(ctx, at, f.DstPID, CQE{Op: Connect, WRID: f.WRID})
 	case fBarrier:
 		if h.arrived[f.Epoch]++; h.arrived[f.Epoch] == h.size {
 			delete(h.arrived, f.Epoch)
 			for n := range h.size {
-				h.inject(ctx, at, &Frame{kind: fRelease, Src: h.node, Dst: n, Epoch: f.Epoch, ID: h.id()})
+				h.inject(ctx, at, frames.New(Frame{kind: fRelease, Src: h.node, Dst: n, Epoch: f.Epoch, ID: h.id()}))
 			}
 		}
 	case fRelease:
@@ -380,6 +406,7 @@ func (h *HCA) onFrame(ctx actors.Context, f *Frame) {
 		}
 		delete(h.waiting, f.Epoch)
 	}
+	return false
 }
 
 func inlineBytes(w *PostSend) int64 {

@@ -28,7 +28,12 @@ type ibMsg struct {
 	m        *ptl4.Msg
 	indirect bool // a request whose payload the target reads
 	rdma     bool // a response whose data the target wrote into the initiator's buffer
+	actors.PoolMark
 }
+
+// ibMsgs recycles what sends carry: the receiving host releases one once it has read
+// its completion (a decoded one is left to the garbage collector).
+var ibMsgs actors.Pool[ibMsg, *ibMsg]
 
 // TraceID implements actors.Traced.
 func (x *ibMsg) TraceID() uint64 { return x.m.ReqID }
@@ -49,14 +54,14 @@ type ibProc struct {
 	next    uint64               // next completion to read
 }
 
-func (t *ibProc) post(h hostSide, w *ib.PostSend) {
+func (t *ibProc) post(h hostSide, w ib.PostSend) {
 	t.wrid++
 	w.WRID, w.PID = t.wrid, t.o.pid
 	inline := actors.Bytes(0)
 	if w.Inline {
 		inline = actors.Bytes(w.Bytes)
 	}
-	h.MMIOWrite(ht.PPC, t.ip.WQEBytes+inline, w)
+	h.MMIOWrite(ht.PPC, t.ip.WQEBytes+inline, ib.NewPostSend(w))
 }
 
 // send is the transport of a message the library built.
@@ -73,7 +78,7 @@ func (t *ibProc) send(h hostSide, m *ptl4.Msg) {
 	case 0:
 		t.conns[peer] = 1
 		h.Compute(t.ip.Connect)
-		t.post(h, &ib.PostSend{Op: ib.Connect, Dst: peer, DstPID: m.Dst.PID, Signaled: true})
+		t.post(h, ib.PostSend{Op: ib.Connect, Dst: peer, DstPID: m.Dst.PID, Signaled: true})
 		t.dials[t.wrid] = peer
 		fallthrough
 	case 1:
@@ -82,11 +87,11 @@ func (t *ibProc) send(h hostSide, m *ptl4.Msg) {
 	}
 	hdr := int64(t.p.HeaderBytes)
 	payload := int64(len(m.Data) + len(m.Operand))
-	w := &ib.PostSend{Op: ib.Send, Dst: peer, DstPID: m.Dst.PID}
+	w := ib.PostSend{Op: ib.Send, Dst: peer, DstPID: m.Dst.PID}
 	if m.Op.Response() {
-		x := &ibMsg{m: m}
+		x := ibMsgs.New(ibMsg{m: m})
 		if hdr+payload > int64(t.ip.InlineMax) { // the target writes the data, then replies
-			t.post(h, &ib.PostSend{Op: ib.Write, Dst: peer, DstPID: m.Dst.PID, Bytes: payload})
+			t.post(h, ib.PostSend{Op: ib.Write, Dst: peer, DstPID: m.Dst.PID, Bytes: payload})
 			payload, x.rdma = 0, true
 		}
 		w.Bytes, w.Inline, w.Payload = hdr+payload, true, x
@@ -96,12 +101,12 @@ func (t *ibProc) send(h hostSide, m *ptl4.Msg) {
 	w.Signaled = true
 	switch {
 	case hdr+payload <= int64(t.ip.InlineMax):
-		w.Bytes, w.Inline, w.Payload = hdr+payload, true, &ibMsg{m: m}
+		w.Bytes, w.Inline, w.Payload = hdr+payload, true, ibMsgs.New(ibMsg{m: m})
 	case payload <= int64(t.p.IBSGEMax):
 		h.Memcpy(actors.Bytes(hdr)) // the header beside the payload's scatter-gather entry
-		w.Bytes, w.Payload = hdr+payload, &ibMsg{m: m}
+		w.Bytes, w.Payload = hdr+payload, ibMsgs.New(ibMsg{m: m})
 	default:
-		w.Bytes, w.Inline, w.Payload = hdr, true, &ibMsg{m: m, indirect: true}
+		w.Bytes, w.Inline, w.Payload = hdr, true, ibMsgs.New(ibMsg{m: m, indirect: true})
 	}
 	t.post(h, w)
 	t.sends[t.wrid] = m
@@ -118,6 +123,7 @@ func (t *ibProc) progress(p Params) host.Program {
 			hp.Forget(addr)
 			hp.Compute(p.OnloadRecord)
 			t.completion(hp, p, c)
+			c.Release()
 		}
 	}
 }
@@ -133,16 +139,17 @@ func (t *ibProc) completion(hp *host.Proc, p Params, c *ib.CQE) {
 			t.used = 0
 		}
 		x := c.Payload.(*ibMsg)
-		m := x.m
+		m, rdma, indirect := x.m, x.rdma, x.indirect
+		ibMsgs.Release(x)
 		switch {
 		case m.Op.Response():
 			o.lib.Complete(m)
-			if !x.rdma {
+			if !rdma {
 				hp.MemcpyFromNIC(actors.Bytes(len(m.Data))) // inline reply data, out of the receive buffer
 			}
 			ptl4.DropMsg(m)
-		case x.indirect: // read the payload from the initiator first
-			t.post(hp, &ib.PostSend{Op: ib.Read, Dst: c.Src, DstPID: m.Src.PID, Bytes: int64(len(m.Data) + len(m.Operand)), Signaled: true})
+		case indirect: // read the payload from the initiator first
+			t.post(hp, ib.PostSend{Op: ib.Read, Dst: c.Src, DstPID: m.Src.PID, Bytes: int64(len(m.Data) + len(m.Operand)), Signaled: true})
 			t.reads[t.wrid] = m
 		default:
 			t.deliver(hp, p, m, true)
