@@ -66,13 +66,6 @@ func (t *ibProc) post(h hostSide, w ib.PostSend) {
 
 // send is the transport of a message the library built.
 func (t *ibProc) send(h hostSide, m *ptl4.Msg) {
-	// Its holders: the host libraries that take its completions (a request's send
-	// completion here and its delivery at the target; a response's arrival here).
-	if m.Op.Response() {
-		m.SetHolders(1)
-	} else {
-		m.SetHolders(2)
-	}
 	peer := int(m.Dst.NID)
 	switch t.conns[peer] {
 	case 0:

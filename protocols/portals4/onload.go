@@ -153,19 +153,20 @@ func (o *onloadProc) finish(h hostSide, p Params, w0 ptl4.Work) {
 	out := o.lib.Outbox
 	o.lib.Outbox = nil
 	for _, m := range out {
+		// Its holders: the host libraries that handle its completions (a request's
+		// send completion here and its delivery at the target; a response's arrival
+		// here), each dropping it after (run, ibProc).
+		if m.Op.Response() {
+			m.SetHolders(1)
+		} else {
+			m.SetHolders(2)
+		}
 		if o.tx != nil {
 			o.tx(h, m)
 			continue
 		}
 		if !m.Op.Response() || m.Data != nil {
 			h.Memcpy(actors.Bytes(len(m.Data))) // the payload into a NIC send buffer
-		}
-		// Its holders: the host libraries that run its ring records (a request's send
-		// completion here and its delivery at the target; a response's arrival here).
-		if m.Op.Response() {
-			m.SetHolders(1)
-		} else {
-			m.SetHolders(2)
 		}
 		h.MMIOWrite(ht.PPC, p.CmdBytes, sendCmds.New(SendCmd{PID: o.pid, Msg: m}))
 	}
