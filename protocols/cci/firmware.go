@@ -320,7 +320,7 @@ func (f *Firmware) consume(x *ppc.Exec) {
 // report writes the consumer index into the host-side control page.
 func (f *Firmware) report(x *ppc.Exec) {
 	f.reported = f.consumed
-	x.HostWrite(8, &CmdIndex{Addr: ctrlAddr, Consumed: f.consumed})
+	x.HostWrite(f.p.IndexBytes, &CmdIndex{Addr: ctrlAddr, Consumed: f.consumed})
 }
 
 // runCmds takes the transmits at the head of the queue while their resources are
@@ -413,7 +413,7 @@ func (f *Firmware) onClose(x *ppc.Exec, ep int) {
 
 func (f *Firmware) closed(x *ppc.Exec, ep int) {
 	f.eps[ep].closing = false
-	x.HostWrite(16, &Closed{Addr: closedAddr(ep), EP: ep})
+	x.HostWrite(f.p.ClosedBytes, &Closed{Addr: closedAddr(ep), EP: ep})
 }
 
 // onRow mirrors a header-table row the kernel built: the NIC keeps one validity byte

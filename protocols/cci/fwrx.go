@@ -346,6 +346,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 		if f.live(t) {
 			if t.wire.Data != nil {
 				e := &f.eps[t.ep]
+				// Bookkeeping of the bytes the DMA placed: no write of its own.
 				x.HostWrite(0, &Landed{Addr: logAddr(t.ep, e.logNext), MR: t.mr, Off: t.mrOff, Data: t.wire.Data})
 				e.logNext++
 			}

@@ -30,6 +30,8 @@ type Params struct {
 	CQEntry     actors.Bytes `param:"cq_entry_bytes" help:"size of a completion queue entry written by the NIC" source:"assumed: half a 64-byte cache line"`
 	CmdSlots    int          `param:"cmd_slots" help:"entries of the NIC command queue in uncached SeaStar SRAM, shared by a node's processes" source:"assumed"`
 	CmdBytes    actors.Bytes `param:"cmd_bytes" help:"size of a command queue entry" source:"assumed: 32 B (endpoint, header row, TX slot, length, piggy-backed credits)"`
+	IndexBytes  actors.Bytes `param:"index_bytes" help:"size of the command consumer index the NIC writes into the host-side control page" source:"assumed: one 64-bit word"`
+	ClosedBytes actors.Bytes `param:"closed_bytes" help:"size of the notice the NIC writes to the kernel when it has finished with a closed endpoint" source:"assumed: the endpoint and a status word, two 8-byte words"`
 	CmdBatch    int          `param:"cmd_credit_batch" help:"the NIC writes its command consumer index to the host-side control page every this many commands" source:"assumed"`
 	CreditBatch int          `param:"credit_batch" help:"completion queue credits the library accumulates before returning them with a dedicated command (else piggy-backed on sends)" source:"Dillow & Atchley 2011 s.IV.B.2 (dedicated command when several are pending); count assumed"`
 	ReadyBatch  int          `param:"ready_batch" help:"ready RX areas the library accumulates before a dedicated command (else piggy-backed on sends)" source:"Dillow & Atchley 2011 s.IV.B.2; count assumed"`
@@ -88,7 +90,7 @@ func DefaultParams() Params {
 	return Params{
 		MSS: 4 * actors.KiB, HeaderBytes: 24, WordBytes: 8, SlotBytes: 64, RMAHeader: 48, ConnInfo: 16,
 		TxAreas: 32, TxAreaBytes: 16 * actors.KiB, RxAreas: 8192, RxAreaBytes: 16 * actors.KiB,
-		CQSlots: 1024, CQEntry: 32, CmdSlots: 64, CmdBytes: 32, CmdBatch: 8, CreditBatch: 32, ReadyBatch: 4,
+		CQSlots: 1024, CQEntry: 32, CmdSlots: 64, CmdBytes: 32, IndexBytes: 8, ClosedBytes: 16, CmdBatch: 8, CreditBatch: 32, ReadyBatch: 4,
 		Endpoints: 32, Conns: 1024, Events: 1024, ROWindow: 512, Tasks: 512, TaskBytes: 64, LocalPeers: 128, PeerBytes: 128,
 		MRs: 256, MRBytes: 32, PIOAckMax: 256, RMAFragment: 64 * actors.KiB,
 		RTO: actors.Millisecond, Retries: 16, RNRDelay: 20 * actors.Microsecond, RNRRetries: 1000,
@@ -119,8 +121,8 @@ func (p Params) Validate() error {
 			p.TxAreaBytes, p.RxAreaBytes, p.MSS)
 	case p.CQSlots < 8:
 		return fmt.Errorf("cq_slots must be >= 8 (got %d)", p.CQSlots)
-	case p.CQEntry < 1 || p.CmdBytes < 1 || p.TaskBytes < 1 || p.PeerBytes < 1 || p.MRBytes < 1:
-		return fmt.Errorf("cq_entry_bytes, cmd_bytes, task_bytes, peer_bytes and mr_bytes must be >= 1B")
+	case p.CQEntry < 1 || p.CmdBytes < 1 || p.TaskBytes < 1 || p.PeerBytes < 1 || p.MRBytes < 1 || p.IndexBytes < 1 || p.ClosedBytes < 1:
+		return fmt.Errorf("cq_entry_bytes, cmd_bytes, task_bytes, peer_bytes, mr_bytes, index_bytes and closed_bytes must be >= 1B")
 	case p.CmdSlots < 1 || p.CmdBatch < 1 || p.CmdSlots%p.CmdBatch != 0:
 		return fmt.Errorf("cmd_slots (%d) must be a positive multiple of cmd_credit_batch (%d)", p.CmdSlots, p.CmdBatch)
 	case p.CreditBatch < 1 || p.CreditBatch > p.CQSlots/4:

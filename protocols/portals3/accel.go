@@ -169,7 +169,7 @@ func (f *Firmware) record(x *ppc.Exec, k int, r *Record) {
 	a := &f.accel[k]
 	r.Addr = accelRecord(k, a.eqNext, f.p.AccelEQSlots)
 	a.eqNext++
-	x.HostWrite(eventSlotBytes, r)
+	x.HostWrite(f.p.EventBytes, r)
 	f.Stats.Records++
 }
 
@@ -195,7 +195,7 @@ func (f *Firmware) onAccelInit(x *ppc.Exec, c *AccelInit) {
 		rxFree: firmware.NewIDs(base+f.p.AccelTxPendings, base+f.p.AccelPendings)}
 	f.byPID[c.PID] = c.Slot
 	x.Store(8)
-	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
+	x.HostWrite(f.p.ResultBytes, &Record{Addr: c.Result, Kind: RecResult})
 }
 
 // onAccelTable runs an offloaded call on the lists in cached SRAM at a fixed cost: no
@@ -207,7 +207,7 @@ func (f *Firmware) onAccelTable(x *ppc.Exec, c *AccelTable) {
 	c.Call()
 	x.Instr(f.p.FwTableInstr)
 	x.Store(4)
-	x.HostWrite(8, &Record{Addr: c.Result, Kind: RecResult})
+	x.HostWrite(f.p.ResultBytes, &Record{Addr: c.Result, Kind: RecResult})
 }
 
 // onAccelTx queues a transmit of an accelerated process: the firmware builds the DMA

@@ -23,6 +23,7 @@ type Params struct {
 	PageBytes    actors.Bytes `param:"page_bytes" help:"host page size: one DMA command per page under Linux" source:"x86-64 small pages"`
 	PortalTable  int          `param:"portal_table" help:"portal table entries per interface" source:"Brightwell et al. 2005 s.3.1: 64"`
 	EQSlots      int          `param:"eq_slots" help:"entries of the generic event queue in host memory" source:"assumed"`
+	EventBytes   actors.Bytes `param:"event_bytes" help:"size of an event the firmware writes into a host event queue slot (generic and accelerated)" source:"assumed: 32 B"`
 	Sources      int          `param:"sources" help:"source structures in SRAM" source:"Pedretti & Hudson 2005 s.4.2: 1,024"`
 	Pendings     int          `param:"pendings" help:"generic-process pendings (lower halves in SRAM)" source:"Pedretti & Hudson 2005 s.4.2: 1,274"`
 	TxPendings   int          `param:"tx_pendings" help:"of the pendings, the host-managed transmit pool (the rest receive)" source:"assumed"`
@@ -56,6 +57,7 @@ type Params struct {
 	AccelTxPendings int             `param:"accel_tx_pendings" help:"of an accelerated process's pendings, its host-managed transmit pool" source:"assumed"`
 	AccelObjects    int             `param:"accel_objects" help:"match entries plus memory descriptors an accelerated process may have: they live in SRAM for the firmware's matching" source:"assumed"`
 	ObjectBytes     actors.Bytes    `param:"object_bytes" help:"SRAM size of a match entry or memory descriptor (accelerated mode)" source:"assumed: ids, match and ignore bits, list links in 32 bytes"`
+	ResultBytes     actors.Bytes    `param:"result_bytes" help:"size of the record the firmware writes into host memory to answer an offloaded call (accelerated mode)" source:"assumed: one 8-byte word"`
 	AccelEQSlots    int             `param:"accel_eq_slots" help:"entries of an accelerated process's firmware event queue in host memory" source:"assumed"`
 	FwMatchInstr    int             `param:"fw_match_instr" help:"PPC instructions of Portals matching in firmware: fixed part (header checks, portal lookup)" source:"assumed"`
 	FwMatchMEInstr  int             `param:"fw_match_me_instr" help:"PPC instructions per match entry traversed (compare ids and masked bits, follow the list)" source:"assumed"`
@@ -82,13 +84,13 @@ type Params struct {
 func DefaultParams() Params {
 	return Params{
 		Mode:        "generic",
-		HeaderBytes: 48, InlineMax: 12, PageBytes: 4 * actors.KiB, PortalTable: 64, EQSlots: 4096,
+		HeaderBytes: 48, InlineMax: 12, PageBytes: 4 * actors.KiB, PortalTable: 64, EQSlots: 4096, EventBytes: 32,
 		Sources: 1024, Pendings: 1274, TxPendings: 250, SourceBytes: 64, PendingBytes: 128,
 		FwTxInstr: 60, FwTxStartInstr: 60, FwSOMInstr: 100, FwRxInstr: 100, FwDoneInstr: 60, FwRelInstr: 30, FwSourceInstr: 20, FwStallInstr: 10,
 		KernPut: 200 * actors.Nanosecond, KernIRQ: 150 * actors.Nanosecond, KernMatch: 100 * actors.Nanosecond,
 		KernMatchME: 10 * actors.Nanosecond, KernEvent: 70 * actors.Nanosecond, KernEQ: 50 * actors.Nanosecond,
 		KernTable: 50 * actors.Nanosecond, KernRxCmd: 200 * actors.Nanosecond, CmdBytes: 16,
-		AccelProcs: 2, AccelPendings: 128, AccelTxPendings: 32, AccelObjects: 512, ObjectBytes: 32, AccelEQSlots: 1024,
+		AccelProcs: 2, AccelPendings: 128, AccelTxPendings: 32, AccelObjects: 512, ObjectBytes: 32, ResultBytes: 8, AccelEQSlots: 1024,
 		FwMatchInstr: 40, FwMatchMEInstr: 12, FwMatchMELoads: 2, FwDMAInstr: 10, FwTableInstr: 60,
 		AccelLibCall: 100 * actors.Nanosecond, AccelLibEvent: 70 * actors.Nanosecond,
 		LinuxSyscall: 250 * actors.Nanosecond, PinPage: 100 * actors.Nanosecond,
@@ -111,6 +113,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("portal_table must be >= 1 (got %d)", p.PortalTable)
 	case p.EQSlots < 1:
 		return fmt.Errorf("eq_slots must be >= 1 (got %d)", p.EQSlots)
+	case p.EventBytes < 1 || p.ResultBytes < 1:
+		return fmt.Errorf("event_bytes and result_bytes must be >= 1B (got %s, %s)", p.EventBytes, p.ResultBytes)
 	case p.Sources < 1 || p.Pendings < 1:
 		return fmt.Errorf("sources and pendings must be >= 1 (got %d, %d)", p.Sources, p.Pendings)
 	case p.TxPendings < 1 || p.TxPendings >= p.Pendings:

@@ -333,7 +333,7 @@ func (f *Firmware) postEvent(x *ppc.Exec, ev *GenericEvent) {
 // the host.
 func (f *Firmware) writeEvent(x *ppc.Exec, ev *GenericEvent) {
 	ev.Slot, ev.Seq = genericSlot(f.eqNext, f.p.EQSlots), f.eqNext
-	x.HostWrite(eventSlotBytes, ev)
+	x.HostWrite(f.p.EventBytes, ev)
 	f.eqNext++
 	x.Interrupt(IRQVector)
 	f.Stats.Interrupts++

@@ -115,7 +115,7 @@ func (e *GenericEvent) Address() uint64 { return e.Slot }
 const (
 	genericEQBase  = 0x7000_0000 // generic event queue slots
 	upperBase      = 0x7100_0000 // upper pendings, one per pending id
-	eventSlotBytes = 32
+	eventSlotBytes = 32          // the slots' spacing; what the firmware writes into one is Params.EventBytes
 	upperBytes     = 128
 )
 
