@@ -81,10 +81,15 @@ type prun struct {
 
 	remaining atomic.Int32 // partitions still running the current window
 	coord     *actor.PID
-	pids      []*actor.PID // partition actors
-	active    []int32      // partitions running the current window, written by the coordinator
-	abort     atomic.Bool  // the run was cancelled
-	finished  chan error
+	// local is the window coordinator of a run in one process: the partition that
+	// finishes a window last runs it (partitionActor) instead of messaging it, which
+	// saves a hop through a mailbox and a worker per window. nil across processes,
+	// whose coordination is messages between them.
+	local    *coordinator
+	pids     []*actor.PID // partition actors
+	active   []int32      // partitions running the current window, written by the coordinator
+	abort    atomic.Bool  // the run was cancelled
+	finished chan error
 
 	dist         *distRun      // the share of a multi-process run, nil in one process
 	remoteEvents atomic.Uint64 // events of the other processes, for progress reports
@@ -179,8 +184,15 @@ type partitionActor struct{ p *partition }
 func (a *partitionActor) Receive(c actor.Context) {
 	if w, ok := c.Message().(*windowStart); ok {
 		a.p.runWindow(w)
-		if a.p.r.remaining.Add(-1) == 0 {
-			c.Send(a.p.r.coord, windowsDone{})
+		if r := a.p.r; r.remaining.Add(-1) == 0 {
+			// The last of the window: every other partition's report is written
+			// (the countdown orders the accesses), and nothing else runs the
+			// coordinator until this launches the next window.
+			if r.local != nil {
+				r.local.onWindowsDone(c)
+			} else {
+				c.Send(r.coord, windowsDone{})
+			}
 		}
 	}
 }
@@ -225,6 +237,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	pool := newWorkerPool(opts.Workers, len(r.parts)+8, true)
 	sys := actorSystem()
 	c := &coordinator{r: r, next: make([]Time, len(r.parts)), solo: -1}
+	r.local = c
 	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0))))
 	r.pids = make([]*actor.PID, len(r.parts))
 	for i, p := range r.parts {

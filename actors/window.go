@@ -18,7 +18,8 @@ type (
 		horizon    bool // an epoch of horizon mode rather than a window
 		solo       bool // the partition runs the window alone: see leaders
 	}
-	// windowsDone tells the coordinator that every partition it started has finished.
+	// windowsDone tells a process's share of a run across processes that every
+	// partition it started has finished.
 	windowsDone struct{}
 )
 
@@ -97,7 +98,9 @@ func (p *partition) executeWindow() {
 // cancellation.
 const progressEvents = 1 << 14
 
-// coordinator runs the window barrier.
+// coordinator runs the window barrier of a run in one process: its actor starts the
+// run (runBegin), and the partition that finishes each window last runs
+// onWindowsDone, which launches the next (partitionActor).
 type coordinator struct {
 	r    *prun
 	next []Time // earliest pending event of every partition
@@ -114,11 +117,8 @@ type coordinator struct {
 }
 
 func (c *coordinator) Receive(ac actor.Context) {
-	switch ac.Message().(type) {
-	case runBegin:
+	if _, ok := ac.Message().(runBegin); ok {
 		c.begin(ac)
-	case windowsDone:
-		c.onWindowsDone(ac)
 	}
 }
 
