@@ -89,7 +89,7 @@ type Endpoint struct {
 	opFree  []*op
 	cookie  uint64
 	timers  opHeap
-	evq     []*Event // events ready for the application
+	evq     actors.FIFO[*Event] // events ready for the application
 	pool    []*Event
 	made    int
 	reqs    map[reqKey]bool
@@ -208,7 +208,7 @@ func (ep *Endpoint) GetEvent() (*Event, bool) {
 		return nil, false
 	}
 	ep.expire()
-	for len(ep.evq) == 0 && ep.takeOne() { // not every entry makes an event (a closed-out area makes none)
+	for ep.evq.Len() == 0 && ep.takeOne() { // not every entry makes an event (a closed-out area makes none)
 	}
 	return ep.pop()
 }
@@ -254,17 +254,14 @@ func (ep *Endpoint) newEvent(t EventType) *Event {
 }
 
 func (ep *Endpoint) pop() (*Event, bool) {
-	if len(ep.evq) == 0 {
+	if ep.evq.Len() == 0 {
 		return nil, false
 	}
-	ev := ep.evq[0]
-	ep.evq[0] = nil
-	ep.evq = ep.evq[1:]
-	return ev, true
+	return ep.evq.Pop(), true
 }
 
 // deliver queues an event for the application.
-func (ep *Endpoint) deliver(ev *Event) { ep.evq = append(ep.evq, ev) }
+func (ep *Endpoint) deliver(ev *Event) { ep.evq.Push(ev) }
 
 // ReturnEvent is cci_return_event: the event goes back to the pool and the space of a
 // received message in its RX area is released; an area that the NIC closed out and

@@ -40,9 +40,9 @@ type Firmware struct {
 	pioQ        []*Wire // answers waiting for the PIO FIFO
 	heldAnswers int     // incoming answers waiting for completion queue credits (fwEP.answers)
 
-	cmdq     []*Command // user commands noticed and not yet taken, in queue order
-	consumed uint64     // user commands taken from the queue
-	reported uint64     // consumer index last written to the host
+	cmdq     actors.FIFO[*Command] // user commands noticed and not yet taken, in queue order
+	consumed uint64                // user commands taken from the queue
+	reported uint64                // consumer index last written to the host
 
 	// receive
 	peers map[router.NodeID]*peer // never shrinks: a peer's record number is its rank of creation
@@ -302,7 +302,7 @@ func (f *Firmware) onCommand(x *ppc.Exec, c *Command) {
 		f.runCmds(x)
 		return
 	}
-	f.cmdq = append(f.cmdq, c)
+	f.cmdq.Push(c)
 	f.runCmds(x)
 }
 
@@ -327,8 +327,8 @@ func (f *Firmware) report(x *ppc.Exec) {
 // free. When the head must wait, the consumer index is written back at once: the host
 // then knows exactly how full the queue is.
 func (f *Firmware) runCmds(x *ppc.Exec) {
-	for len(f.cmdq) > 0 {
-		c := f.cmdq[0]
+	for f.cmdq.Len() > 0 {
+		c := *f.cmdq.Front()
 		e := f.endpoint(c.EP)
 		if e != nil && !f.canTransmit(c, e) {
 			f.Stats.CmdStalls++
@@ -337,8 +337,7 @@ func (f *Firmware) runCmds(x *ppc.Exec) {
 			}
 			return
 		}
-		f.cmdq[0] = nil
-		f.cmdq = f.cmdq[1:]
+		f.cmdq.Pop()
 		f.consume(x)
 		if e == nil {
 			f.Stats.BadCommands++ // a command racing its endpoint's close

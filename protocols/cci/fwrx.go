@@ -1,6 +1,8 @@
 package cci
 
 import (
+	"slices"
+
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/firmware/camswap"
@@ -19,7 +21,7 @@ const discardTag = 1 << 62
 type peer struct {
 	camswap.Source // its CAM entry (package camswap: CAM swapping)
 	rec            int
-	backlog        []cam.Command
+	backlog        actors.FIFO[cam.Command]
 }
 
 // CAM implements camswap.Src.
@@ -374,15 +376,16 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 // pipeline is stalled on it, another peer's entry is swapped out (package camswap).
 func (f *Firmware) queueRx(x *ppc.Exec, pr *peer, cmds ...cam.Command) {
 	x.Instr(f.p.FwRx)
-	pr.backlog = append(pr.backlog, cmds...)
+	for _, c := range cmds {
+		pr.backlog.Push(c)
+	}
 	f.cam.Need(x, pr)
 }
 
 // feed pushes a peer's backlog into its CAM entry while the entry's queue has room.
 func (f *Firmware) feed(x *ppc.Exec, pr *peer) {
-	for len(pr.backlog) > 0 && pr.Queued < f.cp.QueueDepth {
-		x.CAMPush(pr.Entry, pr.backlog[0])
-		pr.backlog = pr.backlog[1:]
+	for pr.backlog.Len() > 0 && pr.Queued < f.cp.QueueDepth {
+		x.CAMPush(pr.Entry, pr.backlog.Pop())
 		pr.Queued++
 	}
 }
@@ -394,7 +397,7 @@ func (f *Firmware) afterRetire(x *ppc.Exec, pr *peer) {
 		return
 	}
 	f.feed(x, pr)
-	if pr.Queued > 0 || len(pr.backlog) > 0 {
+	if pr.Queued > 0 || pr.backlog.Len() > 0 {
 		return
 	}
 	f.cam.Release(x, pr)
@@ -418,16 +421,22 @@ func (c camFW) Lookup(n router.NodeID) (*peer, bool) {
 	pr := c.f.peers[n]
 	return pr, pr != nil
 }
-func (c camFW) Ready(pr *peer) bool   { return len(pr.backlog) > 0 }
-func (c camFW) Backlog(pr *peer) bool { return len(pr.backlog) > 0 }
+func (c camFW) Ready(pr *peer) bool   { return pr.backlog.Len() > 0 }
+func (c camFW) Backlog(pr *peer) bool { return pr.backlog.Len() > 0 }
 func (c camFW) Next(pr *peer, n int) []cam.Command {
-	take := min(n, len(pr.backlog))
-	cmds := append([]cam.Command(nil), pr.backlog[:take]...)
-	pr.backlog = pr.backlog[take:]
+	take := min(n, pr.backlog.Len())
+	cmds := append([]cam.Command(nil), pr.backlog.Queued()[:take]...)
+	for range take {
+		pr.backlog.Pop()
+	}
 	return cmds
 }
 func (c camFW) PutBack(pr *peer, cmds []cam.Command) {
-	pr.backlog = append(append([]cam.Command(nil), cmds...), pr.backlog...)
+	var q actors.FIFO[cam.Command] // cmds ahead of what is queued (a swap: rare)
+	for _, cmd := range slices.Concat(cmds, pr.backlog.Queued()) {
+		q.Push(cmd)
+	}
+	pr.backlog = q
 }
 func (c camFW) Feed(x *ppc.Exec, pr *peer) { c.f.feed(x, pr) }
 func (c camFW) Spill(x *ppc.Exec, pr *peer) {

@@ -106,7 +106,7 @@ func recvN(ep *Endpoint, n int) ([][]byte, error) {
 // drain waits until every operation of ep is complete, collecting the statuses of
 // the send events.
 func drain(ep *Endpoint, sts map[Status]int) error {
-	for len(ep.ops) > 0 || len(ep.evq) > 0 {
+	for len(ep.ops) > 0 || ep.evq.Len() > 0 {
 		ev, err := ep.WaitEvent()
 		if err != nil {
 			return err
