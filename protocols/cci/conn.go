@@ -199,8 +199,8 @@ func (ep *Endpoint) transmit(o *op) {
 	}
 	o.inflight++
 	ep.Stats.Sent++
-	ep.post(&Command{Kind: kind, Row: o.conn.slot, Type: o.typ, Dst: o.conn.peerNode, Addr: o.addr, Len: o.n,
-		Hdr: o.hdr, Data: o.data, Cookie: o.cookie, Local: o.local, LocOff: o.localOff})
+	ep.post(userCmds.New(Command{Kind: kind, Row: o.conn.slot, Type: o.typ, Dst: o.conn.peerNode, Addr: o.addr, Len: o.n,
+		Hdr: o.hdr, Data: o.data, Cookie: o.cookie, Local: o.local, LocOff: o.localOff}))
 	if o.reliable {
 		o.conn.pending[o.seq] = o
 		ep.disarm(o)

@@ -171,7 +171,7 @@ func (ep *Endpoint) returnCredits() {
 		return
 	}
 	ep.Stats.CmdCreditReturns++
-	ep.post(&Command{Kind: CmdCredit})
+	ep.post(userCmds.New(Command{Kind: CmdCredit}))
 }
 
 // absorb takes in the completion queue entries that have arrived (their events wait

@@ -41,6 +41,7 @@ type Firmware struct {
 	heldAnswers int     // incoming answers waiting for completion queue credits (fwEP.answers)
 
 	cmdq     actors.FIFO[*Command] // user commands noticed and not yet taken, in queue order
+	taken    []*Command            // commands the current handler took: released after it and its trace
 	consumed uint64                // user commands taken from the queue
 	reported uint64                // consumer index last written to the host
 
@@ -199,6 +200,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if code != 0 {
 		x.TraceHandler(traceNames[code], traceValue(ev))
 	}
+	for _, c := range f.taken {
+		userCmds.Release(c)
+	}
+	clear(f.taken)
+	f.taken = f.taken[:0]
 }
 
 // endpoint returns endpoint i if it is open, else nil.
@@ -298,6 +304,7 @@ func (f *Firmware) onCommand(x *ppc.Exec, c *Command) {
 		f.flushAnswers(x, c.EP, e)
 	}
 	if c.Kind == CmdCredit {
+		f.taken = append(f.taken, c)
 		f.consume(x)
 		f.runCmds(x)
 		return
@@ -337,7 +344,7 @@ func (f *Firmware) runCmds(x *ppc.Exec) {
 			}
 			return
 		}
-		f.cmdq.Pop()
+		f.taken = append(f.taken, f.cmdq.Pop())
 		f.consume(x)
 		if e == nil {
 			f.Stats.BadCommands++ // a command racing its endpoint's close

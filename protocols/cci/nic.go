@@ -3,6 +3,7 @@ package cci
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 )
 
@@ -64,7 +65,14 @@ type Command struct {
 	MR *Region // nil: deregister MR.Handle.Index
 	// CmdOpen
 	Areas []int // the RX areas initially in the ready ring
+
+	actors.PoolMark // from userCmds: the firmware releases it once it has taken it
 }
+
+// userCmds recycles the commands the library posts per message (transmits, credit
+// returns): the firmware takes each once, and releases it after the handler that took
+// it and its trace.
+var userCmds actors.Pool[Command, *Command]
 
 func (c *Command) String() string {
 	switch c.Kind {
