@@ -322,6 +322,7 @@ func (ep *Endpoint) consume(m any) {
 	default:
 		ep.p.Fatalf("cci: endpoint %d: unknown completion %s", ep.ID, e)
 	}
+	cqEntries.Release(e)
 	if ep.credits >= ep.P.CreditBatch {
 		ep.returnCredits()
 	}

@@ -258,12 +258,12 @@ func (f *Firmware) live(t *task) bool {
 }
 
 // post writes a completion queue entry of endpoint ep; the caller holds its credit.
-func (f *Firmware) post(x *ppc.Exec, ep int, e *CQEntry) {
+func (f *Firmware) post(x *ppc.Exec, ep int, e CQEntry) {
 	s := &f.eps[ep]
 	e.Addr = cqAddr(ep, s.cqNext, f.p.CQSlots)
 	s.cqNext++
 	x.Instr(f.p.FwPost)
-	x.HostWrite(f.p.CQEntry, e)
+	x.HostWrite(f.p.CQEntry, cqEntries.New(e))
 }
 
 // onCommand notices a command in the queue (Dillow & Atchley 2011 s.IV.B.1), reads it
@@ -493,7 +493,7 @@ func (f *Firmware) onTransmit(x *ppc.Exec, c *Command, e *fwEP) {
 	e.credits-- // the send completion
 	if bad {
 		f.Stats.BadCommands++
-		f.post(x, c.EP, &CQEntry{Kind: CQSend, Cookie: c.Cookie, Status: ErrInvalid})
+		f.post(x, c.EP, CQEntry{Kind: CQSend, Cookie: c.Cookie, Status: ErrInvalid})
 		return
 	}
 	w := &Wire{Type: c.Type, DstEP: e.rowEP[c.Row], Len: c.Len, Src: f.node, Dst: c.Dst, H: *c.Hdr, Data: c.Data, ID: f.nextID()}
@@ -524,7 +524,7 @@ func (f *Firmware) transmitRead(x *ppc.Exec, c *Command, e *fwEP, w *Wire, mr *R
 	}
 	t := &f.tasks[id]
 	if t.txing {
-		f.post(x, c.EP, &CQEntry{Kind: CQSend, Cookie: c.Cookie})
+		f.post(x, c.EP, CQEntry{Kind: CQSend, Cookie: c.Cookie})
 		return
 	}
 	t.wire, t.cookie, t.mr, t.mrOff, t.txing = w, c.Cookie, mr, c.LocOff, true
@@ -630,7 +630,7 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 	case taskRead:
 		t.txing = false
 		if f.live(t) {
-			f.post(x, t.ep, &CQEntry{Kind: CQSend, Cookie: t.cookie})
+			f.post(x, t.ep, CQEntry{Kind: CQSend, Cookie: t.cookie})
 		}
 		if (t.got || !f.live(t)) && !t.rxing {
 			delete(f.reads, t.key)
@@ -638,7 +638,7 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 		}
 	case taskTx:
 		if f.live(t) {
-			f.post(x, t.ep, &CQEntry{Kind: CQSend, Cookie: t.cookie})
+			f.post(x, t.ep, CQEntry{Kind: CQSend, Cookie: t.cookie})
 		}
 		f.release(x, id)
 	default:

@@ -162,7 +162,7 @@ func (f *Firmware) onMessage(x *ppc.Exec, pk *router.Packet, w *Wire, e *fwEP) {
 	if !fits {
 		if e.cur >= 0 {
 			e.credits--
-			f.post(x, ep, &CQEntry{Kind: CQArea, Area: e.cur, Count: e.curN})
+			f.post(x, ep, CQEntry{Kind: CQArea, Area: e.cur, Count: e.curN})
 			f.Stats.AreaCloses++
 		}
 		x.LoadHost(1) // the next entry of the ready ring
@@ -297,7 +297,7 @@ func (f *Firmware) onAnswer(x *ppc.Exec, pk *router.Packet, w *Wire) {
 		f.Stats.AnswersHeld++
 	default:
 		e.credits--
-		f.post(x, int(w.DstEP), &CQEntry{Kind: CQAnswer, Wire: w})
+		f.post(x, int(w.DstEP), CQEntry{Kind: CQAnswer, Wire: w})
 		f.Stats.AnswersIn++
 	}
 }
@@ -308,7 +308,7 @@ func (f *Firmware) flushAnswers(x *ppc.Exec, ep int, e *fwEP) {
 	for ; n < len(e.answers) && e.credits > 0; n++ {
 		x.Load(4)
 		e.credits--
-		f.post(x, ep, &CQEntry{Kind: CQAnswer, Wire: e.answers[n]})
+		f.post(x, ep, CQEntry{Kind: CQAnswer, Wire: e.answers[n]})
 		f.Stats.AnswersIn++
 	}
 	if n > 0 {
@@ -337,7 +337,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	switch t.kind {
 	case taskRx:
 		if f.live(t) {
-			f.post(x, t.ep, &CQEntry{Kind: CQRecv, Area: t.area, Off: t.off, Wire: t.wire})
+			f.post(x, t.ep, CQEntry{Kind: CQRecv, Area: t.area, Off: t.off, Wire: t.wire})
 			f.Stats.Received++
 			if t.wire.Type.reliable() {
 				f.answer(x, TypeAck, t.wire, OK)
@@ -359,7 +359,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 	case taskRead:
 		t.got, t.rxing = true, false
 		if f.live(t) {
-			f.post(x, t.ep, &CQEntry{Kind: CQRead, Wire: t.resp})
+			f.post(x, t.ep, CQEntry{Kind: CQRead, Wire: t.resp})
 		}
 		if !t.txing {
 			delete(f.reads, t.key)

@@ -114,7 +114,12 @@ type CQEntry struct {
 	Off    int64  // CQRecv: offset of the message in the area
 	Count  int    // CQArea
 	Wire   *Wire  // CQRecv, CQAnswer, CQRead
+	actors.PoolMark
 }
+
+// cqEntries recycles completion queue entries: the library releases each once it has
+// consumed it (Endpoint.consume).
+var cqEntries actors.Pool[CQEntry, *CQEntry]
 
 func (e *CQEntry) String() string {
 	switch e.Kind {
