@@ -111,6 +111,7 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 		e.onCommand(ctx, m)
 	case *PIO:
 		e.onPIO(ctx, m)
+		pioPool.Release(m)
 	case *ht.ReadDone:
 		e.onReadDone(ctx, *m)
 	case router.Credit:

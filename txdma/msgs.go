@@ -86,7 +86,15 @@ type PIO struct {
 	Bytes  int64 // payload, at most the PIO buffer
 	Notify bool
 	Tag    uint64
+	actors.PoolMark
 }
+
+// pioPool recycles PIO messages: the engine releases one once it has read it.
+var pioPool actors.Pool[PIO, *PIO]
+
+// NewPIO returns p recycled, which the engine releases once it has read it (a *PIO
+// made otherwise also works, and is left to the garbage collector).
+func NewPIO(p PIO) *PIO { return pioPool.New(p) }
 
 func (p *PIO) String() string { return fmt.Sprintf("txdma.PIO(node%d %dB)", p.Dst, p.Bytes) }
 

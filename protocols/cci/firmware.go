@@ -680,7 +680,7 @@ func (f *Firmware) pioRoom() bool {
 func (f *Firmware) pio(x *ppc.Exec, a *Wire) {
 	f.pioN++
 	f.pioBytes += int64(f.p.HeaderBytes)
-	x.PIO(&txdma.PIO{Dst: a.Dst, Class: a.Type.class(), Data: a, Bytes: int64(f.p.HeaderBytes), Notify: true})
+	x.PIO(txdma.NewPIO(txdma.PIO{Dst: a.Dst, Class: a.Type.class(), Data: a, Bytes: int64(f.p.HeaderBytes), Notify: true}))
 }
 
 func (f *Firmware) flushPIO(x *ppc.Exec) {

@@ -356,7 +356,7 @@ func (f *Firmware) flushCtl(x *ppc.Exec) {
 		g.ctlQ = g.ctlQ[1:]
 		g.pioN++
 		g.pioB += n
-		x.PIO(&txdma.PIO{Dst: w.Dst, Class: Ctl.Class(), Data: w, Bytes: n, Notify: true, Tag: ctlTag})
+		x.PIO(txdma.NewPIO(txdma.PIO{Dst: w.Dst, Class: Ctl.Class(), Data: w, Bytes: n, Notify: true, Tag: ctlTag}))
 	}
 }
 
