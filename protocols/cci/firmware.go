@@ -31,8 +31,8 @@ type Firmware struct {
 	free  []int
 
 	// transmit
-	txq         []int // tasks waiting for room in the TX command FIFO, in order
-	gaugeTxq    int   // txq's length last reported to the timeline
+	txq         actors.FIFO[int] // tasks waiting for room in the TX command FIFO, in order
+	gaugeTxq    int              // txq's length last reported to the timeline
 	inFIFO      int
 	pushed      uint64
 	pioN        int // PIO messages in the PIO FIFO
@@ -392,13 +392,13 @@ func (f *Firmware) onClose(x *ppc.Exec, ep int) {
 	f.Stats.AnswersLost += int64(len(e.answers))
 	f.heldAnswers -= len(e.answers)
 	e.answers = nil
-	kept := f.txq[:0]
-	for _, id := range f.txq {
+	var kept actors.FIFO[int]
+	for _, id := range f.txq.Queued() {
 		if f.tasks[id].ep == ep && f.tasks[id].kind == taskTx {
 			f.release(x, id)
 			continue
 		}
-		kept = append(kept, id)
+		kept.Push(id)
 	}
 	f.txq = kept
 	var orphans []int
@@ -533,15 +533,15 @@ func (f *Firmware) transmitRead(x *ppc.Exec, c *Command, e *fwEP, w *Wire, mr *R
 
 // queueTx hands a task to the TX engine.
 func (f *Firmware) queueTx(x *ppc.Exec, id int) {
-	f.txq = append(f.txq, id)
+	f.txq.Push(id)
 	f.feedTx(x)
 }
 
 // txQueued reports the tasks waiting for room in the TX DMA command FIFO (a timeline
 // counter).
 func (f *Firmware) txQueued(x *ppc.Exec) {
-	if len(f.txq) != f.gaugeTxq {
-		f.gaugeTxq = len(f.txq)
+	if f.txq.Len() != f.gaugeTxq {
+		f.gaugeTxq = f.txq.Len()
 		x.Gauge("tx_queue", f.gaugeTxq)
 	}
 }
@@ -557,14 +557,14 @@ func (f *Firmware) txCommands(t *task) int {
 // feedTx programs the TX DMA engine for queued tasks in order while its command FIFO
 // has room for a whole program.
 func (f *Firmware) feedTx(x *ppc.Exec) {
-	for len(f.txq) > 0 {
-		id := f.txq[0]
+	for f.txq.Len() > 0 {
+		id := *f.txq.Front()
 		t := &f.tasks[id]
 		n := f.txCommands(t)
 		if f.inFIFO+n > f.tp.CommandsMax {
 			break
 		}
-		f.txq = f.txq[1:]
+		f.txq.Pop()
 		f.program(x, id, t)
 		f.inFIFO += n
 		f.pushed += uint64(n)

@@ -256,7 +256,7 @@ func (f *Firmware) onReadReq(x *ppc.Exec, pk *router.Packet, w *Wire) {
 	t := &f.tasks[id]
 	t.wire, t.mr, t.mrOff = resp, mr, in.RemoteOff
 	x.HostWrite(f.p.RMAHeader, nil) // the response header, into the scratch area
-	f.txq = append(f.txq, id)
+	f.txq.Push(id)
 	f.feedTx(x)
 	f.traceBuilt(x, resp, nil, w.ID)
 }
