@@ -239,7 +239,6 @@ func bellAddr(pid uint32, k uint64) uint64   { return 0x7000<<32 | uint64(pid)<<
 
 // Firmware is the Portals 4 firmware of one node's PPC.
 type Firmware struct {
-	spent []*Call // calls run in the current handler, released when it is over
 	node  router.NodeID
 	p     Params
 	cmax  int64
@@ -266,7 +265,9 @@ type Firmware struct {
 	released uint64
 
 	sent []*Wire // messages the current handler sent (tracing)
-	done []*Wire // messages the current handler finished with: dropped after it and its trace
+	// done holds what the current handler finished with (the calls it ran, the wires
+	// it sent or took, the event it handled), let go of after it and its trace.
+	done []finished
 
 	// With a match unit (portals4.nic = matchunit), Portals work is ordered: library
 	// calls and arriving messages wait in work, in arrival order, while requests ahead
@@ -390,23 +391,23 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if code != 0 {
 		x.TraceHandler(handlers[code].fn, 255)
 	}
-	switch ev := ev.(type) { // read by the handler and its trace: done
-	case *matchunit.Result:
-		ev.Release()
-	case *SendCmd:
-		sendCmds.Release(ev)
+	if r, ok := ev.(*matchunit.Result); ok {
+		r.Release()
 	}
-	for _, c := range f.spent {
-		calls.Release(c)
-	}
-	clear(f.spent)
-	f.spent = f.spent[:0]
-	for _, w := range f.done {
-		w.Drop()
+	for _, d := range f.done {
+		d.finish()
 	}
 	clear(f.done)
 	f.done = f.done[:0]
 }
+
+// finished is something a handler is done with: it is let go of (recycled or, for a
+// wire, dropped by one holder) once the handler and its trace are over.
+type finished interface{ finish() }
+
+func (c *Call) finish()    { calls.Release(c) }
+func (c *SendCmd) finish() { sendCmds.Release(c) }
+func (w *Wire) finish()    { w.Drop() }
 
 func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 	switch ev := ev.(type) {
@@ -422,6 +423,7 @@ func (f *Firmware) handle(x *ppc.Exec, ev actors.Msg) {
 		x.Mailbox(int(f.p.CmdBytes / 4))
 		x.Instr(f.p.FwCallInstr)
 		f.send(x, f.proc(x, ev.PID), ev.Msg)
+		f.done = append(f.done, ev)
 	case *BarrierCall:
 		f.onBarrierCall(x, ev)
 	case rxdma.SOM:
@@ -460,7 +462,7 @@ func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
 	if c.Result != 0 { // 0: a posted command, whose result the library knew
 		x.HostWrite(f.p.ResultBytes, results.New(Result{Addr: c.Result, Value: v, H: h, R: r, Bell: pr.bells}))
 	}
-	f.spent = append(f.spent, c)
+	f.done = append(f.done, c)
 }
 
 // after charges the library's work since w0, sends what it queued and rings the
