@@ -309,6 +309,7 @@ func (ep *Endpoint) consume(m any) {
 		ep.onSendDone(e)
 	case CQAnswer:
 		ep.onAnswer(e.Wire)
+		e.Wire.Drop()
 	case CQRecv:
 		start := ep.p.Now()
 		ep.onRecv(e)

@@ -37,8 +37,8 @@ type Firmware struct {
 	pushed      uint64
 	pioN        int // PIO messages in the PIO FIFO
 	pioBytes    int64
-	pioQ        []*Wire // answers waiting for the PIO FIFO
-	heldAnswers int     // incoming answers waiting for completion queue credits (fwEP.answers)
+	pioQ        actors.FIFO[*Wire] // answers waiting for the PIO FIFO
+	heldAnswers int                // incoming answers waiting for completion queue credits (fwEP.answers)
 
 	cmdq     actors.FIFO[*Command] // user commands noticed and not yet taken, in queue order
 	taken    []*Command            // commands the current handler took: released after it and its trace
@@ -391,6 +391,9 @@ func (f *Firmware) onClose(x *ppc.Exec, ep int) {
 	e.active, e.closing = false, true
 	f.Stats.AnswersLost += int64(len(e.answers))
 	f.heldAnswers -= len(e.answers)
+	for _, a := range e.answers {
+		a.Drop() // lost: the endpoint's hold
+	}
 	e.answers = nil
 	var kept actors.FIFO[int]
 	for _, id := range f.txq.Queued() {
@@ -651,8 +654,8 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 // number.
 func (f *Firmware) answer(x *ppc.Exec, typ Type, w *Wire, st Status) {
 	x.Instr(f.p.FwAnswer)
-	a := &Wire{Type: typ, DstEP: w.H.SrcEP, Src: f.node, Dst: w.Src, Status: st, ID: f.nextID(),
-		H: Header{Conn: w.H.SrcConn, Gen: w.H.SrcGen, Seq: w.H.Seq}}
+	a := newAnswer(Wire{Type: typ, DstEP: w.H.SrcEP, Src: f.node, Dst: w.Src, Status: st, ID: f.nextID(),
+		H: Header{Conn: w.H.SrcConn, Gen: w.H.SrcGen, Seq: w.H.Seq}})
 	switch typ {
 	case TypeAck:
 		f.Stats.Acks++
@@ -662,11 +665,12 @@ func (f *Firmware) answer(x *ppc.Exec, typ Type, w *Wire, st Status) {
 		f.Stats.NotReady++
 	}
 	f.traceBuilt(x, a, nil, w.ID)
-	if len(f.pioQ) > 0 || !f.pioRoom() {
-		if len(f.pioQ) == f.p.PIOAckMax {
-			return // the sender retransmits
+	if f.pioQ.Len() > 0 || !f.pioRoom() {
+		if f.pioQ.Len() == f.p.PIOAckMax {
+			answers.Release(a) // never sent: the sender retransmits
+			return
 		}
-		f.pioQ = append(f.pioQ, a)
+		f.pioQ.Push(a)
 		f.Stats.PIOWaits++
 		return
 	}
@@ -684,9 +688,7 @@ func (f *Firmware) pio(x *ppc.Exec, a *Wire) {
 }
 
 func (f *Firmware) flushPIO(x *ppc.Exec) {
-	for len(f.pioQ) > 0 && f.pioRoom() {
-		a := f.pioQ[0]
-		f.pioQ = f.pioQ[1:]
-		f.pio(x, a)
+	for f.pioQ.Len() > 0 && f.pioRoom() {
+		f.pio(x, f.pioQ.Pop())
 	}
 }

@@ -290,6 +290,7 @@ func (f *Firmware) onAnswer(x *ppc.Exec, pk *router.Packet, w *Wire) {
 	switch {
 	case e == nil || f.heldAnswers == f.p.PIOAckMax:
 		f.Stats.AnswersLost++
+		w.Drop() // the endpoint's hold: no library will read it
 	case e.credits == 0 || len(e.answers) > 0:
 		x.Store(4)
 		e.answers = append(e.answers, w)

@@ -3,6 +3,7 @@ package cci
 import (
 	"fmt"
 
+	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/router"
 )
 
@@ -140,6 +141,35 @@ type Wire struct {
 	H      Header
 	Data   []byte
 	ID     uint64 // per-node transmission number, for traces
+
+	refs actors.Refs // holders of an answer from newAnswer
+	actors.PoolMark
+}
+
+// answers recycles the answers the NIC generates (acks, refusals, not-ready). An
+// answer sent has two holders, each dropping it once: the receiving RX DMA engine
+// when it has removed the answer's packet from its FIFO (Drop, router.Counted), and
+// the receiving endpoint once it has read it: its library (Endpoint.consume), or its
+// firmware when it loses the answer (no endpoint, no room to hold it, the endpoint
+// closed). Other messages are not recycled: Drop leaves them to the garbage
+// collector, as it does answers decoded from another process.
+var answers actors.Pool[Wire, *Wire]
+
+// answerHolders are the holders of a sent answer that each Drop it (newAnswer).
+const answerHolders = 2
+
+func newAnswer(w Wire) *Wire {
+	a := answers.New(w)
+	a.refs.Set(answerHolders)
+	return a
+}
+
+// Drop ends one holder's hold on an answer from newAnswer; the last recycles it. It
+// implements router.Counted for the receiving RX DMA engine.
+func (w *Wire) Drop() {
+	if w.refs.Drop() {
+		answers.Release(w)
+	}
 }
 
 func (w *Wire) String() string {
