@@ -314,6 +314,9 @@ func (ep *Endpoint) consume(m any) {
 		start := ep.p.Now()
 		ep.onRecv(e)
 		ep.traceReceived(e, start)
+		if e.Wire.Type.message() {
+			e.Wire.Drop() // the receiver's hold (wires): events keep what they need
+		}
 	case CQArea:
 		ar := &ep.areas[e.Area]
 		ar.closed, ar.count = true, e.Count

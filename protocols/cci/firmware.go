@@ -499,7 +499,8 @@ func (f *Firmware) onTransmit(x *ppc.Exec, c *Command, e *fwEP) {
 		f.post(x, c.EP, CQEntry{Kind: CQSend, Cookie: c.Cookie, Status: ErrInvalid})
 		return
 	}
-	w := &Wire{Type: c.Type, DstEP: e.rowEP[c.Row], Len: c.Len, Src: f.node, Dst: c.Dst, H: *c.Hdr, Data: c.Data, ID: f.nextID()}
+	w := transmitted(Wire{Type: c.Type, DstEP: e.rowEP[c.Row], Len: c.Len, Src: f.node, Dst: c.Dst, H: *c.Hdr, Data: c.Data,
+		ID: f.nextID()}, c.Kind == CmdSend && c.Type.message())
 	if c.Kind == CmdRMARead {
 		w.Len = 0 // the request carries no data
 		f.transmitRead(x, c, e, w, mr)
@@ -516,6 +517,17 @@ func (f *Firmware) onTransmit(x *ppc.Exec, c *Command, e *fwEP) {
 // transmitRead sends (or resends) an RMA read request. The read task lives until the
 // response is in: it holds the completion queue credit of the read's completion. A
 // resend while the previous request is still in the NIC only completes.
+// transmitted returns the wire of a transmit command: recycled if it is a message
+// (wires), else new.
+func transmitted(w Wire, message bool) *Wire {
+	if message {
+		return newWire(w, messageHolders)
+	}
+	x := new(Wire) // not &w: that would put w on the heap on every path
+	*x = w
+	return x
+}
+
 func (f *Firmware) transmitRead(x *ppc.Exec, c *Command, e *fwEP, w *Wire, mr *Region) {
 	k := readKey{ep: c.EP, conn: c.Hdr.SrcConn, seq: c.Hdr.Seq}
 	id, ok := f.reads[k]
@@ -643,7 +655,9 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 		if f.live(t) {
 			f.post(x, t.ep, CQEntry{Kind: CQSend, Cookie: t.cookie})
 		}
+		w := t.wire
 		f.release(x, id)
+		w.Drop() // the sender's hold (wires)
 	default:
 		x.Fatalf("cci: TX completion of task %d of kind %d", id, t.kind)
 	}
@@ -654,8 +668,8 @@ func (f *Firmware) onTxDone(x *ppc.Exec, d txdma.Done) {
 // number.
 func (f *Firmware) answer(x *ppc.Exec, typ Type, w *Wire, st Status) {
 	x.Instr(f.p.FwAnswer)
-	a := newAnswer(Wire{Type: typ, DstEP: w.H.SrcEP, Src: f.node, Dst: w.Src, Status: st, ID: f.nextID(),
-		H: Header{Conn: w.H.SrcConn, Gen: w.H.SrcGen, Seq: w.H.Seq}})
+	a := newWire(Wire{Type: typ, DstEP: w.H.SrcEP, Src: f.node, Dst: w.Src, Status: st, ID: f.nextID(),
+		H: Header{Conn: w.H.SrcConn, Gen: w.H.SrcGen, Seq: w.H.Seq}}, answerHolders)
 	switch typ {
 	case TypeAck:
 		f.Stats.Acks++
@@ -667,7 +681,7 @@ func (f *Firmware) answer(x *ppc.Exec, typ Type, w *Wire, st Status) {
 	f.traceBuilt(x, a, nil, w.ID)
 	if f.pioQ.Len() > 0 || !f.pioRoom() {
 		if f.pioQ.Len() == f.p.PIOAckMax {
-			answers.Release(a) // never sent: the sender retransmits
+			wires.Release(a) // never sent: the sender retransmits
 			return
 		}
 		f.pioQ.Push(a)

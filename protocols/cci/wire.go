@@ -50,6 +50,9 @@ func (t Type) reliable() bool {
 	return false
 }
 
+// message reports whether the type is a message (not a handshake, RMA or answer).
+func (t Type) message() bool { return t == TypeMsg || t == TypeMsgRel }
+
 // answer reports whether t is an answer of the NIC (header only, sent with PIO).
 func (t Type) answer() bool { return t == TypeAck || t == TypeRefused || t == TypeNotReady }
 
@@ -142,33 +145,45 @@ type Wire struct {
 	Data   []byte
 	ID     uint64 // per-node transmission number, for traces
 
-	refs actors.Refs // holders of an answer from newAnswer
+	refs actors.Refs // holders of a wire from newWire
 	actors.PoolMark
 }
 
-// answers recycles the answers the NIC generates (acks, refusals, not-ready). An
-// answer sent has two holders, each dropping it once: the receiving RX DMA engine
-// when it has removed the answer's packet from its FIFO (Drop, router.Counted), and
-// the receiving endpoint once it has read it: its library (Endpoint.consume), or its
-// firmware when it loses the answer (no endpoint, no room to hold it, the endpoint
-// closed). Other messages are not recycled: Drop leaves them to the garbage
-// collector, as it does answers decoded from another process.
-var answers actors.Pool[Wire, *Wire]
+// wires recycles two kinds of message, each dropped once by each of its holders:
+//   - the answers the NIC generates (acks, refusals, not-ready), with two holders: the
+//     receiving RX DMA engine when it has removed the answer's packet from its FIFO
+//     (Drop, router.Counted), and the receiving endpoint once it has read it: its
+//     library (Endpoint.consume), or its firmware when it loses the answer (no
+//     endpoint, no room to hold it, the endpoint closed);
+//   - messages (TypeMsg, TypeMsgRel), with three: the sending firmware at their TX
+//     completion, the receiving RX DMA engine, and the receiving library once it has
+//     taken the message (Endpoint.consume). A message refused, discarded or orphaned
+//     by a closed endpoint loses its last holder's drop and is left to the garbage
+//     collector.
+//
+// Other messages (connection handshakes, whose requests the library keeps until they
+// are answered, and RMA) are not recycled: Drop leaves them to the garbage collector,
+// as it does messages decoded from another process.
+var wires actors.Pool[Wire, *Wire]
 
-// answerHolders are the holders of a sent answer that each Drop it (newAnswer).
-const answerHolders = 2
+// Holders of a sent wire that each Drop it (newWire).
+const (
+	answerHolders  = 2
+	messageHolders = 3
+)
 
-func newAnswer(w Wire) *Wire {
-	a := answers.New(w)
-	a.refs.Set(answerHolders)
-	return a
+// newWire returns w from the pool with holders holders.
+func newWire(w Wire, holders int32) *Wire {
+	x := wires.New(w)
+	x.refs.Set(holders)
+	return x
 }
 
-// Drop ends one holder's hold on an answer from newAnswer; the last recycles it. It
+// Drop ends one holder's hold on a wire from newWire; the last recycles it. It
 // implements router.Counted for the receiving RX DMA engine.
 func (w *Wire) Drop() {
 	if w.refs.Drop() {
-		answers.Release(w)
+		wires.Release(w)
 	}
 }
 
