@@ -77,7 +77,8 @@ type op struct {
 	seq      uint32
 	area     int
 	addr     uint64
-	hdr      *Header
+	hdr      *Header // &hdrBuf once set (header)
+	hdrBuf   Header
 	data     []byte
 	n        int64
 	local    Handle
@@ -199,18 +200,28 @@ func (ep *Endpoint) transmit(o *op) {
 	}
 	o.inflight++
 	ep.Stats.Sent++
-	ep.post(userCmds.New(Command{Kind: kind, Row: o.conn.slot, Type: o.typ, Dst: o.conn.peerNode, Addr: o.addr, Len: o.n,
-		Hdr: o.hdr, Data: o.data, Cookie: o.cookie, Local: o.local, LocOff: o.localOff}))
+	c := userCmds.New(Command{Kind: kind, Row: o.conn.slot, Type: o.typ, Dst: o.conn.peerNode, Addr: o.addr, Len: o.n,
+		Data: o.data, Cookie: o.cookie, Local: o.local, LocOff: o.localOff})
+	// The header written into the TX slot is the command's own: the NIC may take the
+	// command after o is gone (its endpoint closed) and o reused.
+	if o.hdr != nil {
+		c.hdr = *o.hdr
+		c.Hdr = &c.hdr
+	}
+	ep.post(c)
 	if o.reliable {
 		o.conn.pending[o.seq] = o
 		ep.disarm(o)
 	}
 }
 
-// header is what the library writes after the first word for a message on c.
-func (c *Conn) header(seq uint32) *Header {
-	return &Header{Nonce: c.peerNonce, Conn: c.peerConn, Gen: c.peerGen, Seq: seq, SrcEP: uint16(c.ep.ID),
+// header sets o's header, what the library writes after the first word for a message
+// on c (each transmission copies it into its command), and returns it.
+func (c *Conn) header(o *op, seq uint32) *Header {
+	o.hdrBuf = Header{Nonce: c.peerNonce, Conn: c.peerConn, Gen: c.peerGen, Seq: seq, SrcEP: uint16(c.ep.ID),
 		SrcConn: uint32(c.slot), SrcGen: c.gen}
+	o.hdr = &o.hdrBuf
+	return o.hdr
 }
 
 // Connect is cci_connect: the kernel builds the connection's header row, and a
@@ -238,9 +249,8 @@ func (ep *Endpoint) Connect(node router.NodeID, epID int, data Payload, a Attr, 
 		ep.freeConn(c)
 		return err
 	}
-	h := c.header(0)
-	h.Conn2 = &ConnInfo{Attr: a, Nonce: ep.nonce}
-	o.hdr, o.n, o.data = h, int64(ep.P.ConnInfo)+data.Len, copyBytes(data.Data)
+	c.header(o, 0).Conn2 = &ConnInfo{Attr: a, Nonce: ep.nonce}
+	o.n, o.data = int64(ep.P.ConnInfo)+data.Len, copyBytes(data.Data)
 	ep.p.Memcpy(actors.Bytes(data.Len))
 	ep.transmit(o)
 	return nil
@@ -291,9 +301,8 @@ func (ep *Endpoint) answerRequest(ev *Event, accept bool, ctx any) (*Conn, error
 		ep.freeConn(c)
 		return nil, err
 	}
-	h := c.header(0)
-	h.Conn2 = &ConnInfo{Attr: c.Attr, Nonce: ep.nonce, Accept: accept}
-	o.hdr, o.n, o.accept = h, int64(ep.P.ConnInfo), accept
+	c.header(o, 0).Conn2 = &ConnInfo{Attr: c.Attr, Nonce: ep.nonce, Accept: accept}
+	o.n, o.accept = int64(ep.P.ConnInfo), accept
 	ev.answered = true
 	ep.transmit(o)
 	if !accept {
@@ -385,7 +394,8 @@ func (ep *Endpoint) sendOp(c *Conn, kind opKind, m Payload, ctx any) (*op, error
 		seq = c.nextSeq
 		c.nextSeq++
 	}
-	o.seq, o.hdr, o.n, o.data, o.ctx = seq, c.header(seq), m.Len, copyBytes(m.Data), ctx
+	c.header(o, seq)
+	o.seq, o.n, o.data, o.ctx = seq, m.Len, copyBytes(m.Data), ctx
 	ep.p.Memcpy(actors.Bytes(m.Len))
 	return o, nil
 }

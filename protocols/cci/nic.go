@@ -52,11 +52,12 @@ type Command struct {
 	Dst    router.NodeID // destination node
 	Addr   uint64        // the TX slot: the header after the first word, then the payload
 	Len    int64         // payload bytes (RMA: transfer bytes)
-	Hdr    *Header       // what the library wrote into the TX slot after the first word
-	Data   []byte        // payload bytes, when modelled
-	Cookie uint64        // echoed in the send completion
-	Local  Handle        // RMA: the local region
-	LocOff int64         // RMA: offset in it
+	Hdr    *Header       // what the library wrote into the TX slot after the first word (&hdr)
+	hdr    Header
+	Data   []byte // payload bytes, when modelled
+	Cookie uint64 // echoed in the send completion
+	Local  Handle // RMA: the local region
+	LocOff int64  // RMA: offset in it
 
 	// CmdRow
 	RowEP    uint16 // destination endpoint written into the row's words

@@ -125,8 +125,7 @@ func (ep *Endpoint) issueFragment(r *rmaOp) bool {
 	o.seq = 1<<31 | c.rmaSeq
 	c.rmaSeq++
 	o.rma, o.n, o.local, o.localOff = r, n, r.local, r.loff+r.next
-	o.hdr = c.header(o.seq)
-	o.hdr.RMA = &RMAInfo{Remote: r.remote, RemoteOff: r.roff + r.next, Local: r.local, LocalOff: o.localOff, Len: n}
+	c.header(o, o.seq).RMA = &RMAInfo{Remote: r.remote, RemoteOff: r.roff + r.next, Local: r.local, LocalOff: o.localOff, Len: n}
 	if mr := ep.mrs[r.local]; r.write && mr != nil && mr.Data != nil {
 		// The NIC reads the region when it sends; the bytes are taken now, as the
 		// application may not write a region during a transfer from it.
