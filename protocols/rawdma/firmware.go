@@ -47,6 +47,7 @@ func txSlot(i uint64) uint64 { return txRing + (i%ringSlots)*recordSize }
 type RecvRecord struct {
 	Slot uint64
 	Msg  *Msg
+	actors.PoolMark
 }
 
 func (r *RecvRecord) String() string      { return fmt.Sprintf("recv(%s)", r.Msg) }
@@ -57,7 +58,14 @@ func (r *RecvRecord) Fingerprint() uint64 { return r.Msg.ID<<20 ^ uint64(r.Msg.S
 type SentRecord struct {
 	Slot uint64
 	ID   uint64
+	actors.PoolMark
 }
+
+// The host releases the records once it has read them (Endpoint.Recv, WaitSent).
+var (
+	recvRecords actors.Pool[RecvRecord, *RecvRecord]
+	sentRecords actors.Pool[SentRecord, *SentRecord]
+)
 
 func (r *SentRecord) String() string  { return fmt.Sprintf("sent(#%d)", r.ID) }
 func (r *SentRecord) Address() uint64 { return r.Slot }
@@ -96,10 +104,11 @@ type Firmware struct {
 	crc      int64
 	entries  []camEntry
 	bySrc    map[router.NodeID]int
-	free     []int           // free CAM entries; the last is taken first
-	waiting  []router.NodeID // sources that need a CAM entry, in arrival order
-	backlog  map[router.NodeID][]cam.Command
+	free     []int                                       // free CAM entries; the last is taken first
+	waiting  []router.NodeID                             // sources that need a CAM entry, in arrival order
+	backlog  map[router.NodeID]*actors.FIFO[cam.Command] // by source, kept once made
 	inflight map[uint64]*rxMsg
+	rxFree   actors.FreeList[rxMsg]
 	maxCmd   int64
 	rxNext   uint64
 	txNext   uint64
@@ -129,7 +138,7 @@ type FirmwareStats struct {
 func NewFirmware(node router.NodeID, c Costs, cp cam.Params, crc actors.Bytes) *Firmware {
 	entries := cp.Entries
 	f := &Firmware{node: node, costs: c, depth: cp.QueueDepth, crc: int64(crc), entries: make([]camEntry, entries),
-		maxCmd: int64(cp.CommandMax), bySrc: map[router.NodeID]int{}, backlog: map[router.NodeID][]cam.Command{},
+		maxCmd: int64(cp.CommandMax), bySrc: map[router.NodeID]int{}, backlog: map[router.NodeID]*actors.FIFO[cam.Command]{},
 		inflight: map[uint64]*rxMsg{}}
 	for i := entries - 1; i >= 0; i-- {
 		f.free = append(f.free, i)
@@ -153,7 +162,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onRxDone(x, *ev)
 	case *txdma.Done:
 		x.Instr(f.costs.DoneInstr)
-		x.HostWrite(actors.Bytes(f.costs.RecordBytes), &SentRecord{Slot: txSlot(f.txNext), ID: ev.Tag})
+		x.HostWrite(actors.Bytes(f.costs.RecordBytes), sentRecords.New(SentRecord{Slot: txSlot(f.txNext), ID: ev.Tag}))
 		f.txNext++
 	case *cam.Stalled:
 		x.Instr(f.costs.StallInstr)
@@ -187,10 +196,10 @@ func (f *Firmware) onSOM(x *ppc.Exec, ev rxdma.SOM) {
 	for off := int64(0); off < total; off += f.maxCmd {
 		n := min(f.maxCmd, total-off)
 		c := cam.Command{Bytes: n, CRC: off+n == total, Notify: true, Tag: m.ID, Addr: uint64(m.Src)<<32 | uint64(off)}
-		f.backlog[m.Src] = append(f.backlog[m.Src], c)
+		f.queue(m.Src).Push(c)
 		chunks++
 	}
-	f.inflight[msgKey(m.Src, m.ID)] = &rxMsg{m: m, chunks: chunks}
+	f.inflight[msgKey(m.Src, m.ID)] = f.rxFree.New(rxMsg{m: m, chunks: chunks})
 	switch _, bound := f.bySrc[m.Src]; {
 	case bound:
 		f.feed(x, m.Src)
@@ -219,17 +228,21 @@ func (f *Firmware) bind(x *ppc.Exec, src router.NodeID) {
 func (f *Firmware) feed(x *ppc.Exec, src router.NodeID) {
 	i := f.bySrc[src]
 	e := &f.entries[i]
-	q := f.backlog[src]
-	for len(q) > 0 && e.queued < f.depth {
-		x.CAMPush(i, q[0])
-		q = q[1:]
+	q := f.queue(src)
+	for q.Len() > 0 && e.queued < f.depth {
+		x.CAMPush(i, q.Pop())
 		e.queued++
 	}
-	if len(q) == 0 {
-		delete(f.backlog, src)
-	} else {
+}
+
+// queue returns src's backlog, made on first use.
+func (f *Firmware) queue(src router.NodeID) *actors.FIFO[cam.Command] {
+	q := f.backlog[src]
+	if q == nil {
+		q = &actors.FIFO[cam.Command]{}
 		f.backlog[src] = q
 	}
+	return q
 }
 
 func (f *Firmware) onRxDone(x *ppc.Exec, ev rxdma.Done) {
@@ -242,10 +255,11 @@ func (f *Firmware) onRxDone(x *ppc.Exec, ev rxdma.Done) {
 	if rm.chunks--; rm.chunks == 0 {
 		delete(f.inflight, k)
 		f.record(x, rm.m)
+		f.rxFree.Put(rm)
 	}
 	i := f.bySrc[ev.Src]
 	f.entries[i].queued--
-	if len(f.backlog[ev.Src]) > 0 {
+	if f.queue(ev.Src).Len() > 0 {
 		f.feed(x, ev.Src)
 		return
 	}
@@ -282,6 +296,6 @@ func (f *Firmware) onStall(x *ppc.Exec, ev cam.Stalled) {
 
 // record posts a receive record into the host's RX ring.
 func (f *Firmware) record(x *ppc.Exec, m *Msg) {
-	x.HostWrite(actors.Bytes(f.costs.RecordBytes), &RecvRecord{Slot: rxSlot(f.rxNext), Msg: m})
+	x.HostWrite(actors.Bytes(f.costs.RecordBytes), recvRecords.New(RecvRecord{Slot: rxSlot(f.rxNext), Msg: m}))
 	f.rxNext++
 }

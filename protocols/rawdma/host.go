@@ -40,19 +40,20 @@ func (e *Endpoint) Send(dst router.NodeID, n int64) *Msg {
 	m := &Msg{Src: e.node, Dst: dst, Len: n, ID: e.nextID}
 	e.nextID++
 	e.inflight++
-	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, &txdma.Command{Kind: txdma.LoadDest, Dst: dst, Data: m})
+	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.LoadDest, Dst: dst, Data: m}))
 	if n > 0 {
-		e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, &txdma.Command{Kind: txdma.Transmit, Bytes: n, Addr: 0x4000_0000 + m.ID<<20})
+		e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.Transmit, Bytes: n, Addr: 0x4000_0000 + m.ID<<20}))
 	}
-	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, &txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: m.ID})
+	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: m.ID}))
 	return m
 }
 
 // WaitSent waits for the oldest message in flight to leave the TX engine.
 func (e *Endpoint) WaitSent() {
 	slot := txSlot(e.txNext)
-	e.p.WaitFor(slot)
+	r := e.p.WaitFor(slot).(*SentRecord)
 	e.p.Forget(slot)
+	sentRecords.Release(r)
 	e.txNext++
 	e.inflight--
 }
@@ -70,5 +71,7 @@ func (e *Endpoint) Recv() *Msg {
 	r := e.p.WaitFor(slot).(*RecvRecord)
 	e.p.Forget(slot)
 	e.rxNext++
-	return r.Msg
+	m := r.Msg
+	recvRecords.Release(r)
+	return m
 }
