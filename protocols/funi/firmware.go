@@ -112,16 +112,18 @@ func (f *Firmware) Polled(reg int) bool { return reg == txHead(0) || reg == txHe
 // message's packet add a span to its trace (i960/tx, i960/rx, i960/ack, i960/nack,
 // i960/retry, i960/discard).
 func (f *Firmware) Handle(x *i960.Exec, ev actors.Msg) {
-	t := x.Tracer()
-	if t == nil {
+	if t := x.Tracer(); t == nil {
 		f.handle(x, ev)
-		return
+	} else {
+		id, name := f.traced(ev)
+		f.handle(x, ev)
+		if id != 0 && t.Sampled(id) {
+			t.Span(actors.Span{Trace: id, Name: name, Actor: x.Self(), Start: x.Start(), End: x.Now(),
+				Attrs: []actors.Attr{actors.IntAttr("node", int64(f.node))}})
+		}
 	}
-	id, name := f.traced(ev)
-	f.handle(x, ev)
-	if id != 0 && t.Sampled(id) {
-		t.Span(actors.Span{Trace: id, Name: name, Actor: x.Self(), Start: x.Start(), End: x.Now(),
-			Attrs: []actors.Attr{actors.IntAttr("node", int64(f.node))}})
+	if a, ok := ev.(*squall.Arrived); ok {
+		a.Release() // the handler and its trace are over (a retry is a new one)
 	}
 }
 

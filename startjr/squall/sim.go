@@ -67,8 +67,17 @@ type TxFree struct {
 
 func (t TxFree) String() string { return fmt.Sprintf("squall.TxFree(prio %d %dB)", t.Prio, t.Bytes) }
 
-// Arrived tells the firmware a packet is in a receive FIFO.
-type Arrived struct{ Packet *wire.Packet }
+// Arrived tells the firmware a packet is in a receive FIFO. The SIM sends one it
+// recycles, which the firmware releases once its handler is over (Release).
+type Arrived struct {
+	Packet *wire.Packet
+	actors.PoolMark
+}
+
+var arrivals actors.Pool[Arrived, *Arrived]
+
+// Release recycles a if the SIM sent it; the caller must be its last holder.
+func (a *Arrived) Release() { arrivals.Release(a) }
 
 func (a *Arrived) String() string { return fmt.Sprintf("squall.Arrived(%s)", a.Packet) }
 
@@ -250,7 +259,7 @@ func (s *SIM) accept(ctx actors.Context, pk *wire.Packet) {
 	s.rxUsed[pk.Prio] += pk.Bytes
 	s.Stats.PeakRx[pk.Prio] = max(s.Stats.PeakRx[pk.Prio], s.rxUsed[pk.Prio])
 	s.Stats.Received++
-	ctx.Send(PortCard, &Arrived{Packet: pk}, 0)
+	ctx.Send(PortCard, arrivals.New(Arrived{Packet: pk}), 0)
 }
 
 // line is the GSMC line number of addr.

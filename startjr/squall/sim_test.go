@@ -31,7 +31,7 @@ func TestReceiveFIFOFullDiscardsOn1394AndHoldsOnArctic(t *testing.T) {
 	h.Inject(0, PortNet0, first)
 	h.Inject(1, PortNet0, pk())
 	out := msgs(h.Run(ms))
-	require.Equal(t, []actors.Msg{&Arrived{Packet: first}, Overflow{Prio: wire.Low}}, out, "1394: the second is discarded")
+	require.Equal(t, []actors.Msg{sent(first), Overflow{Prio: wire.Low}}, out, "1394: the second is discarded")
 
 	ap := arctic.DefaultParams()
 	s := New(p, 0, &ap)
@@ -42,7 +42,7 @@ func TestReceiveFIFOFullDiscardsOn1394AndHoldsOnArctic(t *testing.T) {
 	require.Len(t, h.Run(ms), 1, "Arctic: the second waits in the fabric")
 	require.EqualValues(t, 1, s.Stats.Held)
 	h.Inject(2, PortCard, Pop{Prio: wire.Low, Bytes: 96})
-	require.Equal(t, []actors.Msg{&Arrived{Packet: second}}, msgs(h.Run(ms)))
+	require.Equal(t, []actors.Msg{sent(second)}, msgs(h.Run(ms)))
 }
 
 func TestTransmitFreesInOrder(t *testing.T) {
@@ -78,3 +78,6 @@ func TestACDHitsMissesAndReplacesLRU(t *testing.T) {
 	}
 	require.Equal(t, []actors.Msg{ACDMiss{Addr: a}}, read(a, 3), "the least recently used line was replaced")
 }
+
+// sent is the Arrived the SIM sends for pk: a recycled one.
+func sent(pk *wire.Packet) *Arrived { return arrivals.New(Arrived{Packet: pk}) }
