@@ -66,7 +66,7 @@ type Bus struct {
 	p       Params
 	name    string
 	nodes   int
-	waiting [][]entry // per node, in order
+	waiting []actors.FIFO[entry] // per node, in order
 	busy    bool
 	last    int // the node granted last (fair arbitration resumes after it)
 	Stats   Stats
@@ -94,7 +94,7 @@ type entry struct {
 
 // New returns a bus joining nodes nodes; name names it in errors. p must be valid.
 func New(p Params, name string, nodes int) *Bus {
-	return &Bus{p: p, name: name, nodes: nodes, waiting: make([][]entry, nodes), last: nodes - 1}
+	return &Bus{p: p, name: name, nodes: nodes, waiting: make([]actors.FIFO[entry], nodes), last: nodes - 1}
 }
 
 // Ports implements actors.Ported: n0, n1, ...
@@ -115,7 +115,7 @@ func (b *Bus) Receive(ctx actors.Context, m actors.Msg) {
 			ctx.Fatalf("%s: packet for node %d, but the bus joins %d nodes", b.name, m.Dst, b.nodes)
 			return
 		}
-		b.waiting[src] = append(b.waiting[src], entry{p: m, at: ctx.Now()})
+		b.waiting[src].Push(entry{p: m, at: ctx.Now()})
 		if !b.busy {
 			b.busy = true
 			ctx.SendSelf(grant{}, 0)
@@ -131,12 +131,10 @@ func (b *Bus) Receive(ctx actors.Context, m actors.Msg) {
 func (b *Bus) next(ctx actors.Context) {
 	for k := 1; k <= b.nodes; k++ {
 		n := (b.last + k) % b.nodes
-		if len(b.waiting[n]) == 0 {
+		if b.waiting[n].Len() == 0 {
 			continue
 		}
-		e := b.waiting[n][0]
-		b.waiting[n][0] = entry{}
-		b.waiting[n] = b.waiting[n][1:]
+		e := b.waiting[n].Pop()
 		b.last = n
 		b.Stats.Wait += ctx.Now().Sub(e.at)
 		b.send(ctx, n, e.p)
