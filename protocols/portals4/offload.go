@@ -62,13 +62,23 @@ func (r *Rank) forgetBells(p *host.Proc) {
 		seen = min(seen, l.bell)
 	}
 	for ; r.forgot < seen; r.forgot++ {
-		addr := bellAddr(r.pid, r.forgot+1)
-		m, ok := p.CPU().Memory(addr)
-		p.Forget(addr)
-		if b, isBell := m.(*Bell); ok && isBell {
-			bells.Release(b)
-		}
+		forgetBell(p.CPU(), p, r.pid, r.forgot+1)
 	}
+}
+
+// forgetBell forgets notification k of process pid through h if it has landed in
+// cpu's memory, and recycles it; it reports whether it had.
+func forgetBell(cpu *host.CPU, h interface{ Forget(addr uint64) }, pid uint32, k uint64) bool {
+	addr := bellAddr(pid, k)
+	m, ok := cpu.Memory(addr)
+	if !ok {
+		return false
+	}
+	h.Forget(addr)
+	if b, isBell := m.(*Bell); isBell {
+		bells.Release(b)
+	}
+	return true
 }
 
 // call runs fn on the process's Portals state in the firmware.

@@ -196,16 +196,8 @@ func (o *onloadProc) forgetBells(h hostSide) {
 			last = min(last, l.waiting-1)
 		}
 	}
-	for ; o.forgot < last; o.forgot++ {
-		addr := bellAddr(o.pid, o.forgot+1)
-		m, ok := o.cpu.Memory(addr)
-		if !ok {
-			return
-		}
-		h.Forget(addr)
-		if b, isBell := m.(*Bell); isBell {
-			bells.Release(b)
-		}
+	for o.forgot < last && forgetBell(o.cpu, h, o.pid, o.forgot+1) {
+		o.forgot++
 	}
 }
 
