@@ -5,10 +5,8 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
-	"github.com/seastar-sim/seastar/cam"
 	"github.com/seastar-sim/seastar/firmware"
 	"github.com/seastar-sim/seastar/rxdma"
-	"github.com/seastar-sim/seastar/txdma"
 )
 
 // Ports of a Core.
@@ -160,19 +158,18 @@ func (c *Core) dispatch(ctx actors.Context) {
 	c.fw.Handle(x, ev)
 	x.ctx = nil // the handler is over: its view must not be used again
 	c.Done(ctx, x.Elapsed(), c.poll())
-	switch d := ev.(type) { // the handlers take them by value
-	case *rxdma.Done:
-		d.Release()
-	case *txdma.Done:
-		d.Release()
-	case *txdma.Retired:
-		d.Release()
+	switch d := ev.(type) {
 	case rxdma.SOM:
 		d.Packet.Unshare() // the RX DMA engine may still hold it in its FIFO
-	case *cam.Stalled:
+	case releaser: // a recycled notice (DMA and CAM completions, a coprocessor's answer): handlers take what they keep by value
 		d.Release()
 	}
 }
+
+// releaser is an event the core recycles once its handler has run: the blocks that
+// send one make it from a pool (txdma.NewDone, rxdma.NewDone, cam.Stalled, a match
+// unit's Result), and nothing holds it after the handler.
+type releaser interface{ Release() }
 
 // Heartbeat is the main loop's heartbeat counter at time now: one per handler and one
 // per idle pass of the loop (2 x PollCycles), computed when asked rather than ticked.

@@ -18,8 +18,9 @@
 //
 //	message          from    effect
 //	any              ht      a host store into SRAM carrying a payload (mailbox command)
-//	*txdma.Done, *txdma.Retired, rxdma.SOM, *rxdma.Done, *cam.Stalled: queued for the
-//	                         firmware (the pointers are recycled once their handler has run)
+//	*txdma.Done, *txdma.Retired, rxdma.SOM, *rxdma.Done, *cam.Stalled, a coprocessor's
+//	answer (*matchunit.Result): queued for the firmware (an event with a Release
+//	method is recycled once its handler has run)
 //	wake             self    a firmware timer
 //
 // Emitted (from handlers): *txdma.Command, *txdma.PIO (txdma), cam programming (cam),

@@ -122,9 +122,6 @@ func (f *Firmware) Handle(x *i960.Exec, ev actors.Msg) {
 				Attrs: []actors.Attr{actors.IntAttr("node", int64(f.node))}})
 		}
 	}
-	if a, ok := ev.(*squall.Arrived); ok {
-		a.Release() // the handler and its trace are over (a retry is a new one)
-	}
 }
 
 // traced names the message an event works on, and the stage.

@@ -391,9 +391,6 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if code != 0 {
 		x.TraceHandler(handlers[code].fn, 255)
 	}
-	if r, ok := ev.(*matchunit.Result); ok {
-		r.Release()
-	}
 	for _, d := range f.done {
 		d.finish()
 	}

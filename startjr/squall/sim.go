@@ -68,7 +68,7 @@ type TxFree struct {
 func (t TxFree) String() string { return fmt.Sprintf("squall.TxFree(prio %d %dB)", t.Prio, t.Bytes) }
 
 // Arrived tells the firmware a packet is in a receive FIFO. The SIM sends one it
-// recycles, which the firmware releases once its handler is over (Release).
+// recycles, which the card releases once the firmware's handler is over (Release).
 type Arrived struct {
 	Packet *wire.Packet
 	actors.PoolMark
