@@ -19,13 +19,18 @@ import (
 	"github.com/seastar-sim/seastar/txdma"
 )
 
-// Msg describes a raw message; every packet of it carries a pointer to it.
+// Msg describes a raw message; every packet of it carries a pointer to it. Send takes
+// it from msgs and the receiver's Recv gives it back (a copy decoded from another
+// process is not pooled and is left to the collector).
 type Msg struct {
 	Src router.NodeID
 	Dst router.NodeID
 	Len int64  // payload bytes
 	ID  uint64 // per-source sequence number
+	actors.PoolMark
 }
+
+var msgs actors.Pool[Msg, *Msg]
 
 func (m *Msg) String() string {
 	return fmt.Sprintf("raw(node%d->node%d #%d %dB)", m.Src, m.Dst, m.ID, m.Len)

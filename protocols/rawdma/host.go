@@ -32,12 +32,12 @@ func NewEndpoint(p *host.Proc, node router.NodeID, window int) *Endpoint {
 
 // Send posts a message of n bytes to dst: three 16-byte stores into the TX command FIFO
 // through HyperTransport. It waits for an earlier message to leave when window
-// messages are in flight.
-func (e *Endpoint) Send(dst router.NodeID, n int64) *Msg {
+// messages are in flight. It returns the message's sequence number (Msg.ID).
+func (e *Endpoint) Send(dst router.NodeID, n int64) uint64 {
 	for e.inflight >= e.window {
 		e.WaitSent()
 	}
-	m := &Msg{Src: e.node, Dst: dst, Len: n, ID: e.nextID}
+	m := msgs.New(Msg{Src: e.node, Dst: dst, Len: n, ID: e.nextID})
 	e.nextID++
 	e.inflight++
 	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.LoadDest, Dst: dst, Data: m}))
@@ -45,7 +45,7 @@ func (e *Endpoint) Send(dst router.NodeID, n int64) *Msg {
 		e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.Transmit, Bytes: n, Addr: 0x4000_0000 + m.ID<<20}))
 	}
 	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: m.ID}))
-	return m
+	return m.ID
 }
 
 // WaitSent waits for the oldest message in flight to leave the TX engine.
@@ -65,13 +65,18 @@ func (e *Endpoint) Drain() {
 	}
 }
 
-// Recv waits for the next message to arrive, from any source, and returns it.
-func (e *Endpoint) Recv() *Msg {
+// Recv waits for the next message to arrive, from any source, and returns its
+// descriptor. The receiving host is the descriptor's last holder: every packet of the
+// message has been written and the sender's TX engine closed the message before the
+// firmware posted the record, so Recv recycles it.
+func (e *Endpoint) Recv() Msg {
 	slot := rxSlot(e.rxNext)
 	r := e.p.WaitFor(slot).(*RecvRecord)
 	e.p.Forget(slot)
 	e.rxNext++
-	m := r.Msg
+	m := *r.Msg
+	m.PoolMark = actors.PoolMark{}
+	msgs.Release(r.Msg)
 	recvRecords.Release(r)
 	return m
 }
