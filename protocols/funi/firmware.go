@@ -170,7 +170,7 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 		f.flush(x)
 	case *squall.Arrived:
 		f.arrived(x, e.Packet)
-	case squall.TxFree:
+	case *squall.TxFree:
 		x.Instr(5)
 		f.txRoom[e.Prio] += e.Bytes
 		f.flush(x)

@@ -115,8 +115,8 @@ func (j *JAM) send(m *Message, extra actors.Duration) {
 		t.Span(actors.Span{Trace: m.ID, Name: "host/send", Actor: j.p.Self(), Start: start, End: m.Sent.Add(j.p.CPU().Params().MMIOWriteCost)})
 	}
 	j.txHead[prio]++
-	j.p.BusWrite(&pci.Write{Reg: txHead(prio), Bytes: 4,
-		Payload: &i960.MailboxStore{Reg: txHead(prio), Value: uint32(j.txHead[prio]), Event: doorbell{m}}})
+	j.p.BusWrite(pci.NewWrite(pci.Write{Reg: txHead(prio), Bytes: 4,
+		Payload: i960.NewMailboxStore(i960.MailboxStore{Reg: txHead(prio), Value: uint32(j.txHead[prio]), Event: doorbell{m}})}))
 }
 
 // AM4 is JAM_4 (JAM_reply_4 when reply): handler h runs at dst with 4 arguments.
@@ -203,7 +203,7 @@ func (j *JAM) take(prio int, addr uint64, m *Message) {
 	j.p.Forget(addr) // the valid bit cleared
 	j.rxIdx[prio]++
 	reg := rxTail(prio)
-	j.p.BusWrite(&pci.Write{Reg: reg, Bytes: 4, Payload: &i960.MailboxStore{Reg: reg, Value: uint32(j.rxIdx[prio])}})
+	j.p.BusWrite(pci.NewWrite(pci.Write{Reg: reg, Bytes: 4, Payload: i960.NewMailboxStore(i960.MailboxStore{Reg: reg, Value: uint32(j.rxIdx[prio])})}))
 	j.Received++
 	j.Bytes += m.PayloadBytes()
 	if j.ids[m.ID] {

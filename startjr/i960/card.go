@@ -68,12 +68,18 @@ type Firmware interface {
 
 // MailboxStore is a host store into mailbox register Reg (the payload of a pci.Write):
 // the register takes Value; Event, if the register is polled, is what the firmware's
-// poll finds.
+// poll finds. NewMailboxStore makes one the card recycles once it has taken it.
 type MailboxStore struct {
 	Reg   int
 	Value uint32
 	Event actors.Msg
+	actors.PoolMark
 }
+
+var stores actors.Pool[MailboxStore, *MailboxStore]
+
+// NewMailboxStore returns m as a store the card recycles once it has taken it.
+func NewMailboxStore(m MailboxStore) *MailboxStore { return stores.New(m) }
 
 func (m *MailboxStore) String() string {
 	return fmt.Sprintf("i960.MailboxStore(%d=%d %v)", m.Reg, m.Value, m.Event)
@@ -132,14 +138,16 @@ func (c *Card) Receive(ctx actors.Context, m actors.Msg) {
 	case firmware.Tick:
 		ev, at := c.Next(ctx)
 		c.handle(ctx, ev, at)
-	case pci.MasterReadDone:
-		if then, ok := c.dma[m.Tag]; ok {
-			delete(c.dma, m.Tag)
+	case *pci.MasterReadDone:
+		tag := m.Tag
+		m.Release()
+		if then, ok := c.dma[tag]; ok {
+			delete(c.dma, tag)
 			c.Enqueue(ctx, then, c.poll())
 			return
 		}
-		if !c.stalled || m.Tag != c.tag {
-			ctx.Fatalf("i960: host load #%d completed but none is outstanding", m.Tag)
+		if !c.stalled || tag != c.tag {
+			ctx.Fatalf("i960: host load #%d completed but none is outstanding", tag)
 			return
 		}
 		c.stalled = false
@@ -158,6 +166,7 @@ func (c *Card) Receive(ctx actors.Context, m actors.Msg) {
 		if c.fw.Polled(m.Reg) {
 			c.Enqueue(ctx, m.Event, c.poll())
 		}
+		stores.Release(m)
 	case *pci.TargetRead:
 		// A host load of a bridge register: the bridge answers, not the firmware.
 		ctx.Send(PortPCI, pci.TargetData{Tag: m.Tag}, c.p.Clock.Cycles(int64(c.p.RegisterCycles)))
@@ -176,14 +185,14 @@ func (c *Card) handle(ctx actors.Context, ev actors.Msg, queued actors.Time) {
 	}
 	d := x.Elapsed()
 	r := x.read
-	x.ctx, x.read = nil, nil
-	if r != nil {
+	x.ctx, x.read = nil, hostRead{}
+	if r.then != nil {
 		c.tag++
 		c.stalled, c.stallAt, c.then = true, ctx.Now().Add(d), r.then
 		c.segments += d
 		c.Extra.HostReads++
 		c.Extra.HostReadWords += int64(r.words)
-		ctx.Send(PortPCI, pci.MasterRead{Words: r.words, Tag: c.tag}, d)
+		ctx.Send(PortPCI, pci.NewMasterRead(pci.MasterRead{Words: r.words, Tag: c.tag}), d)
 		return
 	}
 	c.Stats.Busy += c.segments
@@ -201,7 +210,7 @@ type Exec struct {
 	ctx    actors.Context
 	cycles int64
 	queued actors.Time
-	read   *hostRead
+	read   hostRead // the handler's host load, if then is set
 }
 
 type hostRead struct {
@@ -246,11 +255,14 @@ func (x *Exec) FIFO(words int) {
 // loads through the bridge): the handler must return right after, and then is handled
 // as its continuation when the data is back. At most one per handler.
 func (x *Exec) HostRead(words int, then actors.Msg) {
-	if x.read != nil {
+	if x.read.then != nil {
 		x.Fatalf("i960: a handler issued two host loads")
 	}
+	if then == nil {
+		x.Fatalf("i960: a host load with no continuation")
+	}
 	x.cycles += int64(x.c.p.BridgeCycles)
-	x.read = &hostRead{words: words, then: then}
+	x.read = hostRead{words: words, then: then}
 }
 
 // HostWrite stores words 32-bit words into host memory, posted in the bridge (a burst
@@ -258,7 +270,7 @@ func (x *Exec) HostRead(words int, then actors.Msg) {
 func (x *Exec) HostWrite(words int, burst bool, payload actors.Msg) {
 	x.cycles += int64(x.c.p.BridgeCycles + words*x.c.p.InstrCycles)
 	x.c.Extra.HostWrites++
-	x.ctx.Send(PortPCI, &pci.MasterWrite{Words: words, Burst: burst, Payload: payload}, x.Elapsed())
+	x.ctx.Send(PortPCI, pci.NewMasterWrite(pci.MasterWrite{Words: words, Burst: burst, Payload: payload}), x.Elapsed())
 }
 
 // DMARead has the bridge's DMA engine read words of host memory into local DRAM in PCI
@@ -268,7 +280,7 @@ func (x *Exec) DMARead(words int, done actors.Msg) {
 	x.c.tag++
 	x.c.dma[x.c.tag] = done
 	x.c.Extra.DMAs++
-	x.ctx.Send(PortPCI, pci.MasterRead{Words: words, Burst: true, Tag: x.c.tag}, x.Elapsed())
+	x.ctx.Send(PortPCI, pci.NewMasterRead(pci.MasterRead{Words: words, Burst: true, Tag: x.c.tag}), x.Elapsed())
 }
 
 // DMAWrite has the DMA engine write words from local DRAM into host memory in PCI
@@ -277,7 +289,7 @@ func (x *Exec) DMARead(words int, done actors.Msg) {
 func (x *Exec) DMAWrite(words int, payload, done actors.Msg) {
 	x.cycles += int64(x.c.p.DMASetupCycles)
 	x.c.Extra.DMAs++
-	x.ctx.Send(PortPCI, &pci.MasterWrite{Words: words, Burst: true, Payload: payload}, x.Elapsed())
+	x.ctx.Send(PortPCI, pci.NewMasterWrite(pci.MasterWrite{Words: words, Burst: true, Payload: payload}), x.Elapsed())
 	if done != nil {
 		x.After(x.c.bus.Transfer(words, true, x.c.bus.HostWriteLatency), done)
 	}
@@ -286,13 +298,13 @@ func (x *Exec) DMAWrite(words int, payload, done actors.Msg) {
 // Transmit writes pk into the transmit FIFO of its priority (its words, in bursts).
 func (x *Exec) Transmit(pk *wire.Packet) {
 	x.FIFO(int((pk.Bytes + 3) / 4))
-	x.ctx.Send(PortSquall, &squall.Transmit{Packet: pk}, x.Elapsed())
+	x.ctx.Send(PortSquall, squall.NewTransmit(pk), x.Elapsed())
 }
 
 // Pop reads words of an arrived packet out of its receive FIFO and frees its room.
 func (x *Exec) Pop(pk *wire.Packet, words int) {
 	x.FIFO(words)
-	x.ctx.Send(PortSquall, squall.Pop{Prio: pk.Prio, Bytes: pk.Bytes}, x.Elapsed())
+	x.ctx.Send(PortSquall, squall.NewPop(pk.Prio, pk.Bytes), x.Elapsed())
 }
 
 // Discard frees the room of an arrived packet the firmware drops after reading its

@@ -17,10 +17,10 @@
 //	anything else          pci,     an event for the firmware: queued for the main loop
 //	                       squall   (a mailbox store from the host, an arriving packet, a
 //	                                free transmit FIFO, an ACD miss, ...)
-//	pci.MasterReadDone     pci      a host load finished: the stalled handler continues;
+//	*pci.MasterReadDone    pci      a host load finished: the stalled handler continues;
 //	                                or a DMA read finished: its event is queued
 //	firmware.Tick          self     the main loop dispatches the next event
 //
-// Emitted: pci.MasterRead, *pci.MasterWrite (pci); *squall.Transmit, squall.Pop,
+// Emitted: *pci.MasterRead, *pci.MasterWrite (pci); *squall.Transmit, *squall.Pop,
 // *squall.Fill (squall).
 package i960

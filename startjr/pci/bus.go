@@ -14,10 +14,12 @@ const (
 )
 
 // Write is the host's posted store of Bytes into the card's register Reg (a mailbox).
+// NewWrite makes one the bus recycles once it has handled it.
 type Write struct {
 	Reg     int
 	Bytes   actors.Bytes
 	Payload actors.Msg // delivered to the card when the data lands
+	actors.PoolMark
 }
 
 func (w *Write) String() string {
@@ -59,29 +61,57 @@ type TargetData struct{ Tag uint64 }
 func (d TargetData) String() string { return fmt.Sprintf("pci.TargetData(#%d)", d.Tag) }
 
 // MasterRead is the card reading Words 32-bit words of host memory, one transaction per
-// word unless Burst.
+// word unless Burst. NewMasterRead makes one the bus recycles once it has handled it.
 type MasterRead struct {
 	Words int
 	Burst bool
 	Tag   uint64
+	actors.PoolMark
 }
 
-func (r MasterRead) String() string {
+func (r *MasterRead) String() string {
 	return fmt.Sprintf("pci.MasterRead(%d words burst=%v #%d)", r.Words, r.Burst, r.Tag)
 }
 
-// MasterReadDone returns the data of a MasterRead to the card.
-type MasterReadDone struct{ Tag uint64 }
+// MasterReadDone returns the data of a MasterRead to the card; the bus sends one the
+// card gives back (Release) once it has read it.
+type MasterReadDone struct {
+	Tag uint64
+	actors.PoolMark
+}
 
-func (r MasterReadDone) String() string { return fmt.Sprintf("pci.MasterReadDone(#%d)", r.Tag) }
+func (r *MasterReadDone) String() string { return fmt.Sprintf("pci.MasterReadDone(#%d)", r.Tag) }
+
+// Release recycles r if the bus sent it; the caller must be its last holder.
+func (r *MasterReadDone) Release() { readDones.Release(r) }
 
 // MasterWrite is the card writing Words 32-bit words into host memory (posted in its
 // bridge); Payload, if not nil, lands in host memory when the last word does.
+// NewMasterWrite makes one the bus recycles once it has handled it.
 type MasterWrite struct {
 	Words   int
 	Burst   bool
 	Payload actors.Msg
+	actors.PoolMark
 }
+
+// The bus's messages recycled by their last holder: writes and reads by the bus once
+// handled, read completions by the card.
+var (
+	writes       actors.Pool[Write, *Write]
+	masterReads  actors.Pool[MasterRead, *MasterRead]
+	masterWrites actors.Pool[MasterWrite, *MasterWrite]
+	readDones    actors.Pool[MasterReadDone, *MasterReadDone]
+)
+
+// NewWrite returns w as a message the bus recycles once it has handled it.
+func NewWrite(w Write) *Write { return writes.New(w) }
+
+// NewMasterRead returns r as a message the bus recycles once it has handled it.
+func NewMasterRead(r MasterRead) *MasterRead { return masterReads.New(r) }
+
+// NewMasterWrite returns w as a message the bus recycles once it has handled it.
+func NewMasterWrite(w MasterWrite) *MasterWrite { return masterWrites.New(w) }
 
 func (w *MasterWrite) String() string {
 	return fmt.Sprintf("pci.MasterWrite(%d words burst=%v %v)", w.Words, w.Burst, w.Payload)
@@ -133,6 +163,7 @@ func (b *Bus) Receive(ctx actors.Context, m actors.Msg) {
 		if m.Payload != nil {
 			ctx.Send(PortCard, m.Payload, done.Sub(ctx.Now()))
 		}
+		writes.Release(m)
 	case Read:
 		// The address phase reaches the target (a bridge register, or the ACD for the
 		// shared region); the data phase follows its answer (the host bridge retries
@@ -146,14 +177,16 @@ func (b *Bus) Receive(ctx actors.Context, m actors.Msg) {
 	case TargetData:
 		done := b.occupy(ctx, 1, true, 0)
 		ctx.Send(PortHost, ReadDone{Tag: m.Tag}, done.Sub(ctx.Now()))
-	case MasterRead:
+	case *MasterRead:
 		done := b.occupy(ctx, m.Words, m.Burst, b.p.HostReadLatency)
-		ctx.Send(PortCard, MasterReadDone{Tag: m.Tag}, done.Sub(ctx.Now()))
+		ctx.Send(PortCard, readDones.New(MasterReadDone{Tag: m.Tag}), done.Sub(ctx.Now()))
+		masterReads.Release(m)
 	case *MasterWrite:
 		done := b.occupy(ctx, m.Words, m.Burst, b.p.HostWriteLatency)
 		if m.Payload != nil {
 			ctx.Send(PortHost, m.Payload, done.Sub(ctx.Now()))
 		}
+		masterWrites.Release(m)
 	default:
 		ctx.Fatalf("pci: unexpected %T (%s)", m, m)
 	}

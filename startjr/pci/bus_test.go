@@ -26,17 +26,17 @@ func TestTransactionsSerializeAndCost(t *testing.T) {
 
 	// Four single-word reads of host memory cost four transactions; a burst one.
 	h, _ = actorstest.NewHarness("pci", New(p), 1)
-	h.Inject(0, PortCard, MasterRead{Words: 4, Tag: 1})
+	h.Inject(0, PortCard, &MasterRead{Words: 4, Tag: 1})
 	single := h.Run(clk(1000))[0].At
 	require.Equal(t, clk(p.Arbitration+4*(1+p.HostReadLatency+1+p.Turnaround)), single)
-	h.Inject(single, PortCard, MasterRead{Words: 4, Burst: true, Tag: 2})
+	h.Inject(single, PortCard, &MasterRead{Words: 4, Burst: true, Tag: 2})
 	burst := h.Run(clk(2000))[0].At
 	require.Equal(t, clk(p.Arbitration+1+p.HostReadLatency+4+p.Turnaround), burst-single)
 
 	// Two requests at once: the second waits for the first (one bus).
 	h, _ = actorstest.NewHarness("pci", New(p), 1)
-	h.Inject(0, PortCard, MasterRead{Words: 1, Tag: 1})
-	h.Inject(0, PortCard, MasterRead{Words: 1, Tag: 2})
+	h.Inject(0, PortCard, &MasterRead{Words: 1, Tag: 1})
+	h.Inject(0, PortCard, &MasterRead{Words: 1, Tag: 2})
 	out = h.Run(clk(1000))
 	require.Len(t, out, 2)
 	require.Equal(t, out[0].At+clk(1+p.HostReadLatency+1+p.Turnaround), out[1].At)
@@ -53,4 +53,27 @@ func TestHostReadsGoToRegistersOrTheACD(t *testing.T) {
 	out = h.Run(actors.Time(actors.Millisecond))
 	require.Equal(t, PortHost, out[0].Port)
 	require.Equal(t, ReadDone{Tag: 2}, out[0].Msg)
+}
+
+func TestBusRecyclesWhatItHandled(t *testing.T) {
+	h, _ := actorstest.NewHarness("pci", New(DefaultParams()), 1)
+	w := NewWrite(Write{Reg: 1, Bytes: 4, Payload: note("store")})
+	r := NewMasterRead(MasterRead{Words: 2, Tag: 7})
+	mw := NewMasterWrite(MasterWrite{Words: 3, Payload: note("data")})
+	h.Inject(0, PortHost, w)
+	h.Inject(0, PortCard, r)
+	h.Inject(0, PortCard, mw)
+	out := h.Run(actors.Time(actors.Millisecond))
+	require.Len(t, out, 3)
+	require.Equal(t, Write{}, *w, "released (zeroed) once its payload is on its way")
+	require.Equal(t, MasterRead{}, *r)
+	require.Equal(t, MasterWrite{}, *mw)
+	require.Equal(t, []actors.Msg{note("store"), readDones.New(MasterReadDone{Tag: 7}), note("data")},
+		[]actors.Msg{out[0].Msg, out[1].Msg, out[2].Msg}, "what they carried was delivered")
+	done := out[1].Msg.(*MasterReadDone)
+	done.Release()
+	require.Equal(t, MasterReadDone{}, *done, "the card's release recycles the completion")
+	lit := &MasterReadDone{Tag: 9}
+	lit.Release()
+	require.EqualValues(t, 9, lit.Tag, "a completion the bus did not make is left alone")
 }

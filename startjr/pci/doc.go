@@ -21,9 +21,9 @@
 //	                      *TargetRead; ReadDone to the host when the target answers
 //	TargetData     card,  the target completes a read (the ACD after retrying it while
 //	               acd    the FUNI coprocessor filled the cache)
-//	MasterRead     card   the i960 reads Words of host memory; MasterReadDone back
+//	*MasterRead    card   the i960 reads Words of host memory; *MasterReadDone back
 //	*MasterWrite   card   the card writes Words into host memory (posted in its bridge);
 //	                      the payload lands in host memory when the data phases end
 //
-// Emitted: the payloads, *TargetRead, ReadDone, MasterReadDone.
+// Emitted: the payloads, *TargetRead, ReadDone, *MasterReadDone.
 package pci

@@ -21,7 +21,7 @@
 //
 //	message          port        effect
 //	*Transmit        card        a packet written into a transmit FIFO; sent by the PLM
-//	Pop              card        the i960 read a packet out of a receive FIFO (frees room)
+//	*Pop             card        the i960 read a packet out of a receive FIFO (frees room)
 //	*Fill            card        the firmware installed a GSMC line; retried loads complete
 //	*wire.Packet     net0, net1  an arriving packet: into its receive FIFO (Arrived to the
 //	                             card), or discarded (Overflow to the card) or held
@@ -29,5 +29,5 @@
 //	*pci.TargetRead  acd         a host load in the shared region: TargetData on a hit,
 //	                             ACDMiss to the card on a miss
 //
-// Emitted: Arrived, Overflow, TxFree, ACDMiss (card); packets (net); TargetData (acd).
+// Emitted: *Arrived, Overflow, *TxFree, ACDMiss (card); packets (net); TargetData (acd).
 package squall

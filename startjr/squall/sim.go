@@ -55,17 +55,26 @@ func (p Params) Validate() error {
 func (p Params) Sets() int { return int(p.GSMCBytes / 2 / (p.LineBytes * actors.Bytes(p.GSMCWays))) }
 
 // Transmit is a packet the firmware wrote into the transmit FIFO of its priority.
-type Transmit struct{ Packet *wire.Packet }
+// NewTransmit makes one the SIM recycles once it has taken the packet.
+type Transmit struct {
+	Packet *wire.Packet
+	actors.PoolMark
+}
 
 func (t *Transmit) String() string { return fmt.Sprintf("squall.Transmit(%s)", t.Packet) }
 
-// TxFree tells the firmware a packet left its transmit FIFO.
+// TxFree tells the firmware a packet left its transmit FIFO. The SIM sends one it
+// recycles, which the card releases once the firmware's handler is over (Release).
 type TxFree struct {
 	Prio  int
 	Bytes int64
+	actors.PoolMark
 }
 
-func (t TxFree) String() string { return fmt.Sprintf("squall.TxFree(prio %d %dB)", t.Prio, t.Bytes) }
+func (t *TxFree) String() string { return fmt.Sprintf("squall.TxFree(prio %d %dB)", t.Prio, t.Bytes) }
+
+// Release recycles t if the SIM sent it; the caller must be its last holder.
+func (t *TxFree) Release() { txFrees.Release(t) }
 
 // Arrived tells the firmware a packet is in a receive FIFO. The SIM sends one it
 // recycles, which the card releases once the firmware's handler is over (Release).
@@ -74,7 +83,21 @@ type Arrived struct {
 	actors.PoolMark
 }
 
-var arrivals actors.Pool[Arrived, *Arrived]
+// The module's messages recycled by their last holder: transmits and pops by the SIM
+// once handled, its notices by the card after the firmware's handler.
+var (
+	arrivals  actors.Pool[Arrived, *Arrived]
+	txFrees   actors.Pool[TxFree, *TxFree]
+	transmits actors.Pool[Transmit, *Transmit]
+	pops      actors.Pool[Pop, *Pop]
+)
+
+// NewTransmit returns pk's transmit, which the SIM recycles once it has taken pk.
+func NewTransmit(pk *wire.Packet) *Transmit { return transmits.New(Transmit{Packet: pk}) }
+
+// NewPop returns a pop of bytes from receive FIFO prio, which the SIM recycles once it
+// has freed the room.
+func NewPop(prio int, bytes int64) *Pop { return pops.New(Pop{Prio: prio, Bytes: bytes}) }
 
 // Release recycles a if the SIM sent it; the caller must be its last holder.
 func (a *Arrived) Release() { arrivals.Release(a) }
@@ -85,9 +108,10 @@ func (a *Arrived) String() string { return fmt.Sprintf("squall.Arrived(%s)", a.P
 type Pop struct {
 	Prio  int
 	Bytes int64
+	actors.PoolMark
 }
 
-func (p Pop) String() string { return fmt.Sprintf("squall.Pop(prio %d %dB)", p.Prio, p.Bytes) }
+func (p *Pop) String() string { return fmt.Sprintf("squall.Pop(prio %d %dB)", p.Prio, p.Bytes) }
 
 // Overflow tells the firmware that the PLM discarded an arriving packet: its receive
 // FIFO was full.
@@ -113,11 +137,11 @@ type SIM struct {
 
 	txUsed   [2]int64
 	rxUsed   [2]int64
-	backlog  [2][]*wire.Packet // Arctic: packets waiting in the fabric for receive room
-	link     actors.Time       // Arctic: the link is free from then on
-	txq      [2][]*wire.Packet // Arctic: packets waiting for the link, per priority
+	backlog  [2]actors.FIFO[*wire.Packet] // Arctic: packets waiting in the fabric for receive room
+	link     actors.Time                  // Arctic: the link is free from then on
+	txq      [2]actors.FIFO[*wire.Packet] // Arctic: packets waiting for the link, per priority
 	linkOn   bool
-	inflight [2][]int64 // IEEE 1394: sizes of the packets handed to each bus, in order
+	inflight [2]actors.FIFO[int64] // IEEE 1394: sizes of the packets handed to each bus, in order
 
 	tags    [][]uint64 // per set, ways in LRU order (most recent first); line number + 1, 0 empty
 	retried map[uint64][]uint64
@@ -154,7 +178,9 @@ func (s *SIM) Ports() []string { return []string{"card", "acd", "net0", "net1"} 
 func (s *SIM) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *Transmit:
-		s.transmit(ctx, m.Packet)
+		pk := m.Packet
+		transmits.Release(m)
+		s.transmit(ctx, pk)
 	case ieee1394.Sent:
 		s.sent(ctx, m.Prio, 0)
 	case linkFree:
@@ -162,15 +188,15 @@ func (s *SIM) Receive(ctx actors.Context, m actors.Msg) {
 		s.drainLink(ctx)
 	case *wire.Packet:
 		s.arrive(ctx, m)
-	case Pop:
-		s.rxUsed[m.Prio] -= m.Bytes
-		if s.rxUsed[m.Prio] < 0 {
-			ctx.Fatalf("squall: node %d popped more than its receive FIFO %d holds", s.node, m.Prio)
+	case *Pop:
+		prio := m.Prio
+		s.rxUsed[prio] -= m.Bytes
+		pops.Release(m)
+		if s.rxUsed[prio] < 0 {
+			ctx.Fatalf("squall: node %d popped more than its receive FIFO %d holds", s.node, prio)
 		}
-		for len(s.backlog[m.Prio]) > 0 && s.fits(m.Prio, s.backlog[m.Prio][0].Bytes) {
-			pk := s.backlog[m.Prio][0]
-			s.backlog[m.Prio] = s.backlog[m.Prio][1:]
-			s.accept(ctx, pk)
+		for s.backlog[prio].Len() > 0 && s.fits(prio, (*s.backlog[prio].Front()).Bytes) {
+			s.accept(ctx, s.backlog[prio].Pop())
 		}
 	case *pci.TargetRead:
 		s.capture(ctx, m)
@@ -193,11 +219,11 @@ func (s *SIM) transmit(ctx actors.Context, pk *wire.Packet) {
 		if pk.Prio == wire.High {
 			port = PortNet1
 		}
-		s.inflight[pk.Prio] = append(s.inflight[pk.Prio], pk.Bytes)
+		s.inflight[pk.Prio].Push(pk.Bytes)
 		ctx.Send(port, pk, 0)
 		return
 	}
-	s.txq[pk.Prio] = append(s.txq[pk.Prio], pk)
+	s.txq[pk.Prio].Push(pk)
 	s.drainLink(ctx)
 }
 
@@ -207,11 +233,10 @@ func (s *SIM) drainLink(ctx actors.Context) {
 		return
 	}
 	for _, prio := range []int{wire.High, wire.Low} {
-		if len(s.txq[prio]) == 0 {
+		if s.txq[prio].Len() == 0 {
 			continue
 		}
-		pk := s.txq[prio][0]
-		s.txq[prio] = s.txq[prio][1:]
+		pk := s.txq[prio].Pop()
 		pk.Span = s.arctic.Span(pk.Bytes)
 		ctx.Send(PortNet0, pk, 0)
 		s.linkOn = true
@@ -228,27 +253,25 @@ func (s *SIM) sent(ctx actors.Context, prio int, bytes int64) {
 		bytes = s.oldest(prio)
 	}
 	s.txUsed[prio] -= bytes
-	ctx.Send(PortCard, TxFree{Prio: prio, Bytes: bytes}, 0)
+	ctx.Send(PortCard, txFrees.New(TxFree{Prio: prio, Bytes: bytes}), 0)
 }
 
 // oldest returns the size of the oldest packet in flight on IEEE 1394: the module keeps
 // the sizes in order.
 func (s *SIM) oldest(prio int) int64 {
-	n := s.inflight[prio][0]
-	s.inflight[prio] = s.inflight[prio][1:]
-	return n
+	return s.inflight[prio].Pop()
 }
 
 func (s *SIM) fits(prio int, n int64) bool { return s.rxUsed[prio]+n <= int64(s.p.FIFOBytes) }
 
 func (s *SIM) arrive(ctx actors.Context, pk *wire.Packet) {
-	if s.fits(pk.Prio, pk.Bytes) && len(s.backlog[pk.Prio]) == 0 {
+	if s.fits(pk.Prio, pk.Bytes) && s.backlog[pk.Prio].Len() == 0 {
 		s.accept(ctx, pk)
 		return
 	}
 	if s.arctic != nil {
 		s.Stats.Held++
-		s.backlog[pk.Prio] = append(s.backlog[pk.Prio], pk)
+		s.backlog[pk.Prio].Push(pk)
 		return
 	}
 	s.Stats.Discarded++

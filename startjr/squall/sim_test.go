@@ -41,7 +41,7 @@ func TestReceiveFIFOFullDiscardsOn1394AndHoldsOnArctic(t *testing.T) {
 	h.Inject(1, PortNet0, second)
 	require.Len(t, h.Run(ms), 1, "Arctic: the second waits in the fabric")
 	require.EqualValues(t, 1, s.Stats.Held)
-	h.Inject(2, PortCard, Pop{Prio: wire.Low, Bytes: 96})
+	h.Inject(2, PortCard, NewPop(wire.Low, 96))
 	require.Equal(t, []actors.Msg{sent(second)}, msgs(h.Run(ms)))
 }
 
@@ -54,7 +54,7 @@ func TestTransmitFreesInOrder(t *testing.T) {
 	require.Equal(t, PortNet0, out[0].Port, "payload on the low-priority bus")
 	require.Equal(t, PortNet1, out[1].Port, "acknowledgements on the high-priority bus")
 	h.Inject(10, PortNet0, ieee1394.Sent{Prio: wire.Low})
-	require.Equal(t, []actors.Msg{TxFree{Prio: wire.Low, Bytes: 96}}, msgs(h.Run(ms)))
+	require.Equal(t, []actors.Msg{txFrees.New(TxFree{Prio: wire.Low, Bytes: 96})}, msgs(h.Run(ms)), "a recycled notice")
 }
 
 func TestACDHitsMissesAndReplacesLRU(t *testing.T) {
@@ -81,3 +81,20 @@ func TestACDHitsMissesAndReplacesLRU(t *testing.T) {
 
 // sent is the Arrived the SIM sends for pk: a recycled one.
 func sent(pk *wire.Packet) *Arrived { return arrivals.New(Arrived{Packet: pk}) }
+
+func TestSIMRecyclesTransmitsAndPops(t *testing.T) {
+	h, _ := actorstest.NewHarness("sim", New(DefaultParams(), 0, nil), 1)
+	pk := &wire.Packet{Src: 0, Dst: 1, Bytes: 96}
+	tx := NewTransmit(pk)
+	h.Inject(0, PortCard, tx)
+	out := h.Run(ms)
+	require.Same(t, pk, out[0].Msg, "the packet goes out")
+	require.Equal(t, Transmit{}, *tx, "the transmit is released (zeroed)")
+	in := &wire.Packet{Src: 1, Dst: 0, Bytes: 64}
+	h.Inject(h.Now(), PortNet0, in)
+	h.Run(h.Now() + ms)
+	pop := NewPop(wire.Low, 64)
+	h.Inject(h.Now(), PortCard, pop)
+	h.Run(h.Now() + ms)
+	require.Equal(t, Pop{}, *pop)
+}
