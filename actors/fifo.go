@@ -1,5 +1,7 @@
 package actors
 
+import "slices"
+
 // FIFO is a first-in first-out queue that keeps its array: Pop advances a head index
 // and Push reclaims the taken front half before it appends, so a queue pushed and
 // popped for a whole run allocates only when it holds more than it ever held. (A slice
@@ -39,4 +41,14 @@ func (f *FIFO[T]) Pop() T {
 		f.q, f.h = f.q[:0], 0
 	}
 	return v
+}
+
+// DeleteFunc removes the queued values for which del returns true; the others keep
+// their order.
+func (f *FIFO[T]) DeleteFunc(del func(T) bool) {
+	kept := slices.DeleteFunc(f.q[f.h:], del) // clears the values it drops
+	f.q = f.q[:f.h+len(kept)]
+	if f.h == len(f.q) {
+		f.q, f.h = f.q[:0], 0
+	}
 }

@@ -69,3 +69,25 @@ func TestLazyArray(t *testing.T) {
 	}
 	assert.Equal(t, 3, touched, "chunks of elements 3, 20 and 49")
 }
+
+func TestFIFODeleteFuncKeepsOrder(t *testing.T) {
+	var f FIFO[int]
+	for i := range 10 {
+		f.Push(i)
+	}
+	f.Pop()
+	f.Pop() // 2..9 queued, behind a taken front
+	f.DeleteFunc(func(v int) bool { return v%3 == 0 })
+	require.Equal(t, []int{2, 4, 5, 7, 8}, f.Queued())
+	f.Push(10)
+	var got []int
+	for f.Len() > 0 {
+		got = append(got, f.Pop())
+	}
+	require.Equal(t, []int{2, 4, 5, 7, 8, 10}, got)
+	f.Push(1)
+	f.DeleteFunc(func(int) bool { return true })
+	require.Zero(t, f.Len())
+	f.Push(3)
+	require.Equal(t, 3, f.Pop(), "usable after everything was deleted")
+}

@@ -28,10 +28,11 @@ type Firmware struct {
 	maxData int64 // data bytes of a DMA packet
 	gidAt   func(t actors.Time) int
 
-	txPending [2][]*Message // published by the host, not yet taken (index: priority)
-	txActive  bool          // a message is being read out of host memory
-	txRoom    [2]int64      // transmit FIFO room per priority
-	out       []*outPkt     // packets waiting for FIFO room or a send buffer
+	txPending [2]actors.FIFO[*Message] // published by the host, not yet taken (index: priority)
+	txActive  bool                     // a message is being read out of host memory
+	txRoom    [2]int64                 // transmit FIFO room per priority
+	out       actors.FIFO[*outPkt]     // packets waiting for FIFO room or a send buffer
+	outFree   actors.FreeList[outPkt]  // send records, recycled once sent and no longer buffered
 	seq       uint64
 	buffered  map[uint64]*outPkt // sent, not yet acknowledged (1394 protocol)
 	round     uint32             // this node's round: packets for it carry it
@@ -66,6 +67,39 @@ type outPkt struct {
 	pk     *wire.Packet
 	queued bool // in out (not yet in the FIFO)
 	data   bool // needs a send buffer (payload) vs an acknowledgement
+}
+
+// framed is a data packet or an acknowledgement and its frame, made and recycled as one
+// (newFramed). Its holders each drop it once (Frame.drop): the receiving firmware once
+// it has handled the packet, and under the IEEE 1394 protocol the sender's buffer of a
+// data packet when it is acknowledged or replaced by a copy to send again. A packet
+// lost in the network (a receive FIFO overflow) is left to the garbage collector.
+// Broadcasts and shared-memory packets are not pooled: several receivers, or a
+// handler that keeps the frame past the event.
+type framed struct {
+	pk   wire.Packet
+	fr   Frame
+	refs actors.Refs
+	actors.PoolMark
+}
+
+var framedPackets actors.Pool[framed, *framed]
+
+// newFramed returns pk carrying fr, recycled once holders holders have dropped it.
+func newFramed(pk wire.Packet, fr Frame, holders int32) *wire.Packet {
+	x := framedPackets.New(framed{pk: pk, fr: fr})
+	x.pk.Body = &x.fr
+	x.fr.own = x
+	x.refs.Set(holders)
+	return &x.pk
+}
+
+// drop ends one holder's hold on fr's packet; the last recycles it. A frame not made by
+// newFramed is left alone.
+func (fr *Frame) drop() {
+	if x := fr.own; x != nil && x.refs.Drop() {
+		framedPackets.Release(x)
+	}
 }
 
 // Events of the firmware besides the hardware's.
@@ -150,7 +184,7 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 	switch e := ev.(type) {
 	case doorbell:
 		x.Instr(10)
-		f.txPending[e.msg.prio()] = append(f.txPending[e.msg.prio()], e.msg)
+		f.txPending[e.msg.prio()].Push(e.msg)
 		f.startTx(x)
 	case txSlotRead:
 		f.slotRead(x, e.msg)
@@ -216,15 +250,14 @@ func (f *Firmware) startTx(x *i960.Exec) {
 	if f.txActive {
 		return
 	}
-	if (!f.arctic && len(f.buffered) >= f.p.SendBuffers) || len(f.out) >= f.p.SendBuffers {
+	if (!f.arctic && len(f.buffered) >= f.p.SendBuffers) || f.out.Len() >= f.p.SendBuffers {
 		return // every send buffer holds an unacknowledged (or unsent) packet
 	}
 	for _, prio := range []int{1, 0} {
-		if len(f.txPending[prio]) == 0 {
+		if f.txPending[prio].Len() == 0 {
 			continue
 		}
-		m := f.txPending[prio][0]
-		f.txPending[prio] = f.txPending[prio][1:]
+		m := f.txPending[prio].Pop()
 		f.txActive = true
 		x.Register(2) // head and tail indices
 		x.HostRead(m.SlotWords(), txSlotRead{m})
@@ -256,11 +289,13 @@ func (f *Firmware) slotRead(x *i960.Exec, m *Message) {
 // local DRAM).
 func (f *Firmware) queueData(x *i960.Exec, m *Message, part, parts, words int) {
 	f.seq++
-	fr := &Frame{Kind: fData, Src: f.node, GID: m.GID, Seq: f.seq, Msg: m, Part: part, Parts: parts, Words: words}
-	pk := &wire.Packet{Src: f.node, Dst: m.Dst, Prio: wire.Low, Bytes: int64(f.p.FrameBytes) + 4*int64(words), Body: fr, ID: m.ID}
+	holders := int32(1) // the receiving firmware
 	if !f.arctic {
 		x.DRAM(words) // the sender's copy
+		holders++     // and the send buffer
 	}
+	pk := newFramed(wire.Packet{Src: f.node, Dst: m.Dst, Prio: wire.Low, Bytes: int64(f.p.FrameBytes) + 4*int64(words), ID: m.ID},
+		Frame{Kind: fData, Src: f.node, GID: m.GID, Seq: f.seq, Msg: m, Part: part, Parts: parts, Words: words}, holders)
 	f.send(x, pk, true)
 	f.flush(x)
 }
@@ -268,7 +303,7 @@ func (f *Firmware) queueData(x *i960.Exec, m *Message, part, parts, words int) {
 // send queues pk for the transmit FIFO; a data packet is buffered until acknowledged
 // (IEEE 1394 protocol).
 func (f *Firmware) send(x *i960.Exec, pk *wire.Packet, data bool) {
-	o := &outPkt{pk: pk, queued: true, data: data}
+	o := f.outFree.New(outPkt{pk: pk, queued: true, data: data})
 	if data && !f.arctic {
 		seq := pk.Body.(*Frame).Seq
 		f.buffered[seq] = o
@@ -278,24 +313,31 @@ func (f *Firmware) send(x *i960.Exec, pk *wire.Packet, data bool) {
 			return
 		}
 	}
-	f.out = append(f.out, o)
+	f.out.Push(o)
 }
 
-// flush writes queued packets into the transmit FIFOs while they have room.
+// flush writes queued packets into the transmit FIFOs while they have room. A send
+// record no longer buffered (an acknowledgement, any packet on Arctic, a data packet
+// acknowledged while it waited to go again) is recycled once its packet is written.
 func (f *Firmware) flush(x *i960.Exec) {
-	for len(f.out) > 0 {
-		o := f.out[0]
+	for f.out.Len() > 0 {
+		o := *f.out.Front()
 		pk := o.pk
 		if f.txRoom[pk.Prio] < pk.Bytes {
 			return
 		}
-		f.out = f.out[1:]
+		f.out.Pop()
 		o.queued = false
 		f.txRoom[pk.Prio] -= pk.Bytes
-		if fr, ok := pk.Body.(*Frame); ok && fr.Kind == fData && pk.Dst != wire.Broadcast {
+		fr := pk.Body.(*Frame)
+		if fr.Kind == fData && pk.Dst != wire.Broadcast {
 			fr.Round = f.roundOf[pk.Dst]
 		}
+		kept := o.data && !f.arctic && f.buffered[fr.Seq] == o
 		x.Transmit(pk)
+		if !kept {
+			f.outFree.Put(o)
+		}
 	}
 }
 
@@ -303,22 +345,23 @@ func (f *Firmware) flush(x *i960.Exec) {
 func (f *Firmware) resend(x *i960.Exec, o *outPkt) {
 	f.Stats.Retries++
 	o.queued = true
-	cp := *o.pk // the FIFO and the network hold the old one
-	fr := *cp.Body.(*Frame)
-	cp.Body = &fr
-	o.pk = &cp
-	f.out = append(f.out, o)
+	old := o.pk.Body.(*Frame)
+	o.pk = newFramed(*o.pk, *old, 2) // a copy: the FIFO and the network hold the old one
+	old.drop()                       // the send buffer's hold on the old one
+	f.out.Push(o)
 	f.flush(x)
 }
 
 // ack sends an acknowledgement (or a negative one) of fr to its sender.
 func (f *Firmware) ack(x *i960.Exec, fr *Frame, kind frameKind, why string) {
 	x.Instr(f.p.AckInstr)
-	f.send(x, &wire.Packet{Src: f.node, Dst: fr.Src, Prio: wire.High, Bytes: int64(f.p.AckBytes),
-		Body: &Frame{Kind: kind, Src: f.node, Seq: fr.Seq, Why: why}, ID: fr.Msg.ID}, false)
+	f.send(x, newFramed(wire.Packet{Src: f.node, Dst: fr.Src, Prio: wire.High, Bytes: int64(f.p.AckBytes), ID: fr.Msg.ID},
+		Frame{Kind: kind, Src: f.node, Seq: fr.Seq, Why: why}, 1), false)
 	f.flush(x)
 }
 
+// arrived handles a packet in a receive FIFO and drops its hold on it, unless the
+// firmware keeps it for later (Arctic).
 func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 	fr := pk.Body.(*Frame)
 	hdr := int((f.p.FrameBytes + 3) / 4)
@@ -326,26 +369,7 @@ func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 	case fAck, fNack:
 		x.Pop(pk, hdr)
 		x.Instr(f.p.AckRxInstr)
-		o := f.buffered[fr.Seq]
-		if o == nil {
-			// A packet sent twice (a NACK's retry and a restart's) was acknowledged
-			// twice, or refused after its copy was taken: nothing to do.
-			f.Stats.LateAcks++
-			return
-		}
-		if fr.Kind == fAck {
-			f.Stats.Acks++
-			delete(f.buffered, fr.Seq)
-			if len(f.retryQ[fr.Src]) > 0 {
-				f.nextRetry(x, fr.Src) // recovering: the ack clocks the next packet out
-			} else {
-				f.backoff[fr.Src] = 0
-			}
-			f.startTx(x)
-			return
-		}
-		f.Stats.Nacks++
-		x.After(f.p.RetryDelay, retry{fr.Seq})
+		f.answered(x, fr)
 	case fRestart:
 		x.Pop(pk, hdr)
 		x.Instr(f.p.AckRxInstr)
@@ -361,12 +385,44 @@ func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 		x.Fill(fr.Addr, fr.Words)
 		delete(f.shmWait, fr.Addr)
 	case fData:
-		f.data(x, pk, fr, hdr)
+		if f.data(x, pk, fr, hdr) {
+			return
+		}
 	}
+	fr.drop()
 }
 
-// data takes an arriving payload packet.
-func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) {
+// answered takes an acknowledgement (or a negative one) of a buffered packet.
+func (f *Firmware) answered(x *i960.Exec, fr *Frame) {
+	o := f.buffered[fr.Seq]
+	if o == nil {
+		// A packet sent twice (a NACK's retry and a restart's) was acknowledged
+		// twice, or refused after its copy was taken: nothing to do.
+		f.Stats.LateAcks++
+		return
+	}
+	if fr.Kind == fNack {
+		f.Stats.Nacks++
+		x.After(f.p.RetryDelay, retry{fr.Seq})
+		return
+	}
+	f.Stats.Acks++
+	delete(f.buffered, fr.Seq)
+	o.pk.Body.(*Frame).drop() // the send buffer's hold
+	if !o.queued {
+		f.outFree.Put(o) // else flush recycles it once written
+	}
+	if len(f.retryQ[fr.Src]) > 0 {
+		f.nextRetry(x, fr.Src) // recovering: the ack clocks the next packet out
+	} else {
+		f.backoff[fr.Src] = 0
+	}
+	f.startTx(x)
+}
+
+// data takes an arriving payload packet; it reports whether the firmware keeps the
+// packet to take it again later (Arctic).
+func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept bool) {
 	x.Instr(f.p.RxInstr)
 	m := fr.Msg
 	gid := f.gidAt(x.Now())
@@ -384,7 +440,7 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) {
 			x.Pop(pk, hdr+fr.Words)
 			x.DRAM(fr.Words)
 			x.After(f.p.GIDQuantum/4, &squall.Arrived{Packet: pk})
-			return
+			return true
 		}
 		x.Discard(pk, hdr)
 		f.ack(x, fr, fNack, "gid")
@@ -409,7 +465,7 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) {
 				x.Pop(pk, hdr+fr.Words)
 				x.DRAM(fr.Words)
 				x.After(f.p.RetryDelay, &squall.Arrived{Packet: pk})
-				return
+				return true
 			}
 			x.Discard(pk, hdr)
 			f.ack(x, fr, fNack, "full")
@@ -438,12 +494,13 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) {
 		if m.Kind == Mfer || m.Kind == DMA {
 			words = 3 // the completion: header, segment, length
 		}
-		x.HostWrite(words, true, &RxEntry{Addr: RxAddr(gid, prio, idx%f.p.Slots), Msg: m})
+		x.HostWrite(words, true, rxEntries.New(RxEntry{Addr: RxAddr(gid, prio, idx%f.p.Slots), Msg: m}))
 		x.SetMailbox(rxHead(prio), uint32(f.rxHeadIdx[gid][prio]))
 	}
 	if !f.arctic {
 		f.ack(x, fr, fAck, "")
 	}
+	return false
 }
 
 // restart takes node d's new round: every packet to d not acknowledged is sent again
@@ -460,7 +517,7 @@ func (f *Firmware) restart(x *i960.Exec, d int, round uint32) {
 		}
 	}
 	// Packets still in the out queue for d are taken out of it: they go with the retries.
-	f.out = slices.DeleteFunc(f.out, func(o *outPkt) bool { return o.data && o.pk.Dst == d })
+	f.out.DeleteFunc(func(o *outPkt) bool { return o.data && o.pk.Dst == d })
 	for _, seq := range q {
 		f.buffered[seq].queued = true
 	}

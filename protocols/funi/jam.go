@@ -161,8 +161,10 @@ func (j *JAM) Wait(prio int) *Message {
 	j.run()
 	addr := RxAddr(j.gid, prio, j.rxIdx[prio]%j.prm.Slots)
 	e := j.p.WaitFor(addr).(*RxEntry)
-	j.take(prio, addr, e.Msg)
-	return e.Msg
+	m := e.Msg
+	j.take(prio, addr, m)
+	rxEntries.Release(e)
+	return m
 }
 
 // Poll looks at both Rx queues once, replies first, and takes one message if there is
@@ -174,6 +176,7 @@ func (j *JAM) Poll() *Message {
 		if e, ok := j.p.Peek(addr); ok {
 			m := e.(*RxEntry).Msg
 			j.take(prio, addr, m)
+			rxEntries.Release(e.(*RxEntry))
 			return m
 		}
 	}

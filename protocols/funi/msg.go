@@ -90,11 +90,15 @@ func (m *Message) PayloadBytes() int64 {
 }
 
 // RxEntry is a message the firmware deposited into an Rx slot: it lands at Addr in host
-// memory (the slot's valid bit set with it).
+// memory (the slot's valid bit set with it). The JAM library recycles it once it has
+// taken the message and cleared the slot.
 type RxEntry struct {
 	Addr uint64
 	Msg  *Message
+	actors.PoolMark
 }
+
+var rxEntries actors.Pool[RxEntry, *RxEntry]
 
 func (e *RxEntry) String() string  { return fmt.Sprintf("funi.RxEntry(%#x %s)", e.Addr, e.Msg) }
 func (e *RxEntry) Address() uint64 { return e.Addr }
@@ -144,6 +148,7 @@ type Frame struct {
 	Words int    // data words this packet carries (DMA part, shm line)
 	Addr  uint64 // shared-memory line
 	Why   string // nack: the reason (gid, full)
+	own   *framed
 }
 
 func (f *Frame) String() string {
