@@ -133,5 +133,8 @@ type Refs struct{ n int32 }
 // Set starts the count at n holders.
 func (r *Refs) Set(n int32) { atomic.StoreInt32(&r.n, n) }
 
+// Hold adds a holder; the caller must be a holder itself (the count is above zero).
+func (r *Refs) Hold() { atomic.AddInt32(&r.n, 1) }
+
 // Drop ends one holder's hold and reports whether it was the last.
 func (r *Refs) Drop() bool { return atomic.AddInt32(&r.n, -1) == 0 }

@@ -44,3 +44,17 @@ func TestArraysKeepCapacityAndClear(t *testing.T) {
 	arrays.Put(other) // not from Get: left alone
 	require.Len(t, other.S, 1)
 }
+
+// The holder whose Drop finds the count at zero is the last, however many holders
+// joined (Hold) after the count was set.
+func TestRefsLastHolder(t *testing.T) {
+	var r Refs
+	r.Set(1)
+	r.Hold()
+	r.Hold()
+	require.False(t, r.Drop())
+	require.False(t, r.Drop())
+	require.True(t, r.Drop(), "the third drop of three holders is the last")
+	var never Refs
+	require.False(t, never.Drop(), "a count never set is never last")
+}

@@ -94,10 +94,13 @@ func newFramed(pk wire.Packet, fr Frame, holders int32) *wire.Packet {
 	return &x.pk
 }
 
-// drop ends one holder's hold on fr's packet; the last recycles it. A frame not made by
-// newFramed is left alone.
+// drop ends one holder's hold on fr's packet; the last recycles it, and lets go of the
+// message a data packet carries. A frame not made by newFramed is left alone.
 func (fr *Frame) drop() {
 	if x := fr.own; x != nil && x.refs.Drop() {
+		if m := x.fr.Msg; m != nil {
+			m.drop()
+		}
 		framedPackets.Release(x)
 	}
 }
@@ -191,6 +194,7 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 	case txPayload:
 		x.Instr(f.p.TxInstr / 4) // the second half of a zero-copy send
 		f.queueData(x, e.msg, 0, 1, e.msg.wireWords())
+		e.msg.drop() // composed: its packets hold it
 		f.txActive = false
 		f.startTx(x)
 	case txDMADone:
@@ -201,6 +205,7 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 			w := int(min(f.maxData/4, words-int64(part)*f.maxData/4))
 			f.queueData(x, e.msg, part, parts, 2+w)
 		}
+		e.msg.drop() // composed: its packets hold it
 		f.flush(x)
 	case *squall.Arrived:
 		f.arrived(x, e.Packet)
@@ -279,6 +284,7 @@ func (f *Firmware) slotRead(x *i960.Exec, m *Message) {
 		x.DMARead(m.Words, txDMADone{m})
 	default:
 		f.queueData(x, m, 0, 1, m.wireWords())
+		m.drop() // composed: its packet holds it
 	}
 	f.txActive = false
 	f.startTx(x)
@@ -294,6 +300,7 @@ func (f *Firmware) queueData(x *i960.Exec, m *Message, part, parts, words int) {
 		x.DRAM(words) // the sender's copy
 		holders++     // and the send buffer
 	}
+	m.hold() // by the packet
 	pk := newFramed(wire.Packet{Src: f.node, Dst: m.Dst, Prio: wire.Low, Bytes: int64(f.p.FrameBytes) + 4*int64(words), ID: m.ID},
 		Frame{Kind: fData, Src: f.node, GID: m.GID, Seq: f.seq, Msg: m, Part: part, Parts: parts, Words: words}, holders)
 	f.send(x, pk, true)
@@ -346,6 +353,7 @@ func (f *Firmware) resend(x *i960.Exec, o *outPkt) {
 	f.Stats.Retries++
 	o.queued = true
 	old := o.pk.Body.(*Frame)
+	old.Msg.hold()                   // by the copy
 	o.pk = newFramed(*o.pk, *old, 2) // a copy: the FIFO and the network hold the old one
 	old.drop()                       // the send buffer's hold on the old one
 	f.out.Push(o)
@@ -494,6 +502,7 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept
 		if m.Kind == Mfer || m.Kind == DMA {
 			words = 3 // the completion: header, segment, length
 		}
+		m.hold() // by the Rx entry, until the library has taken it
 		x.HostWrite(words, true, rxEntries.New(RxEntry{Addr: RxAddr(gid, prio, idx%f.p.Slots), Msg: m}))
 		x.SetMailbox(rxHead(prio), uint32(f.rxHeadIdx[gid][prio]))
 	}

@@ -121,7 +121,7 @@ func (j *JAM) send(m *Message, extra actors.Duration) {
 
 // AM4 is JAM_4 (JAM_reply_4 when reply): handler h runs at dst with 4 arguments.
 func (j *JAM) AM4(dst, h int, args [4]uint32, reply bool) {
-	j.send(&Message{Kind: AM4, Reply: reply, Dst: dst, Handler: h, Args: args[:]}, 0)
+	j.send(newMessage(Message{Kind: AM4, Reply: reply, Dst: dst, Handler: h}, args[:]), 0)
 }
 
 // AMN is JAM_n (JAM_reply_n): handler h runs at dst with up to 20 arguments.
@@ -129,12 +129,12 @@ func (j *JAM) AMN(dst, h int, args []uint32, reply bool) {
 	if len(args) < 1 || len(args) > MaxArgs {
 		j.p.Fatalf("JAM_n with %d arguments (1 to %d)", len(args), MaxArgs)
 	}
-	j.send(&Message{Kind: AMN, Reply: reply, Dst: dst, Handler: h, Args: args}, j.prm.SendNExtra)
+	j.send(newMessage(Message{Kind: AMN, Reply: reply, Dst: dst, Handler: h}, args), j.prm.SendNExtra)
 }
 
 // Xfer4 is JAM_xfer_4: 4 words into segment seg at dst, through the message queues.
 func (j *JAM) Xfer4(dst, seg int, words [4]uint32, reply bool) {
-	j.send(&Message{Kind: Xfer4, Reply: reply, Dst: dst, Seg: seg, Args: words[:]}, 0)
+	j.send(newMessage(Message{Kind: Xfer4, Reply: reply, Dst: dst, Seg: seg}, words[:]), 0)
 }
 
 // Mfer is JAM_mfer_n: n words (<= 16) from local memory into segment seg at dst, the
@@ -143,7 +143,7 @@ func (j *JAM) Mfer(dst, seg, n int, reply bool) {
 	if n < 1 || n > MaxMfer {
 		j.p.Fatalf("JAM_mfer_n of %d words (1 to %d)", n, MaxMfer)
 	}
-	j.send(&Message{Kind: Mfer, Reply: reply, Dst: dst, Seg: seg, Words: n}, 0)
+	j.send(newMessage(Message{Kind: Mfer, Reply: reply, Dst: dst, Seg: seg, Words: n}, nil), 0)
 }
 
 // DMA is JAM_DMA_n: n words (<= 640) from local memory into segment seg at dst by the
@@ -152,41 +152,37 @@ func (j *JAM) DMA(dst, seg, n int, reply bool) {
 	if n < 1 || n > MaxDMA {
 		j.p.Fatalf("JAM_DMA_n of %d words (1 to %d)", n, MaxDMA)
 	}
-	j.send(&Message{Kind: DMA, Reply: reply, Dst: dst, Seg: seg, Words: n}, 0)
+	j.send(newMessage(Message{Kind: DMA, Reply: reply, Dst: dst, Seg: seg, Words: n}, nil), 0)
 }
 
 // Wait busy-polls the Rx queue of priority prio (1: replies) until a message is there,
-// takes it and runs its handler; it returns the message.
-func (j *JAM) Wait(prio int) *Message {
+// takes it and runs its handler.
+func (j *JAM) Wait(prio int) {
 	j.run()
 	addr := RxAddr(j.gid, prio, j.rxIdx[prio]%j.prm.Slots)
-	e := j.p.WaitFor(addr).(*RxEntry)
-	m := e.Msg
-	j.take(prio, addr, m)
-	rxEntries.Release(e)
-	return m
+	j.take(prio, addr, j.p.WaitFor(addr).(*RxEntry))
 }
 
 // Poll looks at both Rx queues once, replies first, and takes one message if there is
-// one (its handler runs); it returns it, or nil.
-func (j *JAM) Poll() *Message {
+// one (its handler runs); it reports whether it took one.
+func (j *JAM) Poll() bool {
 	j.run()
 	for _, prio := range []int{1, 0} {
 		addr := RxAddr(j.gid, prio, j.rxIdx[prio]%j.prm.Slots)
 		if e, ok := j.p.Peek(addr); ok {
-			m := e.(*RxEntry).Msg
-			j.take(prio, addr, m)
-			rxEntries.Release(e.(*RxEntry))
-			return m
+			j.take(prio, addr, e.(*RxEntry))
+			return true
 		}
 	}
 	j.p.Compute(j.prm.PollEmpty)
-	return nil
+	return false
 }
 
-// take receives m from slot addr: its words (cache misses past the first line), the
-// handler call, and the slot's release.
-func (j *JAM) take(prio int, addr uint64, m *Message) {
+// take receives the message of entry e from slot addr: its words (cache misses past the
+// first line), the handler call, and the slot's release; then it lets go of the entry
+// and the message.
+func (j *JAM) take(prio int, addr uint64, e *RxEntry) {
+	m := e.Msg
 	hp := j.p.CPU().Params()
 	words := m.SlotWords()
 	cost := j.prm.RecvFixed
@@ -225,6 +221,8 @@ func (j *JAM) take(prio int, addr uint64, m *Message) {
 	default:
 		j.Segments[m.Seg] += int64(len(m.Args) + m.Words)
 	}
+	rxEntries.Release(e)
+	m.drop()
 }
 
 // ShmRead loads one word at addr of the shared region: the ACD serves it from the GSMC,

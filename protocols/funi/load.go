@@ -84,7 +84,7 @@ func Load(ctx context.Context, mp machine.Params, p Params, pattern string, msgs
 					want := msgs * (nodes - 1)
 					for i := range msgs * (nodes - 1) {
 						j.AMN((node+1+i%(nodes-1))%nodes, 0, args, false)
-						for j.Poll() != nil {
+						for j.Poll() {
 							want--
 						}
 					}

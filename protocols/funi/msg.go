@@ -30,7 +30,9 @@ var kindNames = [...]string{"am4", "amn", "xfer4", "mfer", "dma"}
 
 func (k Kind) String() string { return kindNames[k] }
 
-// Message is what a JAM primitive enqueues and a handler receives.
+// Message is what a JAM primitive enqueues and a handler receives. A handler may read
+// it only while it runs: the library recycles it once every holder is done with it
+// (newMessage).
 type Message struct {
 	Kind    Kind
 	Reply   bool // the high-priority queues (the _reply primitives)
@@ -38,11 +40,39 @@ type Message struct {
 	Dst     int
 	GID     int
 	Handler int      // AM4, AMN: the handler's index
-	Args    []uint32 // AM4, AMN, Xfer4
+	Args    []uint32 // AM4, AMN, Xfer4: in args, the message's own copy
 	Seg     int      // Xfer4, Mfer, DMA: the transfer segment
 	Words   int      // Mfer, DMA: payload words
 	ID      uint64   // unique per run: source node and count
 	Sent    actors.Time
+
+	args [MaxArgs]uint32
+	refs actors.Refs
+	actors.PoolMark
+}
+
+var messages actors.Pool[Message, *Message]
+
+// newMessage returns m from the pool with its own copy of args (at most MaxArgs). Its
+// holders each drop it once: the sending firmware once it has composed the message's
+// packets, every data packet carrying it once recycled (Frame.drop; a packet lost to an
+// overflow never is, and leaves the message to the garbage collector), and the Rx
+// entry the receiving firmware deposits once the JAM library has taken it.
+func newMessage(m Message, args []uint32) *Message {
+	x := messages.New(m)
+	x.Args = append(x.args[:0], args...)
+	x.refs.Set(1) // the sender's, until its firmware has composed the packets
+	return x
+}
+
+// hold adds a holder of m; the caller must hold it.
+func (m *Message) hold() { m.refs.Hold() }
+
+// drop ends one holder's hold on m; the last recycles it.
+func (m *Message) drop() {
+	if m.refs.Drop() {
+		messages.Release(m)
+	}
 }
 
 func (m *Message) String() string {
