@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// Steady-state heap allocations stay near zero for every NIC family: the difference in
+// allocations between a longer and a shorter run of one benchmark, over the difference
+// in network packets (messages for InfiniBand, which has no router packets; engine
+// events for StarT-JR, whose network is not the SeaStar's), is far below one. A model
+// that allocates per packet, message or event shows 1 or more (before issue 16's work:
+// 0.4-9 per packet). The counts are the whole process's while the events ran, so the
+// bound leaves room for the runtime's own (a few hundred either way); a first, untimed
+// run of the shorter length fills the pools both then draw on.
+func TestSteadyStateAllocations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a dozen benchmarks")
+	}
+	type run struct {
+		allocs, packets, events, rows float64
+	}
+	measure := func(args ...string) run {
+		t.Helper()
+		code, out, errs := invoke(t, append(args, "--workers", "1", "--out", "none", "--quiet", "--format", "json")...)
+		require.Equal(t, 0, code, errs)
+		var v struct {
+			Events float64 `json:"events"`
+			Rows   []any   `json:"rows"`
+			Run    struct {
+				Allocs      float64 `json:"allocs"`
+				StartAllocs float64 `json:"start_allocs"`
+				Packets     float64 `json:"packets"`
+			} `json:"run"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(out), &v))
+		return run{allocs: v.Run.Allocs - v.Run.StartAllocs, packets: v.Run.Packets, events: v.Events, rows: float64(len(v.Rows))}
+	}
+	for _, c := range []struct {
+		name        string
+		args        []string
+		flag        string
+		short, long string
+		per         string // packet, message (with the message counts), event
+		bound       float64
+	}{
+		{"halo3d (Portals 3.3)", []string{"motif", "halo3d", "--torus", "4x4x4", "--face", "8K"}, "--iters", "2", "6", "packet", 0.02},
+		{"Portals 4 offload", []string{"bench", "p4-msgrate", "--set", "portals4.nic=offload"}, "--messages", "500", "2000", "packet", 0.05},
+		{"Portals 4 matchunit", []string{"bench", "p4-msgrate", "--set", "portals4.nic=matchunit"}, "--messages", "500", "2000", "packet", 0.05},
+		{"Portals 4 onload", []string{"bench", "p4-msgrate", "--set", "portals4.nic=onload"}, "--messages", "500", "2000", "packet", 0.05},
+		{"Portals 4 InfiniBand", []string{"bench", "p4-msgrate", "--set", "portals4.nic=ib"}, "--messages", "500", "4000", "message", 0.1},
+		{"CCI", []string{"bench", "cci-pingpong"}, "--iters", "100", "400", "packet", 0.05},
+		{"raw DMA", []string{"bench", "rawdma"}, "--iters", "1000", "10000", "packet", 0.05},
+		{"StarT-JR", []string{"bench", "funi", "--pattern", "pingpong"}, "--messages", "50", "300", "event", 0.03},
+	} {
+		measure(append(c.args, c.flag, c.short)...) // fills the pools
+		a := measure(append(c.args, c.flag, c.short)...)
+		b := measure(append(c.args, c.flag, c.long)...)
+		var n float64
+		switch c.per {
+		case "packet":
+			n = b.packets - a.packets
+		case "message":
+			n = (atof(t, c.long) - atof(t, c.short)) * b.rows
+		case "event":
+			n = b.events - a.events
+		}
+		require.Positive(t, n, c.name)
+		per := (b.allocs - a.allocs) / n
+		t.Logf("%s: %.4f heap allocations per %s (%.0f over %.0f)", c.name, per, c.per, b.allocs-a.allocs, n)
+		require.Less(t, per, c.bound, "%s: heap allocations per %s in steady state", c.name, c.per)
+	}
+}
+
+func atof(t *testing.T, s string) float64 {
+	t.Helper()
+	var f float64
+	require.NoError(t, json.Unmarshal([]byte(s), &f))
+	return f
+}
