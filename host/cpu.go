@@ -34,6 +34,14 @@ type Addressed interface {
 	Address() uint64
 }
 
+// Superseded is a payload that host memory recycles once it no longer holds it: a
+// later write to its address replaced it, or a process forgot the address. A reader
+// takes what it needs from such a payload before it lets time pass (a consumer index
+// the NIC rewrites, read at once by whoever polls it).
+type Superseded interface {
+	Superseded()
+}
+
 // IRQHandler is the operating system's interrupt handler, run on core 0. Each call
 // handles one pending item (an event the NIC wrote into host memory) and reports
 // whether there was one: the CPU calls it again, at the handler's clock, until there is
@@ -239,6 +247,7 @@ func (c *CPU) expire(p *Proc) bool {
 // store lands m at addr and wakes the processes waiting for that address; each sees it
 // after a cache miss, the poll that brings the new line in.
 func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
+	c.let(addr, m)
 	c.mem[addr] = m
 	c.gaugeMem(ctx, ctx.Now())
 	ws := c.waiters[addr]
@@ -251,6 +260,16 @@ func (c *CPU) store(ctx actors.Context, addr uint64, m actors.Msg) {
 		c.wake(ctx, p, ctx.Now().Add(c.p.CacheMiss))
 	}
 	c.spareList(ws)
+}
+
+// let lets go of what host memory holds at addr, about to be replaced by m (nil: forgotten):
+// a Superseded payload is recycled.
+func (c *CPU) let(addr uint64, m actors.Msg) {
+	if old, ok := c.mem[addr]; ok && old != m {
+		if s, ok := old.(Superseded); ok {
+			s.Superseded()
+		}
+	}
 }
 
 // spareList keeps the array of a waiter list no address uses any more, emptied, for
@@ -528,6 +547,7 @@ func (p *Proc) Peek(addr uint64) (actors.Msg, bool) {
 // Forget clears addr, so that the next WaitFor waits for a new write (the process
 // zeroing a completion slot after consuming it).
 func (p *Proc) Forget(addr uint64) {
+	p.cpu.let(addr, nil)
 	delete(p.cpu.mem, addr)
 	p.cpu.gaugeMem(p.ctx, p.now)
 }

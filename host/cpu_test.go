@@ -273,3 +273,37 @@ func once(h func(k *Kernel, v int)) IRQHandler {
 		return true
 	}
 }
+
+// index is a Superseded payload: it counts how often host memory let go of it.
+type index struct {
+	addr uint64
+	v    int
+	gone *int
+}
+
+func (x *index) String() string  { return fmt.Sprintf("index(%d)", x.v) }
+func (x *index) Address() uint64 { return x.addr }
+func (x *index) Superseded()     { *x.gone++ }
+
+// Host memory lets go of a Superseded payload when a later write to its address
+// replaces it or a process forgets the address, and only then.
+func TestSupersededPayloadsAreLetGo(t *testing.T) {
+	c := New(DefaultParams())
+	var a, b, d int
+	var seen []int
+	spawn(t, c, "p", 0, func(p *Proc) {
+		p.WaitFor(0x20)
+		p.Compute(2 * actors.Microsecond) // b replaces a meanwhile
+		m, _ := p.Peek(0x20)
+		seen = append(seen, m.(*index).v, a, b)
+		p.Forget(0x20)
+		seen = append(seen, b)
+	})
+	h, _ := actorstest.NewHarness("host", c, 1)
+	h.Inject(actors.Time(actors.Microsecond), PortBus, &index{0x20, 1, &a})
+	h.Inject(actors.Time(2*actors.Microsecond), PortBus, &index{0x20, 2, &b})
+	h.Inject(actors.Time(5*actors.Microsecond), PortBus, &index{0x30, 3, &d})
+	h.Run(actors.MaxTime)
+	assert.Equal(t, []int{2, 1, 0, 1}, seen, "a let go when b landed; b when forgotten")
+	assert.Zero(t, d, "an entry nothing replaced or forgot is kept")
+}

@@ -80,8 +80,8 @@ type Endpoint struct {
 	gens   []uint32
 
 	cqNext  uint64
-	credits int   // completion queue entries consumed, not yet returned to the NIC
-	ready   []int // RX areas ready again, not yet told to the NIC
+	credits int                // completion queue entries consumed, not yet returned to the NIC
+	ready   *actors.Array[int] // RX areas ready again, not yet told to the NIC (nil: none)
 	areas   []rxArea
 	tx      txAreas
 
@@ -158,7 +158,7 @@ func (ep *Endpoint) call(n int) { ep.p.Compute(ep.s.cycles(n)) }
 func (ep *Endpoint) post(c *Command) {
 	c.EP = ep.ID
 	c.Credits, ep.credits = ep.credits, 0
-	if len(ep.ready) > 0 {
+	if ep.ready != nil {
 		c.Ready, ep.ready = ep.ready, nil
 	}
 	ep.p.MMIOWrite(ht.PPC, ep.P.CmdBytes, c)
@@ -167,7 +167,7 @@ func (ep *Endpoint) post(c *Command) {
 // returnCredits sends the accumulated completion queue credits and ready areas in a
 // dedicated command, if an entry is free (else they wait for the next command).
 func (ep *Endpoint) returnCredits() {
-	if ep.closed || (ep.credits == 0 && len(ep.ready) == 0) || !ep.s.claim(ep, true, false) {
+	if ep.closed || (ep.credits == 0 && ep.ready == nil) || !ep.s.claim(ep, true, false) {
 		return
 	}
 	ep.Stats.CmdCreditReturns++
@@ -288,8 +288,11 @@ func (ep *Endpoint) areaReady(a int) {
 		return
 	}
 	*ar = rxArea{}
-	ep.ready = append(ep.ready, a)
-	if len(ep.ready) >= ep.P.ReadyBatch {
+	if ep.ready == nil {
+		ep.ready = readyLists.Get()
+	}
+	ep.ready.S = append(ep.ready.S, a)
+	if len(ep.ready.S) >= ep.P.ReadyBatch {
 		ep.returnCredits()
 	}
 }

@@ -300,8 +300,14 @@ func (f *Firmware) onCommand(x *ppc.Exec, c *Command) {
 			x.Fatalf("cci: endpoint %d returned %d completion queue credits, holding %d of %d", c.EP, c.Credits, e.credits, f.p.CQSlots)
 		}
 		e.credits += c.Credits
-		e.ready = append(e.ready, c.Ready...)
+		if c.Ready != nil {
+			e.ready = append(e.ready, c.Ready.S...)
+		}
 		f.flushAnswers(x, c.EP, e)
+	}
+	if c.Ready != nil {
+		readyLists.Put(c.Ready)
+		c.Ready = nil
 	}
 	if c.Kind == CmdCredit {
 		f.taken = append(f.taken, c)
@@ -327,7 +333,7 @@ func (f *Firmware) consume(x *ppc.Exec) {
 // report writes the consumer index into the host-side control page.
 func (f *Firmware) report(x *ppc.Exec) {
 	f.reported = f.consumed
-	x.HostWrite(f.p.IndexBytes, &CmdIndex{Addr: ctrlAddr, Consumed: f.consumed})
+	x.HostWrite(f.p.IndexBytes, cmdIndexes.New(CmdIndex{Addr: ctrlAddr, Consumed: f.consumed}))
 }
 
 // runCmds takes the transmits at the head of the queue while their resources are

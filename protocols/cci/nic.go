@@ -43,8 +43,8 @@ func (k CmdKind) user() bool { return k <= CmdCredit }
 type Command struct {
 	Kind    CmdKind
 	EP      int
-	Credits int   // completion queue entries consumed by the library since its last command
-	Ready   []int // RX areas appended to the ready ring since its last command
+	Credits int                // completion queue entries consumed by the library since its last command
+	Ready   *actors.Array[int] // RX areas appended to the ready ring since its last command (nil: none); the firmware gives the array back
 
 	// CmdSend, CmdRMAWrite, CmdRMARead
 	Row    int           // header-table row: the connection slot the kernel built it for
@@ -136,11 +136,23 @@ func (e *CQEntry) String() string {
 func (e *CQEntry) Address() uint64 { return e.Addr }
 
 // CmdIndex is the NIC's command consumer index, written into the host-side control
-// page: the library knows from it how many command queue entries are free.
+// page: the library knows from it how many command queue entries are free. The
+// firmware takes it from cmdIndexes and host memory gives it back when the next index
+// replaces it (host.Superseded): the library reads it at once.
 type CmdIndex struct {
 	Addr     uint64
 	Consumed uint64
+	actors.PoolMark
 }
+
+var cmdIndexes actors.Pool[CmdIndex, *CmdIndex]
+
+// readyLists recycles the arrays of ready RX areas the library hands to the NIC with a
+// command (Command.Ready): the firmware gives one back once it has taken the areas.
+var readyLists actors.Arrays[int]
+
+// Superseded implements host.Superseded.
+func (c *CmdIndex) Superseded() { cmdIndexes.Release(c) }
 
 func (c *CmdIndex) String() string  { return fmt.Sprintf("cci.CmdIndex(%d)", c.Consumed) }
 func (c *CmdIndex) Address() uint64 { return c.Addr }
