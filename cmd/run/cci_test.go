@@ -68,6 +68,8 @@ func TestCCIUsageErrors(t *testing.T) {
 		{[]string{"bench", "cci-stream", "--op", "put"}, "--op"},
 		{[]string{"bench", "cci-stream", "--op", "rma", "--conn", "uu"}, "reliable"},
 		{[]string{"bench", "cci-pingpong", "--set", "cci.cq_slots=4"}, "cq_slots"},
+		// One batch of slots ran for ever: the NIC never wrote back (a hang, not an error).
+		{[]string{"bench", "cci-stream", "--set", "cci.cmd_slots=8"}, "cmd_slots (8) must be at least twice cmd_credit_batch (8)"},
 	} {
 		code, _, errs := invoke(t, append(tc.args, "--quiet", "--out", "none")...)
 		assert.Equal(t, 2, code, tc.args)

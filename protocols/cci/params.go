@@ -125,6 +125,12 @@ func (p Params) Validate() error {
 		return fmt.Errorf("cq_entry_bytes, cmd_bytes, task_bytes, peer_bytes, mr_bytes, index_bytes and closed_bytes must be >= 1B")
 	case p.CmdSlots < 1 || p.CmdBatch < 1 || p.CmdSlots%p.CmdBatch != 0:
 		return fmt.Errorf("cmd_slots (%d) must be a positive multiple of cmd_credit_batch (%d)", p.CmdSlots, p.CmdBatch)
+	case p.CmdSlots < 2*p.CmdBatch:
+		// The library keeps one slot for commands that only return credits, so it can
+		// have cmd_slots-1 transmits outstanding; the NIC writes its consumer index
+		// back every cmd_credit_batch commands. With fewer slots than two batches, a
+		// sender with no credits to return waits for a write-back that never comes.
+		return fmt.Errorf("cmd_slots (%d) must be at least twice cmd_credit_batch (%d): one slot is kept for credit returns, and the NIC reports consumed commands only every cmd_credit_batch", p.CmdSlots, p.CmdBatch)
 	case p.CreditBatch < 1 || p.CreditBatch > p.CQSlots/4:
 		return fmt.Errorf("credit_batch must be in 1..cq_slots/4 = %d (got %d)", p.CQSlots/4, p.CreditBatch)
 	case p.ReadyBatch < 1 || (p.ReadyBatch > 1 && p.ReadyBatch > p.RxAreas/4):
