@@ -59,7 +59,12 @@ func (w *PostSend) String() string {
 type PostRecv struct {
 	PID uint32
 	N   int
+	actors.PoolMark
 }
+
+// NewPostRecv returns r recycled, which the HCA releases once it has read it (a
+// *PostRecv made otherwise also works, and is left to the garbage collector).
+func NewPostRecv(r PostRecv) *PostRecv { return postRecvs.New(r) }
 
 func (r *PostRecv) String() string { return fmt.Sprintf("ib.PostRecv(pid%d %d)", r.PID, r.N) }
 
@@ -152,6 +157,7 @@ type Frame struct {
 // decoded from another process are left to the garbage collector.
 var (
 	postSends actors.Pool[PostSend, *PostSend]
+	postRecvs actors.Pool[PostRecv, *PostRecv]
 	cqes      actors.Pool[CQE, *CQE]
 	frames    actors.Pool[Frame, *Frame]
 )
@@ -238,6 +244,7 @@ func (h *HCA) onDoorbell(ctx actors.Context, m actors.Msg) {
 	switch w := m.(type) {
 	case *PostRecv:
 		h.srq[w.PID] += w.N
+		postRecvs.Release(w)
 	case *BarrierCall:
 		h.epoch++
 		h.waiting[h.epoch] = append(h.waiting[h.epoch], w.Result)

@@ -53,7 +53,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 		{"Portals 4 offload", []string{"bench", "p4-msgrate", "--set", "portals4.nic=offload"}, "--messages", "500", "2000", "packet", 0.04},
 		{"Portals 4 matchunit", []string{"bench", "p4-msgrate", "--set", "portals4.nic=matchunit"}, "--messages", "500", "2000", "packet", 0.04},
 		{"Portals 4 onload", []string{"bench", "p4-msgrate", "--set", "portals4.nic=onload"}, "--messages", "500", "2000", "packet", 0.04},
-		{"Portals 4 InfiniBand", []string{"bench", "p4-msgrate", "--set", "portals4.nic=ib"}, "--messages", "500", "4000", "message", 0.2},
+		{"Portals 4 InfiniBand", []string{"bench", "p4-msgrate", "--set", "portals4.nic=ib"}, "--messages", "500", "4000", "message", 0.1},
 		{"CCI", []string{"bench", "cci-pingpong", "--sizes", "0"}, "--iters", "200", "6000", "packet", 0.05},
 		{"raw DMA", []string{"bench", "rawdma"}, "--iters", "1000", "40000", "packet", 0.05},
 		{"StarT-JR", []string{"bench", "funi", "--pattern", "pingpong"}, "--messages", "50", "1200", "event", 0.02},

@@ -128,7 +128,7 @@ func (t *ibProc) completion(hp *host.Proc, p Params, c *ib.CQE) {
 	case c.Recv:
 		t.used++
 		if t.used >= t.ip.SRQDepth/4 { // repost receive buffers in batches
-			hp.MMIOWrite(ht.PPC, t.ip.WQEBytes, &ib.PostRecv{PID: o.pid, N: t.used})
+			hp.MMIOWrite(ht.PPC, t.ip.WQEBytes, ib.NewPostRecv(ib.PostRecv{PID: o.pid, N: t.used}))
 			t.used = 0
 		}
 		x := c.Payload.(*ibMsg)
@@ -236,7 +236,7 @@ func newIBJob(mp machine.Params, p Params) (*Job, error) {
 			conns: map[int]int{}, waiting: map[int][]*ptl4.Msg{}, dials: map[uint64]int{}}
 		o.tx = t.send
 		if _, err := cpu.Spawn(name+".progress", 1, func(hp *host.Proc) {
-			hp.MMIOWrite(ht.PPC, mp.IB.WQEBytes, &ib.PostRecv{PID: o.pid, N: mp.IB.SRQDepth})
+			hp.MMIOWrite(ht.PPC, mp.IB.WQEBytes, ib.NewPostRecv(ib.PostRecv{PID: o.pid, N: mp.IB.SRQDepth}))
 			t.progress(p)(hp)
 		}); err != nil {
 			return nil, err
