@@ -26,8 +26,8 @@ type Rank struct {
 	// before each command (ppc.write_through off: no cached copy), as Portals 3.3's does.
 	readHead bool
 	// libs are the libraries of the process's threads, and forgot the last change
-	// notification forgotten from host memory: every one up to the fewest any thread
-	// has seen (forgetBells).
+	// notification forgotten from host memory: every one up to it had landed
+	// (forgetBells).
 	libs   []*Lib
 	forgot uint64
 }
@@ -51,18 +51,14 @@ func NewLib(r *Rank, p *host.Proc) *Lib {
 	return l
 }
 
-// forgetBells forgets, through thread p, the change notifications in host memory that
-// every thread of the process has seen: no thread waits for one again (each waits for
-// the one after those it saw), and each would otherwise stay in host memory for the
-// rest of the run. The notifications a thread has seen have landed: it waited for the
-// last one, or a result written after it told it the count.
+// forgetBells forgets, through thread p, the change notifications that have landed in
+// host memory, oldest first; each would otherwise stay there for the rest of the run (a
+// thread that waits on an event queue's slot never reads them). A thread that waits
+// for one of them later reads it as it would have found it there: at once, after a
+// cache miss (waitChange).
 func (r *Rank) forgetBells(p *host.Proc) {
-	seen := r.libs[0].bell
-	for _, l := range r.libs[1:] {
-		seen = min(seen, l.bell)
-	}
-	for ; r.forgot < seen; r.forgot++ {
-		forgetBell(p.CPU(), p, r.pid, r.forgot+1)
+	for forgetBell(p.CPU(), p, r.pid, r.forgot+1) {
+		r.forgot++
 	}
 }
 
@@ -97,10 +93,8 @@ func (l *Lib) wait(c Call) (any, ptl4.Handle, ptl4.Ret) {
 	l.mailbox(calls.New(c))
 	res := l.p.WaitFor(addr).(*Result)
 	l.p.Forget(addr)
-	if res.Bell > l.bell {
-		l.bell = res.Bell
-		l.r.forgetBells(l.p)
-	}
+	l.bell = max(l.bell, res.Bell)
+	l.r.forgetBells(l.p)
 	v, h, r := res.Value, res.H, res.R
 	results.Release(res)
 	return v, h, r
@@ -109,11 +103,17 @@ func (l *Lib) wait(c Call) (any, ptl4.Handle, ptl4.Ret) {
 // waitChange waits until the firmware reports a change after the last one this
 // thread saw, or until deadline (negative: none); false at the deadline.
 func (l *Lib) waitChange(deadline actors.Time) bool {
-	addr := bellAddr(l.r.pid, l.bell+1)
-	if deadline < 0 {
-		l.p.WaitFor(addr)
-	} else if _, ok := l.p.WaitUntil(addr, deadline); !ok {
-		return false
+	l.p.Sync() // as WaitFor does first: notifications are forgotten as time passes
+	if l.bell+1 <= l.r.forgot {
+		// Landed, and forgotten by then: read as WaitFor reads an entry already there.
+		l.p.Compute(l.p.CPU().Params().CacheMiss)
+	} else {
+		addr := bellAddr(l.r.pid, l.bell+1)
+		if deadline < 0 {
+			l.p.WaitFor(addr)
+		} else if _, ok := l.p.WaitUntil(addr, deadline); !ok {
+			return false
+		}
 	}
 	l.bell++
 	l.r.forgetBells(l.p)
@@ -354,6 +354,7 @@ func (l *Lib) eqTake(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
 			return ptl4.Event{}, ptl4.EQEmpty
 		}
 		l.p.Forget(addr)
+		l.r.forgetBells(l.p)
 		rec := m.(*EventRecord)
 		st.next++
 		drop, seq, ev := rec.Drop, rec.Seq, rec.Ev
