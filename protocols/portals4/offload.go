@@ -25,10 +25,8 @@ type Rank struct {
 	// readHead: the library reads its mailbox's head pointer across HyperTransport
 	// before each command (ppc.write_through off: no cached copy), as Portals 3.3's does.
 	readHead bool
-	// libs are the libraries of the process's threads, and forgot the last change
-	// notification forgotten from host memory: every one up to it had landed
-	// (forgetBells).
-	libs   []*Lib
+	// forgot is the last change notification forgotten from host memory: every one up
+	// to it had landed (forgetBells).
 	forgot uint64
 }
 
@@ -46,9 +44,7 @@ var _ conform.Env = (*Lib)(nil)
 
 // NewLib returns the library of thread p of process r.
 func NewLib(r *Rank, p *host.Proc) *Lib {
-	l := &Lib{env: env{r: r, p: p}}
-	r.libs = append(r.libs, l)
-	return l
+	return &Lib{env: env{r: r, p: p}}
 }
 
 // forgetBells forgets, through thread p, the change notifications that have landed in
