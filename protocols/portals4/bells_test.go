@@ -13,11 +13,11 @@ import (
 
 // The firmware (offload, matchunit) or the host library (onload, ib) rings a
 // process's bell in host memory at every change of its queues and counters. A
-// notification is forgotten once it has landed (offload, matchunit: a thread that
-// waits for it later reads it as if it were there) or once no thread can wait for it
-// again (onload, ib): after twenty puts whose events the target took and a call,
-// nothing is left in either host's memory but, under onload and ib, the last
-// notification (each stayed there for good before).
+// notification is forgotten once it has landed (a thread that waits for it later
+// reads it as if it were there): after twenty puts whose events the target took and a
+// call, nothing is left in either host's memory but, under onload and ib (whose host
+// forgets at the next change), the last notification (each stayed there for good
+// before).
 func TestSeenBellsAreForgotten(t *testing.T) {
 	for _, nic := range []string{"offload", "matchunit", "onload", "ib"} {
 		t.Run(nic, func(t *testing.T) { testBellsForgotten(t, nic) })

@@ -195,8 +195,8 @@ type Bell struct {
 	actors.PoolMark
 }
 
-// bells recycles the firmware's notifications: the library releases one when it
-// forgets it (Rank.forgetBells).
+// bells recycles the change notifications: the library releases one when it forgets
+// it (forgetLanded).
 var bells actors.Pool[Bell, *Bell]
 
 func (b *Bell) String() string  { return fmt.Sprintf("portals4.Bell(%#x)", b.Addr) }

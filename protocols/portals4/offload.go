@@ -47,15 +47,38 @@ func NewLib(r *Rank, p *host.Proc) *Lib {
 	return &Lib{env: env{r: r, p: p}}
 }
 
-// forgetBells forgets, through thread p, the change notifications that have landed in
-// host memory, oldest first; each would otherwise stay there for the rest of the run (a
-// thread that waits on an event queue's slot never reads them). A thread that waits
-// for one of them later reads it as it would have found it there: at once, after a
-// cache miss (waitChange).
-func (r *Rank) forgetBells(p *host.Proc) {
-	for forgetBell(p.CPU(), p, r.pid, r.forgot+1) {
-		r.forgot++
+// forgetBells forgets, through thread p, the process's change notifications that have
+// landed (forgetLanded).
+func (r *Rank) forgetBells(p *host.Proc) { forgetLanded(p.CPU(), p, r.pid, &r.forgot) }
+
+// forgetLanded forgets, through h, the change notifications of process pid that have
+// landed in cpu's memory, oldest first after forgot, the last one forgotten. Each would
+// otherwise stay there for the rest of the run (a thread that waits on an event queue's
+// slot never reads them); a thread that waits for one later reads it as it would have
+// found it there (waitBell).
+func forgetLanded(cpu *host.CPU, h interface{ Forget(addr uint64) }, pid uint32, forgot *uint64) {
+	for forgetBell(cpu, h, pid, *forgot+1) {
+		*forgot++
 	}
+}
+
+// waitBell waits, through thread p, for change notification k of process pid, or until
+// deadline (negative: none); false at the deadline. One forgotten (k <= *forgot) had
+// landed: p reads it as WaitFor reads an entry already there, once its clock has caught
+// up with simulated time (during which more may be forgotten), after a cache miss.
+func waitBell(p *host.Proc, pid uint32, k uint64, forgot *uint64, deadline actors.Time) bool {
+	p.Sync()
+	addr := bellAddr(pid, k)
+	switch {
+	case k <= *forgot:
+		p.Compute(p.CPU().Params().CacheMiss)
+		return true
+	case deadline < 0:
+		p.WaitFor(addr)
+		return true
+	}
+	_, ok := p.WaitUntil(addr, deadline)
+	return ok
 }
 
 // forgetBell forgets notification k of process pid through h if it has landed in
@@ -99,17 +122,8 @@ func (l *Lib) wait(c Call) (any, ptl4.Handle, ptl4.Ret) {
 // waitChange waits until the firmware reports a change after the last one this
 // thread saw, or until deadline (negative: none); false at the deadline.
 func (l *Lib) waitChange(deadline actors.Time) bool {
-	l.p.Sync() // as WaitFor does first: notifications are forgotten as time passes
-	if l.bell+1 <= l.r.forgot {
-		// Landed, and forgotten by then: read as WaitFor reads an entry already there.
-		l.p.Compute(l.p.CPU().Params().CacheMiss)
-	} else {
-		addr := bellAddr(l.r.pid, l.bell+1)
-		if deadline < 0 {
-			l.p.WaitFor(addr)
-		} else if _, ok := l.p.WaitUntil(addr, deadline); !ok {
-			return false
-		}
+	if !waitBell(l.p, l.r.pid, l.bell+1, &l.r.forgot, deadline) {
+		return false
 	}
 	l.bell++
 	l.r.forgetBells(l.p)

@@ -85,11 +85,9 @@ type onloadProc struct {
 	next uint64 // next ring record to read
 	bell uint64 // change notifications stored for waiting threads
 	seen uint64 // lib.Changes at the last notification
-	// cpu is the host whose memory holds the notifications, libs the process's
-	// threads, and forgot the last notification forgotten (forgetBells); a nil cpu
-	// keeps them all.
+	// cpu is the host whose memory holds the notifications, and forgot the last
+	// notification forgotten (forgetLanded); a nil cpu keeps them all.
 	cpu    *host.CPU
-	libs   []*OnloadLib
 	forgot uint64
 	// tx hands a message to the NIC; nil is the SeaStar onload firmware's mailbox.
 	tx func(h hostSide, m *ptl4.Msg)
@@ -98,16 +96,13 @@ type onloadProc struct {
 // OnloadLib is the library of one thread under onload.
 type OnloadLib struct {
 	env
-	o       *onloadProc
-	bell    uint64 // notifications this thread has seen
-	waiting uint64 // the notification it is about to wait or waits for; 0: none
+	o    *onloadProc
+	bell uint64 // notifications this thread has seen
 }
 
 // newLib returns the library of thread p of process r.
 func (o *onloadProc) newLib(r *Rank, p *host.Proc) *OnloadLib {
-	l := &OnloadLib{env: env{r: r, p: p}, o: o}
-	o.libs = append(o.libs, l)
-	return l
+	return &OnloadLib{env: env{r: r, p: p}, o: o}
 }
 
 var _ API = (*OnloadLib)(nil)
@@ -172,32 +167,12 @@ func (o *onloadProc) finish(h hostSide, p Params, w0 ptl4.Work) {
 	}
 	o.lib.KeepOutbox(out)
 	if o.lib.Changes != o.seen {
-		o.forgetBells(h)
+		if o.cpu != nil {
+			forgetLanded(o.cpu, h, o.pid, &o.forgot)
+		}
 		o.seen = o.lib.Changes
 		o.bell++
 		h.Store(bellAddr(o.pid, o.bell), bells.New(Bell{Addr: bellAddr(o.pid, o.bell)}))
-	}
-}
-
-// forgetBells forgets, through h, the change notifications that have landed in host
-// memory and that no thread waits for: a thread waits for the one after those stored
-// when it starts to wait (OnloadLib.wait), so one that has landed is read only by the
-// threads already waiting for it, and would otherwise stay in host memory for the
-// rest of the run. A thread may find the one it waits for already there: its clock
-// runs ahead of the host's, and others run while it catches up. One still on its
-// way or waited for is forgotten at a later change.
-func (o *onloadProc) forgetBells(h hostSide) {
-	if o.cpu == nil {
-		return
-	}
-	last := o.bell
-	for _, l := range o.libs {
-		if l.waiting != 0 {
-			last = min(last, l.waiting-1)
-		}
-	}
-	for o.forgot < last && forgetBell(o.cpu, h, o.pid, o.forgot+1) {
-		o.forgot++
 	}
 }
 
@@ -402,12 +377,7 @@ func (l *OnloadLib) EQWait(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
 // (negative: none); false at the deadline.
 func (l *OnloadLib) wait(deadline actors.Time) bool {
 	l.bell = max(l.bell, l.o.bell)
-	l.waiting = l.bell + 1
-	defer func() { l.waiting = 0 }()
-	addr := bellAddr(l.o.pid, l.waiting)
-	if deadline < 0 {
-		l.p.WaitFor(addr)
-	} else if _, ok := l.p.WaitUntil(addr, deadline); !ok {
+	if !waitBell(l.p, l.o.pid, l.bell+1, &l.o.forgot, deadline) {
 		return false
 	}
 	l.bell++
