@@ -401,15 +401,13 @@ func (f *Firmware) onClose(x *ppc.Exec, ep int) {
 		a.Drop() // lost: the endpoint's hold
 	}
 	e.answers = nil
-	var kept actors.FIFO[int]
-	for _, id := range f.txq.Queued() {
-		if f.tasks[id].ep == ep && f.tasks[id].kind == taskTx {
-			f.release(x, id)
-			continue
+	f.txq.DeleteFunc(func(id int) bool {
+		if f.tasks[id].ep != ep || f.tasks[id].kind != taskTx {
+			return false
 		}
-		kept.Push(id)
-	}
-	f.txq = kept
+		f.release(x, id)
+		return true
+	})
 	var orphans []int
 	for k, id := range f.reads { //lint:ordered the ids are sorted below before use
 		if k.ep == ep && !f.tasks[id].txing && !f.tasks[id].rxing {

@@ -82,8 +82,9 @@ func DropMsg(m *Msg) {
 // ReleaseMsg recycles m, a message this package built, for the next one: the caller
 // is the last of every holder (the initiator's library and NIC, the packets, the
 // target's NIC and library) and must not use m afterwards. A message copied or
-// decoded elsewhere is left to the garbage collector. A caller that cannot tell when
-// the last holder is done (InfiniBand's host library) does not call it.
+// decoded elsewhere is left to the garbage collector. Callers whose holders finish in
+// an order they do not know (the onload and InfiniBand host libraries) count them
+// instead (SetHolders, DropMsg).
 func ReleaseMsg(m *Msg) {
 	if m.PoolMark != (actors.PoolMark{}) { // from msgs: not a copy that shares the payload
 		m.releasePayload()
