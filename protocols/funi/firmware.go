@@ -194,7 +194,6 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 	case txPayload:
 		x.Instr(f.p.TxInstr / 4) // the second half of a zero-copy send
 		f.queueData(x, e.msg, 0, 1, e.msg.wireWords())
-		e.msg.drop() // composed: its packets hold it
 		f.txActive = false
 		f.startTx(x)
 	case txDMADone:
@@ -205,7 +204,6 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 			w := int(min(f.maxData/4, words-int64(part)*f.maxData/4))
 			f.queueData(x, e.msg, part, parts, 2+w)
 		}
-		e.msg.drop() // composed: its packets hold it
 		f.flush(x)
 	case *squall.Arrived:
 		f.arrived(x, e.Packet)
@@ -284,7 +282,6 @@ func (f *Firmware) slotRead(x *i960.Exec, m *Message) {
 		x.DMARead(m.Words, txDMADone{m})
 	default:
 		f.queueData(x, m, 0, 1, m.wireWords())
-		m.drop() // composed: its packet holds it
 	}
 	f.txActive = false
 	f.startTx(x)
@@ -292,7 +289,8 @@ func (f *Firmware) slotRead(x *i960.Exec, m *Message) {
 
 // queueData composes a data packet of words words (besides the FUNI header) and queues
 // it; with the acknowledgement protocol it is also kept in a send buffer (a copy in
-// local DRAM).
+// local DRAM). With the last part composed, the sending firmware lets go of m: its
+// packets hold it.
 func (f *Firmware) queueData(x *i960.Exec, m *Message, part, parts, words int) {
 	f.seq++
 	holders := int32(1) // the receiving firmware
@@ -305,6 +303,9 @@ func (f *Firmware) queueData(x *i960.Exec, m *Message, part, parts, words int) {
 		Frame{Kind: fData, Src: f.node, GID: m.GID, Seq: f.seq, Msg: m, Part: part, Parts: parts, Words: words}, holders)
 	f.send(x, pk, true)
 	f.flush(x)
+	if part == parts-1 {
+		m.drop()
+	}
 }
 
 // send queues pk for the transmit FIFO; a data packet is buffered until acknowledged
