@@ -176,13 +176,13 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	} else {
 		ctl = &distWorker{exchange: newExchange(d), r: r}
 	}
-	d.ctl = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ctl }, actor.WithDispatcher(pool.Dispatcher(0))))
+	d.ctl = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ctl }, actor.WithDispatcher(pool.Dispatcher(0)), actor.WithMailbox(newEngineMailbox)))
 	r.coord = d.ctl
 	r.pids = make([]*actor.PID, len(r.parts))
 	for j, i := range d.local {
 		pa := &partitionActor{p: r.parts[i]}
 		home := j * opts.Workers / len(d.local)
-		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home))))
+		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home)), actor.WithMailbox(newEngineMailbox)))
 	}
 	stop := func() {
 		for _, pid := range append(r.pids, d.ctl) {

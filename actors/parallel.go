@@ -238,12 +238,12 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 	sys := actorSystem()
 	c := &coordinator{r: r, next: make([]Time, len(r.parts)), solo: -1}
 	r.local = c
-	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0))))
+	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0)), actor.WithMailbox(newEngineMailbox)))
 	r.pids = make([]*actor.PID, len(r.parts))
 	for i, p := range r.parts {
 		pa := &partitionActor{p: p}
 		home := i * opts.Workers / len(r.parts) // contiguous ranges; one partition per worker when P <= W
-		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home))))
+		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home)), actor.WithMailbox(newEngineMailbox)))
 	}
 	wall := time.Now()
 	sys.Root.Send(r.coord, runBegin{})
