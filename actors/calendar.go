@@ -372,3 +372,32 @@ func (q *pendingQueue) popBefore(limit Time, e *event) bool {
 	q.pop(e)
 	return true
 }
+
+// peek returns the destinations of the next two events and the addresses of their
+// messages' slots, without searching: the head of the cursor's bucket and the event
+// after it if they are due within the cursor's day (the second is the first again if
+// the bucket holds one). A hint for prefetching only.
+func (q *calQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
+	b := &q.b[q.cur]
+	if b.h >= len(b.e) || b.e[b.h].at >= q.top {
+		return 0, nil, 0, nil, false
+	}
+	x, y := &b.e[b.h], &b.e[b.h]
+	if b.h+1 < len(b.e) {
+		y = &b.e[b.h+1]
+	}
+	return x.dst(), &q.msgs.msgs[x.slot], y.dst(), &q.msgs.msgs[y.slot], true
+}
+
+// peek returns the destinations of the next two events and the addresses of their
+// messages' slots, if they are known without searching: a hint for prefetching only.
+func (q *pendingQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
+	if q.cal != nil {
+		return q.cal.peek()
+	}
+	if len(q.heap.h) == 0 {
+		return 0, nil, 0, nil, false
+	}
+	x := &q.heap.h[0]
+	return x.dst(), &q.heap.msgs.msgs[x.slot], x.dst(), &q.heap.msgs.msgs[x.slot], true
+}

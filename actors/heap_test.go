@@ -172,6 +172,7 @@ func TestPendingQueueOrderAcrossSwitches(t *testing.T) {
 	var q pendingQueue
 	var h eventHeap
 	now, seq := Time(0), uint64(0)
+	peeks := map[bool]int{} // hints given, by calendar mode
 	for swing := range 12 {
 		high := heapToCalendar + 1 + r.IntN(4000)
 		spread := Time(1) << (10 + r.IntN(20)) // another width each time
@@ -185,12 +186,25 @@ func TestPendingQueueOrderAcrossSwitches(t *testing.T) {
 		for h.len() > r.IntN(calendarToHeap) {
 			var a, b event
 			h.pop(&a)
+			// The prefetch hint, when given, names the event popped next.
+			d, m, _, _, hinted := q.peek()
+			var hint Msg
+			if hinted {
+				hint = *m
+				peeks[q.cal != nil]++
+			}
 			require.True(t, q.popBefore(MaxTime, &b))
 			require.Equal(t, a, b, "swing %d", swing)
+			if hinted {
+				require.Equal(t, a.dst(), d, "swing %d", swing)
+				require.Equal(t, a.msg, hint, "swing %d", swing)
+			}
 			now = a.at
 		}
 		require.Nil(t, q.cal, "swing %d: the heap takes a small set", swing)
 	}
+	assert.Positive(t, peeks[true], "the calendar gives hints")
+	assert.Positive(t, peeks[false], "the heap gives hints")
 }
 
 // BenchmarkCalendarHold is BenchmarkEventHeapHold on the calendar queue, at several

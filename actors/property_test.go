@@ -168,3 +168,21 @@ func TestParallelMatchesSerialOnRandomGraphs(t *testing.T) {
 		}
 	}
 }
+
+// Prefetching is a hint: with every partition prefetching, the random graphs give the
+// serial engine's outcomes (the models of the other tests are below the size that
+// turns it on).
+func TestPrefetchingChangesNoOutcome(t *testing.T) {
+	defer func(n int) { prefetchMinActors = n }(prefetchMinActors)
+	prefetchMinActors = 0
+	for s := range 12 {
+		rm := randomModel{seed: uint64(s), fail: s%4 == 3}
+		ref, err := rm.run(t, Options{Engine: Serial})
+		require.NoError(t, err)
+		for _, w := range []int{1, 2} {
+			got, err := rm.run(t, Options{Workers: w, Partitioner: Node{}})
+			require.NoError(t, err)
+			require.Equal(t, ref, got, "seed %d, %d workers", s, w)
+		}
+	}
+}

@@ -83,6 +83,13 @@ func (p *partition) executeWindow() {
 	}
 	var e event
 	for p.heap.popBefore(p.winEnd, &e) {
+		// While e runs, the memory of the next two events comes into the cache: a
+		// hint, the events are popped in their order whatever it brings.
+		if p.prefetching {
+			if d, m, d2, m2, ok := p.heap.peek(); ok {
+				p.prefetch(d, m, d2, m2)
+			}
+		}
 		p.events++
 		p.deliver(&e)
 		if p.events%progressEvents == 0 { // a window can be the whole run
