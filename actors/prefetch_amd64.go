@@ -1,7 +1,7 @@
 package actors
 
 // prefetchEvent asks the CPU to bring into its caches, without waiting for them
-// (PREFETCHT0), the line at st, the four lines from actor on, and the lines at msg,
+// (PREFETCHT0), the line at st, the eight lines from actor on, and the lines at msg,
 // actorSlot and msgSlot: hints with no effect on the program's results, which never
 // fault, whatever the addresses (runner.prefetch).
 //
