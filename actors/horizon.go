@@ -126,7 +126,7 @@ func (p *partition) runEpoch(start, end Time) *SimError {
 func (p *partition) executeHorizon(limit, safe Time) {
 	var e event
 	n := 0
-	for p.heap.popBefore(limit, &e) {
+	for p.pop(limit, &e) {
 		p.events++
 		p.deliver(&e)
 		if n++; n == horizonChunk {

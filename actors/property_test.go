@@ -179,10 +179,11 @@ func TestPrefetchingChangesNoOutcome(t *testing.T) {
 		rm := randomModel{seed: uint64(s), fail: s%4 == 3}
 		ref, err := rm.run(t, Options{Engine: Serial})
 		require.NoError(t, err)
-		for _, w := range []int{1, 2} {
-			got, err := rm.run(t, Options{Workers: w, Partitioner: Node{}})
+		for _, opts := range []Options{{Workers: 1, Partitioner: Node{}}, {Workers: 2, Partitioner: Node{}},
+			{Workers: 2, Sync: SyncHorizon}} {
+			got, err := rm.run(t, opts)
 			require.NoError(t, err)
-			require.Equal(t, ref, got, "seed %d, %d workers", s, w)
+			require.Equal(t, ref, got, "seed %d, %d workers, %s", s, opts.Workers, opts.Sync)
 		}
 	}
 }

@@ -82,14 +82,7 @@ func (p *partition) executeWindow() {
 		p.drain() // also clears a stale inbox minimum, which would pin the next window
 	}
 	var e event
-	for p.heap.popBefore(p.winEnd, &e) {
-		// While e runs, the memory of the next two events comes into the cache: a
-		// hint, the events are popped in their order whatever it brings.
-		if p.prefetching {
-			if d, m, d2, m2, ok := p.heap.peek(); ok {
-				p.prefetch(d, m, d2, m2)
-			}
-		}
+	for p.pop(p.winEnd, &e) {
 		p.events++
 		p.deliver(&e)
 		if p.events%progressEvents == 0 { // a window can be the whole run
@@ -99,6 +92,21 @@ func (p *partition) executeWindow() {
 			}
 		}
 	}
+}
+
+// pop removes the earliest event before limit into *e and reports whether it did. In
+// a large model it starts bringing the memory of the two events after it into the
+// cache while e runs: a hint, the events are popped in their order whatever it brings.
+func (p *partition) pop(limit Time, e *event) bool {
+	if !p.heap.popBefore(limit, e) {
+		return false
+	}
+	if p.prefetching {
+		if d, m, d2, m2, ok := p.heap.peek(); ok {
+			p.prefetch(d, m, d2, m2)
+		}
+	}
+	return true
 }
 
 // progressEvents is how often a long window publishes progress and checks for
