@@ -112,7 +112,8 @@ type partition struct {
 	out    outbox
 	floor  Time // events for other partitions must not be earlier (lookahead check)
 	solo   bool // running a solo window, which each send to another partition shortens
-	// prefetching: the model's state outgrows a core's caches (prefetchMinActors)
+	// prefetching: the model's state outgrows a core's caches (prefetchMinActors) and
+	// the CPU has a prefetch instruction the engine uses (havePrefetch)
 	prefetching bool
 
 	winStart, winEnd Time
@@ -310,7 +311,7 @@ func chooseSync(opts *Options, parts int) (SyncMode, error) {
 func newPartitions(r *prun, n int, opts *Options) []*partition {
 	parts := make([]*partition, n)
 	for i := range parts {
-		p := &partition{r: r, id: int32(i), prefetching: r.m.NumActors() >= prefetchMinActors}
+		p := &partition{r: r, id: int32(i), prefetching: havePrefetch && r.m.NumActors() >= prefetchMinActors}
 		p.inMin.Store(int64(MaxTime))
 		p.runner = runner{m: r.m, st: r.st, sink: p}
 		p.tracer = newTracer(opts, r.m, i)

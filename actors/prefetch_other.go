@@ -2,5 +2,9 @@
 
 package actors
 
+// havePrefetch: the engine has no prefetch instruction here; partitions do not
+// prefetch (the addresses cost loads for nothing).
+const havePrefetch = false
+
 // prefetchEvent is a no-op where the engine has no prefetch instruction for it.
 func prefetchEvent(st, actor, msg, actorSlot, msgSlot uintptr) {}
