@@ -126,7 +126,10 @@ func (p *partition) runEpoch(start, end Time) *SimError {
 func (p *partition) executeHorizon(limit, safe Time) {
 	var e event
 	n := 0
-	for p.pop(limit, &e) {
+	for p.heap.popBefore(limit, &e) {
+		if p.prefetching {
+			p.prefetchNext()
+		}
 		p.events++
 		p.deliver(&e)
 		if n++; n == horizonChunk {

@@ -82,7 +82,10 @@ func (p *partition) executeWindow() {
 		p.drain() // also clears a stale inbox minimum, which would pin the next window
 	}
 	var e event
-	for p.pop(p.winEnd, &e) {
+	for p.heap.popBefore(p.winEnd, &e) {
+		if p.prefetching {
+			p.prefetchNext()
+		}
 		p.events++
 		p.deliver(&e)
 		if p.events%progressEvents == 0 { // a window can be the whole run
@@ -94,19 +97,14 @@ func (p *partition) executeWindow() {
 	}
 }
 
-// pop removes the earliest event before limit into *e and reports whether it did. In
-// a large model it starts bringing the memory of the two events after it into the
-// cache while e runs: a hint, the events are popped in their order whatever it brings.
-func (p *partition) pop(limit Time, e *event) bool {
-	if !p.heap.popBefore(limit, e) {
-		return false
+// prefetchNext starts bringing the memory of the next two events into the cache while
+// the event just popped runs: a hint, the events are popped in their order whatever it
+// brings. Called in large models only (prefetching), so that a small one pays a
+// predictable branch an event and no call.
+func (p *partition) prefetchNext() {
+	if d, m, d2, m2, ok := p.heap.peek(); ok {
+		p.prefetch(d, m, d2, m2)
 	}
-	if p.prefetching {
-		if d, m, d2, m2, ok := p.heap.peek(); ok {
-			p.prefetch(d, m, d2, m2)
-		}
-	}
-	return true
 }
 
 // progressEvents is how often a long window publishes progress and checks for
