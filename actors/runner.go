@@ -48,14 +48,14 @@ var _ Context = (*runner)(nil)
 
 // prefetch starts bringing into the cache what delivering the next two events reads
 // first, while the event before them runs. For the next event (actor d, message slot
-// m): d's engine state, the first eight lines of d itself (a router port's fields that
-// a credit or a packet reads, its queues, credits, crossbar credits and queue states,
-// lie in them; eight against four: halo3d 16x16x16 3% faster in three pairs) and the
-// message's first line; for the one after it (d2, m2), the table entries
-// the next call reads those from. In a machine of thousands of nodes every window
-// touches every node's state afresh after the other partitions have evicted it, and
-// these are the first misses of each event. The actor and the message are found from
-// the data word of their interface values (the second of its two words).
+// m): d's engine state, the first eight lines of d itself and the message's first
+// line; for the one after it (d2, m2), the table entries the next call reads those
+// from. A router port's fields that a credit or a packet reads (its queues, credits,
+// crossbar credits and queue states) lie in its first eight lines (eight against four:
+// halo3d 16x16x16 3% faster in three pairs). In a machine of thousands of nodes every
+// window touches every node's state afresh after the other partitions have evicted it,
+// and these are the first misses of each event. The actor and the message are found
+// from the data word of their interface values (the second of its two words).
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	prefetchEvent(uintptr(unsafe.Pointer(&r.st[d])),
 		(*[2]uintptr)(unsafe.Pointer(&r.m.actors[d]))[1],
@@ -67,9 +67,8 @@ func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 // about 7% of an event whose memory is in the cache (PHOLD's 1,024 LPs; 4% on halo3d
 // 4x4x4, 832 actors) and pay once the model outgrows a core's caches: halo3d 8x8x8
 // (6,656 actors) runs about 9% faster, 12x12x12 about 23%, 16x16x16 about 15% and Red
-// Storm (134,784) 10-25%.
-// At a few hundred bytes an actor, 4,096 actors are about a 2 MiB L2. (A variable:
-// tests make every partition prefetch.)
+// Storm (134,784) 10-25%. At a few hundred bytes an actor, 4,096 actors are about a
+// 2 MiB L2. (A variable: tests make every partition prefetch.)
 var prefetchMinActors = 4096
 
 // deliver hands e to its destination actor.
