@@ -124,6 +124,13 @@ func (a *Arrays[E]) Put(x *Array[E]) {
 	a.st.put(x)
 }
 
+// Releaser is a message its receiver gives back once done with it: a notice a block
+// made from a Pool (a DMA or CAM completion, a coprocessor's answer, a packet's
+// arrival), which a firmware core releases once the handler it went to has run
+// (handlers take what they keep by value). A Releaser not made from a Pool releases
+// nothing.
+type Releaser interface{ Release() }
+
 // Refs counts the holders of a value recycled through a Pool when it has several, on
 // any of the engine's workers (a message descriptor its sender, the receiving NIC and
 // the receiver all hold): the one whose Drop returns true was the last and releases

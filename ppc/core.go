@@ -161,15 +161,10 @@ func (c *Core) dispatch(ctx actors.Context) {
 	switch d := ev.(type) {
 	case rxdma.SOM:
 		d.Packet.Unshare() // the RX DMA engine may still hold it in its FIFO
-	case releaser: // a recycled notice (DMA and CAM completions, a coprocessor's answer): handlers take what they keep by value
+	case actors.Releaser: // DMA and CAM completions, a coprocessor's answer
 		d.Release()
 	}
 }
-
-// releaser is an event the core recycles once its handler has run: the blocks that
-// send one make it from a pool (txdma.NewDone, rxdma.NewDone, cam.Stalled, a match
-// unit's Result), and nothing holds it after the handler.
-type releaser interface{ Release() }
 
 // Heartbeat is the main loop's heartbeat counter at time now: one per handler and one
 // per idle pass of the loop (2 x PollCycles), computed when asked rather than ticked.

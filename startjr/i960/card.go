@@ -180,8 +180,8 @@ func (c *Card) handle(ctx actors.Context, ev actors.Msg, queued actors.Time) {
 	x := &c.x
 	*x = Exec{c: c, ctx: ctx, queued: queued}
 	c.fw.Handle(x, ev)
-	if r, ok := ev.(interface{ Release() }); ok {
-		r.Release() // a recycled notice (a packet's arrival): handlers take what they keep
+	if r, ok := ev.(actors.Releaser); ok {
+		r.Release() // a packet's arrival, a transmit FIFO's room
 	}
 	d := x.Elapsed()
 	r := x.read
