@@ -23,8 +23,8 @@ type Engine struct {
 	fifo    []*router.Packet // ring
 	head    int
 	n       int
-	used    int64 // payload bytes of the head packet already disposed of
-	discard map[*router.Packet]bool
+	used    int64                   // payload bytes of the head packet already disposed of
+	discard map[*router.Packet]bool // packets the PPC discards (onDiscard); nil until the first, so that the head check reads no map
 
 	cmds     map[router.NodeID]*active // command in progress per source
 	actives  actors.FreeList[active]   // records of commands done, for reuse
@@ -81,7 +81,7 @@ type dropKey struct {
 // packet on another VC would overflow it, and the run fails. p must be valid.
 func New(p Params, vcs int) *Engine {
 	return &Engine{p: p, vcs: vcs, fifo: make([]*router.Packet, p.Credits(vcs)*max(1, vcs/2)),
-		discard: map[*router.Packet]bool{}, cmds: map[router.NodeID]*active{}}
+		cmds: map[router.NodeID]*active{}}
 }
 
 // Ports implements actors.Ported.
@@ -183,6 +183,9 @@ func (e *Engine) onGrant(ctx actors.Context, g cam.Grant) {
 // waiting for a CAM command, the wait ends (Dillow & Atchley 2011, s.II: the PPC reads
 // the head packet and discards it, so that it needs no CAM entry).
 func (e *Engine) onDiscard(ctx actors.Context, d Discard) {
+	if e.discard == nil {
+		e.discard = map[*router.Packet]bool{}
+	}
 	e.discard[d.Packet] = true
 	if d.Whole && !d.Packet.EOM {
 		// The rest of the message is refused once this packet reaches the head: packets
