@@ -172,9 +172,9 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	sys := cl.ep.sys
 	var ctl actor.Actor
 	if d.self == 0 {
-		ctl = &distCoord{exchange: newExchange(d), r: r}
+		ctl = &distCoord{exchange: newExchange(d)}
 	} else {
-		ctl = &distWorker{exchange: newExchange(d), r: r}
+		ctl = &distWorker{exchange: newExchange(d)}
 	}
 	d.ctl = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ctl }, actor.WithDispatcher(pool.Dispatcher(0)), actor.WithMailbox(newEngineMailbox)))
 	r.coord = d.ctl
@@ -613,9 +613,7 @@ func (x *exchange) advance(ac actor.Context, lookahead Duration, last Time) (lau
 // leaders, the events its partitions sent to each, and its failure.
 func (x *exchange) complete() {
 	d, r := x.d, x.d.r
-	if x.w == 0 {
-		r.startMallocs = mallocs()
-	}
+	r.windowDone(x.w)
 	failure := d.localDone(x.next)
 	var soloEnd Time // where the solo window ended, if it ran here (0: not here)
 	if x.solo >= 0 && d.isLocal(x.solo) {
@@ -705,7 +703,6 @@ func (x *exchange) ready() bool { return x.local && x.reports == x.d.procs-1 }
 // distCoord is the coordinator of a distributed run (process 0).
 type distCoord struct {
 	exchange
-	r *prun
 
 	begun  bool
 	joined int // workers ready for the run (fReady)
@@ -772,7 +769,7 @@ func (c *distCoord) onFrame(ac actor.Context, f *frame) {
 				sum += n
 			}
 		}
-		c.r.remoteEvents.Store(sum)
+		d.r.remoteEvents.Store(sum)
 		c.maybeComplete(ac)
 	case fFinal:
 		if !c.finishing || c.finals[f.from] != nil {
@@ -816,7 +813,7 @@ func (c *distCoord) maybeStart(ac actor.Context) {
 // announces. The coordinator alone also ends the run on an error of its own or an
 // interruption, with an abort that reaches workers already in the next window.
 func (c *distCoord) maybeComplete(ac actor.Context) {
-	d, r := c.d, c.r
+	d, r := c.d, c.d.r
 	for c.ready() && !c.finishing && !d.done.Load() {
 		end := c.end
 		if c.solo >= 0 {
@@ -902,7 +899,6 @@ func (c *distCoord) maybeFinal() {
 // distWorker runs a worker's share of a distributed run.
 type distWorker struct {
 	exchange
-	r        *prun
 	finalErr error
 }
 
@@ -980,7 +976,7 @@ func (c *distWorker) protocol(err error) {
 // the coordinator does; when the run ends, it waits for the coordinator's finish (or
 // abort).
 func (c *distWorker) advance(ac actor.Context) {
-	r := c.r
+	r := c.d.r
 	for c.ready() && !c.d.done.Load() {
 		if c.err != nil || c.failure != nil || c.lead.t1 >= r.end {
 			return

@@ -405,6 +405,14 @@ func (r *prun) progressNow() Time {
 	return now
 }
 
+// windowDone records, once window w is done in this process, what the run's setup
+// allocated: window 0 runs the actors' Start and no event.
+func (r *prun) windowDone(w uint64) {
+	if w == 0 {
+		r.startMallocs = mallocs()
+	}
+}
+
 func (r *prun) report(opts *Options, info cutInfo, windows uint64, widthSum float64, wall time.Duration) *Report {
 	rep := &Report{Engine: Parallel, Workers: opts.Workers, Partitioning: opts.Partitioner.Name(), Sync: r.mode,
 		Partitions: len(r.parts), End: r.end, Wall: wall, Lookahead: info.lookahead, CutLinks: info.cut}

@@ -157,9 +157,7 @@ func (c *coordinator) launch(ac actor.Context, start, end Time) {
 
 func (c *coordinator) onWindowsDone(ac actor.Context) {
 	r := c.r
-	if c.w == 0 {
-		r.startMallocs = mallocs()
-	}
+	r.windowDone(c.w)
 	var failure *SimError
 	for _, i := range r.active {
 		d := &r.parts[i].done
