@@ -546,10 +546,14 @@ func (p *Proc) Peek(addr uint64) (actors.Msg, bool) {
 
 // Forget clears addr, so that the next WaitFor waits for a new write (the process
 // zeroing a completion slot after consuming it).
-func (p *Proc) Forget(addr uint64) {
-	p.cpu.let(addr, nil)
-	delete(p.cpu.mem, addr)
-	p.cpu.gaugeMem(p.ctx, p.now)
+func (p *Proc) Forget(addr uint64) { p.cpu.forget(p.ctx, p.now, addr) }
+
+// forget clears addr at time at, letting go of what it held (let); ctx is the
+// process's or the interrupt handler's.
+func (c *CPU) forget(ctx actors.Context, at actors.Time, addr uint64) {
+	c.let(addr, nil)
+	delete(c.mem, addr)
+	c.gaugeMem(ctx, at)
 }
 
 // gaugeMem reports to a timeline the entries written into host memory (events,
@@ -591,10 +595,7 @@ func (k *Kernel) Memory(addr uint64) (actors.Msg, bool) { return k.cpu.Memory(ad
 func (k *Kernel) Fatalf(format string, args ...any) { k.ctx.Fatalf(format, args...) }
 
 // Forget clears addr (the handler consumed the entry there).
-func (k *Kernel) Forget(addr uint64) {
-	delete(k.cpu.mem, addr)
-	k.cpu.gaugeMem(k.ctx, k.now)
-}
+func (k *Kernel) Forget(addr uint64) { k.cpu.forget(k.ctx, k.now, addr) }
 
 // Memcpy copies n bytes the host wrote itself (Params.CopyTime), like Proc.Memcpy.
 func (k *Kernel) Memcpy(n actors.Bytes) { k.Charge(k.cpu.p.CopyTime(n)) }

@@ -195,9 +195,12 @@ type Bell struct {
 	actors.PoolMark
 }
 
-// bells recycles the change notifications: the library releases one when it forgets
-// it (forgetLanded).
+// bells recycles the change notifications: host memory gives one back when the
+// library forgets it (forgetLanded; Bell is a host.Superseded).
 var bells actors.Pool[Bell, *Bell]
+
+// Superseded implements host.Superseded.
+func (b *Bell) Superseded() { bells.Release(b) }
 
 func (b *Bell) String() string  { return fmt.Sprintf("portals4.Bell(%#x)", b.Addr) }
 func (b *Bell) Address() uint64 { return b.Addr }

@@ -81,18 +81,16 @@ func waitBell(p *host.Proc, pid uint32, k uint64, forgot *uint64, deadline actor
 	return ok
 }
 
-// forgetBell forgets notification k of process pid through h if it has landed in
-// cpu's memory, and recycles it; it reports whether it had.
+var _ host.Superseded = (*Bell)(nil)
+
+// forgetBell forgets notification k of process pid through h (host memory recycles
+// it) if it has landed in cpu's memory; it reports whether it had.
 func forgetBell(cpu *host.CPU, h interface{ Forget(addr uint64) }, pid uint32, k uint64) bool {
 	addr := bellAddr(pid, k)
-	m, ok := cpu.Memory(addr)
-	if !ok {
+	if _, ok := cpu.Memory(addr); !ok {
 		return false
 	}
 	h.Forget(addr)
-	if b, isBell := m.(*Bell); isBell {
-		bells.Release(b)
-	}
 	return true
 }
 
