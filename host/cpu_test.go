@@ -307,3 +307,17 @@ func TestSupersededPayloadsAreLetGo(t *testing.T) {
 	assert.Equal(t, []int{2, 1, 0, 1}, seen, "a let go when b landed; b when forgotten")
 	assert.Zero(t, d, "an entry nothing replaced or forgot is kept")
 }
+
+// The interrupt handler's Forget lets go of a Superseded payload as a process's does.
+func TestHandlerForgetLetsGo(t *testing.T) {
+	c := New(DefaultParams())
+	var a int
+	c.HandleInterrupts(once(func(k *Kernel, _ int) { k.Forget(0x20) }))
+	h, _ := actorstest.NewHarness("host", c, 1)
+	h.Inject(actors.Time(actors.Microsecond), PortBus, &index{0x20, 1, &a})
+	h.Inject(actors.Time(2*actors.Microsecond), PortBus, ht.Interrupt{Vector: 1})
+	h.Run(actors.MaxTime)
+	_, held := c.Memory(0x20)
+	assert.False(t, held)
+	assert.Equal(t, 1, a, "let go when the handler forgot it")
+}
