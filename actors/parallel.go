@@ -118,7 +118,9 @@ type partition struct {
 
 	winStart, winEnd Time
 	startMsg         windowStart
+	aheadMsg         windowStart // running ahead, across processes (exchange.runAhead)
 	done             windowDone
+	failed           *SimError // the partition stopped at this failure (it ends the run)
 	// horizon mode
 	clock *atomic.Int64 // published promise, in the run's clock array
 	in    []inEdge      // partitions that can send here, with their lookahead

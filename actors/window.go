@@ -48,6 +48,8 @@ func (p *partition) runWindow(w *windowStart) {
 	}
 	var err *SimError
 	switch {
+	case p.failed != nil: // running ahead (exchange.runAhead): reported with the window
+		err = p.failed
 	case w.w == 0:
 		err = p.protect(p.startActors)
 	case w.horizon:
@@ -56,6 +58,7 @@ func (p *partition) runWindow(w *windowStart) {
 		err = p.protect(p.executeWindow)
 	}
 	p.out.flush(p.r.parts)
+	p.failed = err
 	p.done = windowDone{next: p.heap.minTime(), end: w.end, err: err}
 	if p.solo { // its width, for the report: as far as it went, at least a lookahead
 		p.done.end = min(p.winEnd, max(p.now, w.start.Add(p.r.lookahead)))

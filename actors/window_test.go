@@ -1,6 +1,7 @@
 package actors
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -151,12 +152,13 @@ func TestSoloWindowsFollowAPingPong(t *testing.T) {
 
 // A process takes one report of each window from each other process: a second report
 // of the window, one of an older window and a report it cannot decode are errors naming
-// the peer; a report of the next window waits for that window.
+// the peer; a report of the next window waits for that window. A report that the
+// reporter runs partitions ahead rules out a solo window next.
 func TestExchangeRefusesBadReports(t *testing.T) {
 	m := pingPong(t, 1)
 	r := &prun{m: m, owner: []int32{0, 1}, parts: []*partition{{}, {}}}
 	d := &distRun{cl: &Cluster{addrs: []string{"127.0.0.1:1", "127.0.0.1:2"}}, r: r, procs: 2}
-	report := func(w uint64, p1 int64) *frame {
+	report := func(w uint64, p1 int64, ahead bool) *frame {
 		var e Encoder
 		e.Time(40)
 		e.Int(p1)
@@ -164,31 +166,37 @@ func TestExchangeRefusesBadReports(t *testing.T) {
 		e.Int(-1)
 		e.Time(0)  // no solo window
 		e.Uint(12) // events
+		e.Bool(ahead)
 		encodeErr(&e, nil)
 		e.Time(0) // an empty batch
 		return &frame{kind: fDone, from: 1, w: w, body: e.Bytes()}
 	}
 	x := newExchange(d)
-	require.NoError(t, x.report(report(0, 1)))
+	require.NoError(t, x.report(report(0, 1, false)))
 	assert.Equal(t, 1, x.reports)
+	assert.False(t, x.anyAhead)
 	assert.Equal(t, Time(40), x.lead.t1)
 	assert.Equal(t, int32(1), x.lead.p1)
 	assert.Equal(t, uint64(12), x.events[1])
-	err := x.report(report(0, 1))
+	err := x.report(report(0, 1, false))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "worker 127.0.0.1:2 (process 1) reported window 0 again")
-	require.NoError(t, x.report(report(1, 1)), "the next window's report is held")
+	require.NoError(t, x.report(report(1, 1, false)), "the next window's report is held")
 	assert.Len(t, x.early, 1)
 	assert.Equal(t, 1, x.reports)
 
 	x = newExchange(d)
-	err = x.report(report(0, 7))
+	require.NoError(t, x.report(report(0, 1, true)))
+	assert.True(t, x.anyAhead)
+
+	x = newExchange(d)
+	err = x.report(report(0, 7, false))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "corrupt report of window 0 from worker 127.0.0.1:2 (process 1)")
 	assert.Contains(t, err.Error(), "partition 7 of 2")
 	assert.Zero(t, x.reports)
 	x.w = 3
-	err = x.report(report(1, 1))
+	err = x.report(report(1, 1, false))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "during window 3")
 }
@@ -230,4 +238,31 @@ func TestProgressFollowsASoloPartition(t *testing.T) {
 	require.Positive(t, reports, "5 million events take more than a millisecond")
 	assert.Positive(t, last.Now, "the time the running partition reached")
 	assert.LessOrEqual(t, last.Now, Time(n)*Time(Nanosecond))
+}
+
+// The partitions that run ahead while the reports of a window travel are those with no
+// link to or from another process (a ring of eight across two processes: the two in
+// the middle of each half), and none when direct sends can reach any partition.
+func TestInteriorPartitions(t *testing.T) {
+	ring := func(direct bool) *prun {
+		g := NewGraph()
+		var nodes []Ref
+		for i := range 8 {
+			nodes = append(nodes, g.Add(fmt.Sprintf("n[%d].p", i), ported("next", "prev")))
+		}
+		for i, n := range nodes {
+			g.Connect(n.Port("next"), nodes[(i+1)%8].Port("prev"), 10*Nanosecond)
+		}
+		if direct {
+			g.SetDirectLatency(10 * Nanosecond)
+		}
+		m, err := g.Build()
+		require.NoError(t, err)
+		r := &prun{m: m, owner: []int32{0, 1, 2, 3, 4, 5, 6, 7}}
+		r.parts = make([]*partition, 8)
+		return r
+	}
+	procOf := []int32{0, 0, 0, 0, 1, 1, 1, 1}
+	assert.Equal(t, []bool{false, true, true, false, false, true, true, false}, interiorParts(ring(false), procOf))
+	assert.Equal(t, make([]bool, 8), interiorParts(ring(true), procOf))
 }
