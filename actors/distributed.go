@@ -253,9 +253,9 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 
 // active lists the local partitions with an event (in the heap or the inbox) before
 // end, and those that ran ahead into the window (ahead); all of them for window 0; for
-// a solo window, its partition if it is local. A partition running ahead reads its own
-// inbox minimum: its earliest event is known when its window ends, and the
-// partition takes part in the window in any case.
+// a solo window, its partition if it is local. A partition running ahead may be
+// draining its inbox meanwhile, so its inbox is not read here: it takes part in the
+// window in any case.
 func (d *distRun) active(next []Time, w uint64, end Time, solo int32, ahead []bool) []int32 {
 	r := d.r
 	r.active = r.active[:0]
@@ -401,6 +401,9 @@ func (d *distRun) absorb(dec *Decoder, from int) error {
 			return fmt.Errorf("cluster: process %d sent an invalid event (to actor %d, message %T)", from, dst, v)
 		}
 		dp := r.owner[dst]
+		if d.interior[dp] { // it may be running ahead, past the event
+			return fmt.Errorf("cluster: process %d sent an event to %s, which no link from another process reaches", from, r.m.names[dst])
+		}
 		b := d.open[dp]
 		if b == nil {
 			b = d.freshBatch()

@@ -265,4 +265,31 @@ func TestInteriorPartitions(t *testing.T) {
 	procOf := []int32{0, 0, 0, 0, 1, 1, 1, 1}
 	assert.Equal(t, []bool{false, true, true, false, false, true, true, false}, interiorParts(ring(false), procOf))
 	assert.Equal(t, make([]bool, 8), interiorParts(ring(true), procOf))
+
+	// Another process's event for one of them is refused (it may be running ahead,
+	// past the event's time); one for a partition it links to is taken.
+	r := ring(false)
+	for i := range r.parts {
+		r.parts[i] = &partition{}
+		r.parts[i].inMin.Store(int64(MaxTime))
+	}
+	d := &distRun{cl: &Cluster{addrs: []string{"127.0.0.1:1", "127.0.0.1:2"}}, r: r, procs: 2, procOf: procOf,
+		interior: interiorParts(r, procOf), bridge: &partition{}, open: make([]*batch, 8)}
+	batch := func(dst ActorID) *Decoder {
+		var e Encoder
+		e.Time(100)
+		e.Int(5)
+		e.Uint(uint64(dst))
+		e.Uint(7) // from n[7], in process 1
+		e.Uint(1)
+		e.Int(0)
+		e.Value(tok{3})
+		require.NoError(t, e.err)
+		return NewDecoder(e.Bytes())
+	}
+	err := d.absorb(batch(1), 1)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "process 1 sent an event to n[1].p, which no link from another process reaches")
+	require.NoError(t, d.absorb(batch(0), 1))
+	assert.Equal(t, int64(105), r.parts[0].inMin.Load())
 }
