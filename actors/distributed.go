@@ -73,6 +73,8 @@ type distRun struct {
 	peakRSS  int64
 	pending  bool
 
+	aheadRuns     uint64 // windows this process's partitions ran ahead
+	remoteAhead   uint64 // those of the other processes
 	allocs0       uint64 // heap allocations of this process when the run started
 	remotePackets uint64 // network packets the other processes' NICs injected
 	remoteAllocs  uint64 // heap allocations the other processes made during the run
@@ -248,6 +250,7 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	rep.Processes = d.procs
 	rep.PeakRSS = max(rep.PeakRSS, d.peakRSS)
 	rep.Packets, rep.Allocs, rep.StartAllocs = d.remotePackets, d.remoteAllocs, d.remoteStart // Run adds this process's
+	rep.AheadRuns = d.aheadRuns + d.remoteAhead
 	return rep, nil
 }
 
@@ -487,6 +490,7 @@ func (d *distRun) finalState() ([]byte, error) {
 		}
 	}
 	e.Uint(packets)
+	e.Uint(d.aheadRuns)
 	e.Uint(mallocs() - d.allocs0)
 	if r.startMallocs != 0 {
 		e.Uint(r.startMallocs - d.allocs0)
@@ -537,6 +541,7 @@ func (d *distRun) applyState(b []byte, from int) error {
 	dec := NewDecoder(b)
 	d.peakRSS = max(d.peakRSS, dec.Int())
 	d.remotePackets += dec.Uint()
+	d.remoteAhead += dec.Uint()
 	d.remoteAllocs += dec.Uint()
 	d.remoteStart += dec.Uint()
 	pending := dec.Bool()
@@ -682,6 +687,7 @@ func (x *exchange) complete(ac actor.Context) {
 		events += r.parts[i].events
 	}
 	aheadEnd := x.runAhead(failure == nil && cerr == nil)
+	d.aheadRuns += uint64(len(r.active))
 	var head Encoder // the report, less the events for its receiver
 	encodeLeaders(&head, lead)
 	head.Time(soloEnd)

@@ -31,6 +31,10 @@ type Report struct {
 	Lookahead  Duration // static lookahead: min latency of links crossing partitions
 	MeanWindow Duration // mean width of the windows or epochs executed (after skip-ahead; a solo window counts as far as its last event, at least a lookahead)
 	CutLinks   int      // links crossing partitions
+	// AheadRuns counts, in a run across processes, the windows partitions ran ahead
+	// while the window's reports travelled (summed over processes; see
+	// exchange.runAhead); 0 in one process.
+	AheadRuns uint64
 
 	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere); the largest over processes
 	// Allocs is the number of heap allocations made during the run (Go's runtime

@@ -293,3 +293,70 @@ func TestInteriorPartitions(t *testing.T) {
 	require.NoError(t, d.absorb(batch(0), 1))
 	assert.Equal(t, int64(105), r.parts[0].inMin.Load())
 }
+
+// ringNode passes a token to the next node of a ring every step and mixes what it
+// receives into its state.
+type ringNode struct {
+	state uint64
+	step  Duration
+}
+
+func (*ringNode) Ports() []string { return []string{"next", "prev"} }
+
+func (a *ringNode) Start(ctx Context) { ctx.SendSelf(tok{1}, a.step) }
+
+func (a *ringNode) Receive(ctx Context, m Msg) {
+	a.state = mix64(a.state ^ m.(tok).v ^ uint64(ctx.Now()))
+	if ctx.Port() == SelfPort {
+		ctx.Send(0, tok{a.state}, 0)
+		ctx.SendSelf(tok{a.state >> 1}, a.step)
+	}
+}
+
+// tokenRing builds n ringNodes a[0]..a[n-1] joined in a ring by cables of 10 ns.
+func tokenRing(t testing.TB, n int) *Model {
+	g := NewGraph()
+	var nodes []Ref
+	for i := range n {
+		nodes = append(nodes, g.Add(fmt.Sprintf("a[%d]", i), &ringNode{step: 3 * Nanosecond}))
+	}
+	for i, a := range nodes {
+		g.Connect(a.Port("next"), nodes[(i+1)%n].Port("prev"), 10*Nanosecond)
+	}
+	m, err := g.Build()
+	require.NoError(t, err)
+	return m
+}
+
+// Across two processes, the partitions of a ring with no cable to the other process
+// run ahead while the reports travel, and the run delivers what the serial engine
+// delivers; in one process nothing runs ahead.
+func TestPartitionsRunAheadAcrossProcesses(t *testing.T) {
+	const nodes = 10 // one partition each: a[1]..a[3] and a[6]..a[8] are interior
+	opts := Options{End: Time(2 * Microsecond), Partitioner: Node{}}
+	serial, err := Run(t.Context(), tokenRing(t, nodes), Options{Engine: Serial, End: opts.End})
+	require.NoError(t, err)
+	opts.Workers = 2
+	one, err := Run(t.Context(), tokenRing(t, nodes), opts)
+	require.NoError(t, err)
+	require.Equal(t, serial.Digest, one.Digest)
+	assert.Zero(t, one.AheadRuns)
+
+	c := newTestCluster(t, 1)
+	for _, w := range []int{1, 2} {
+		opts.Workers = w
+		res := c.run(func(int) *Model { return tokenRing(t, nodes) }, opts, 1)
+		var ahead []uint64
+		for p, runs := range res {
+			require.Len(t, runs, 1)
+			require.NoError(t, runs[0].err, "process %d", p)
+			assert.Equal(t, serial.Digest, runs[0].rep.Digest, "process %d, %d workers", p, w)
+			assert.Equal(t, serial.Events, runs[0].rep.Events, "process %d, %d workers", p, w)
+			ahead = append(ahead, runs[0].rep.AheadRuns)
+		}
+		// Every window of 10 ns after the first, each process's three interior
+		// partitions have a token to pass in the next one.
+		assert.Greater(t, ahead[0], uint64(2*3*100), "%d workers", w)
+		assert.Equal(t, ahead[0], ahead[1], "every process reports the run's total")
+	}
+}

@@ -46,6 +46,7 @@ type runInfo struct {
 	LookaheadS   float64 `json:"lookahead_s,omitempty"`    // omitted without a lookahead (one partition)
 	MeanWindowS  float64 `json:"mean_window_s,omitempty"`  // likewise
 	CutLinks     int     `json:"cut_links"`
+	AheadRuns    uint64  `json:"ahead_runs,omitempty"` // across processes: partition windows run ahead while the reports travelled
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Allocs       uint64  `json:"allocs"`            // heap allocations during the run (whole processes, summed over a run's processes)
@@ -61,7 +62,7 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
 			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows, Epochs: rep.Epochs,
-			CutLinks: rep.CutLinks, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs,
+			CutLinks: rep.CutLinks, AheadRuns: rep.AheadRuns, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs,
 			StartAllocs: rep.StartAllocs, Packets: rep.Packets}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
@@ -121,6 +122,9 @@ func writeTable(w io.Writer, r *result) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s, lookahead %s, mean width %s\n", unit, n,
 			actors.Duration(r.Run.LookaheadS*float64(actors.Second)+0.5), actors.Duration(r.Run.MeanWindowS*float64(actors.Second)+0.5))
+	}
+	if r.Run.AheadRuns > 0 {
+		fmt.Fprintf(tw, "ran ahead\t%d partition windows, while the reports between processes travelled\n", r.Run.AheadRuns)
 	}
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
 	if r.Events > 0 {
