@@ -121,6 +121,9 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 	if opts.Engine == Serial {
 		run = runSerial
 	}
+	if opts.Engine != Serial && opts.Cluster == nil {
+		actorSystem() // the process's, built once (a run across processes uses its session's): not this run's allocations
+	}
 	allocs0 := mallocs()
 	rep, err := run(ctx, m, &opts)
 	if rep != nil {
