@@ -28,6 +28,15 @@ import (
 // A message of an unregistered type crossing a process boundary ends the run with a
 // configuration error naming the type and the link.
 
+// Crosser is implemented by messages that go back to a pool once they have crossed to
+// another process: the event that held one is encoded there and gone here, so the
+// sending process's last holder is the encoder. Crossed is called once the message is
+// encoded, on the process's controller, and must leave the message's content (shared
+// descriptors it points to) untouched for the other holders of those.
+type Crosser interface {
+	Crossed()
+}
+
 // Encoder appends values to a byte buffer in a compact binary form: unsigned integers
 // and lengths as varints, signed integers as zig-zag varints. Encoding cannot fail
 // except for values of unregistered types (Value), which record an error that Err

@@ -376,6 +376,9 @@ func (d *distRun) collect(base Time) error {
 					err = fmt.Errorf("cluster: message %v from %s to %s.%s crosses from process %d to process %d: %w",
 						ev.msg, r.m.names[ev.src()], r.m.names[ev.dst()], r.m.PortName(ev.dst(), ev.port), d.self, to, e.err)
 				}
+				if c, ok := ev.msg.(Crosser); ok && e.err == nil {
+					c.Crossed()
+				}
 				d.sent.add(ev.at, int32(q))
 			}
 			b.owner.free.push(b)

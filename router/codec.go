@@ -5,9 +5,10 @@ import "github.com/seastar-sim/seastar/actors"
 // Codecs of the messages that cross router-to-router links, so that a run can be split
 // across processes along slabs of the torus (actors.Slab, actors.Cluster). A packet's
 // Data is encoded with its own registered codec: every protocol registers the
-// descriptor type it puts there. A decoded packet is a new value in the receiving
-// process, with a new copy of its Data; packets of one message no longer share their
-// descriptor there, which no receiver relies on.
+// descriptor type it puts there. A decoded packet comes from the receiving process's
+// packet pool, with a new copy of its Data; packets of one message no longer share their
+// descriptor there, which no receiver relies on. The sending process's packet goes back
+// to its pool once encoded (Crossed).
 func init() {
 	actors.RegisterCodec("router.Packet", encodePacket, decodePacket)
 	actors.RegisterCodec("router.Credit",
@@ -53,8 +54,12 @@ func decodePacket(d *actors.Decoder) *Packet {
 	if h, ok := p.Data.(PacketHolder); ok {
 		return h.HoldPacket(p)
 	}
-	return &p
+	return NewPacket(p)
 }
+
+// Crossed implements actors.Crosser: a packet encoded for another process has no holder
+// left here (packets are shared only at the receiving NIC, after the network).
+func (p *Packet) Crossed() { p.Release() }
 
 // inside is the number of packets inside the port: in its queues and awaiting a retry.
 func (p *Port) inside() int {

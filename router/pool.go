@@ -12,8 +12,10 @@ var packetPool actors.Pool[Packet, *Packet]
 func NewPacket(f Packet) *Packet { return packetPool.New(f) }
 
 // Release recycles p if it came from NewPacket. The caller must be its last holder:
-// the receiving NIC once the packet has left its FIFO and nothing else can refer to it.
-// A packet built otherwise (by a test, a decoder) is left to the garbage collector.
+// the receiving NIC once the packet has left its FIFO and nothing else can refer to it
+// (or, for a packet that crossed to another process, the encoder: Crossed). A packet
+// built otherwise (by a test, a traffic generator's descriptor) is left to the garbage
+// collector.
 func (p *Packet) Release() { packetPool.Release(p) }
 
 // Share gives p n holders at once (a first packet: the receiving NIC's FIFO and the

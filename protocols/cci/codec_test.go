@@ -23,7 +23,7 @@ func TestWireCodec(t *testing.T) {
 	assert.NotSame(t, w.H.RMA, got.H.RMA)
 	w.H.Conn2, w.H.RMA, w.Data = nil, nil, nil
 	actorstest.RoundTrip(t, &w)
-	actorstest.RoundTrip(t, &router.Packet{Src: 1, Dst: 2, SOM: true, Data: &Wire{Type: TypeAck, Src: 1}})
+	actorstest.RoundTrip(t, router.NewPacket(router.Packet{Src: 1, Dst: 2, SOM: true, Data: &Wire{Type: TypeAck, Src: 1}}))
 }
 
 // The benchmarks split across two processes (one node each) give the digest and the

@@ -19,6 +19,6 @@ func TestWireCodec(t *testing.T) {
 	assert.NotSame(t, &h, got.Hdr)
 	w.Data, w.Hdr = nil, nil
 	actorstest.RoundTrip(t, &w)
-	pk := &router.Packet{Src: 1, Dst: 2, Seq: 3, Data: &Wire{Kind: Reply, Hdr: &h}}
+	pk := router.NewPacket(router.Packet{Src: 1, Dst: 2, Seq: 3, Data: &Wire{Kind: Reply, Hdr: &h}})
 	actorstest.RoundTrip(t, pk)
 }

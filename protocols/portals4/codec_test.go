@@ -17,5 +17,5 @@ func TestWireCodec(t *testing.T) {
 	actorstest.RoundTrip(t, &w)
 	rt := Wire{Src: 1, Dst: 0, ID: 7, RT: &rtMsg{release: true, epoch: 3}}
 	actorstest.RoundTrip(t, &rt)
-	actorstest.RoundTrip(t, &router.Packet{Src: 1, Dst: 2, Seq: 3, Data: &Wire{Msg: &m}})
+	actorstest.RoundTrip(t, router.NewPacket(router.Packet{Src: 1, Dst: 2, Seq: 3, Data: &Wire{Msg: &m}}))
 }

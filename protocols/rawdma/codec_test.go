@@ -10,5 +10,5 @@ import (
 func TestMsgCodec(t *testing.T) {
 	m := actorstest.Populated[Msg]()
 	actorstest.RoundTrip(t, &m)
-	actorstest.RoundTrip(t, &router.Packet{Src: 4, Dst: 1, SOM: true, Data: &m})
+	actorstest.RoundTrip(t, router.NewPacket(router.Packet{Src: 4, Dst: 1, SOM: true, Data: &m}))
 }
