@@ -44,6 +44,9 @@ type Crosser interface {
 type Encoder struct {
 	b   []byte
 	err error
+	// shared numbers the values of shared codecs encoded since the last Reset
+	// (RegisterSharedCodec), from 1
+	shared map[any]uint64
 }
 
 // Bytes returns the encoded bytes. They alias the encoder's buffer until Reset.
@@ -53,7 +56,10 @@ func (e *Encoder) Bytes() []byte { return e.b }
 func (e *Encoder) Len() int { return len(e.b) }
 
 // Reset empties the encoder, keeping its buffer.
-func (e *Encoder) Reset() { e.b, e.err = e.b[:0], nil }
+func (e *Encoder) Reset() {
+	e.b, e.err = e.b[:0], nil
+	clear(e.shared)
+}
 
 // Err returns the first error met, such as a value of an unregistered type.
 func (e *Encoder) Err() error { return e.err }
@@ -125,6 +131,17 @@ func (e *Encoder) Value(v any) {
 		return
 	}
 	e.Uint(uint64(c.id))
+	if c.shared {
+		if i, ok := e.shared[v]; ok {
+			e.Uint(i)
+			return
+		}
+		if e.shared == nil {
+			e.shared = map[any]uint64{}
+		}
+		e.shared[v] = uint64(len(e.shared)) + 1
+		e.Uint(0)
+	}
 	c.enc(e, v)
 }
 
@@ -145,8 +162,9 @@ func (e *CodecError) Is(target error) bool { return target == ErrConfig }
 // Decoder reads what an Encoder wrote. Malformed input never panics: the first error
 // sticks (Err), and every read after it returns zero values.
 type Decoder struct {
-	b   []byte
-	err error
+	b      []byte
+	err    error
+	shared []any // the values of shared codecs decoded so far, by number (RegisterSharedCodec)
 }
 
 // NewDecoder returns a decoder of b.
@@ -285,7 +303,23 @@ func (d *Decoder) Value() any {
 		d.failf("unknown type id %d", id)
 		return nil
 	}
-	return t.byID[id-1].dec(d)
+	c := t.byID[id-1]
+	if !c.shared {
+		return c.dec(d)
+	}
+	ref := d.Uint()
+	if ref == 0 { // a new value: its number is taken before its content, as encoded
+		d.shared = append(d.shared, nil)
+		k := len(d.shared) - 1
+		v := c.dec(d)
+		d.shared[k] = v
+		return v
+	}
+	if ref > uint64(len(d.shared)) || d.shared[ref-1] == nil || reflect.TypeOf(d.shared[ref-1]) != c.typ {
+		d.failf("invalid reference %d to a %s", ref, c.name)
+		return nil
+	}
+	return d.shared[ref-1]
 }
 
 // codec is one registered type.
@@ -295,6 +329,9 @@ type codec struct {
 	id   uint32 // 1-based rank of name in the sorted registry
 	enc  func(*Encoder, any)
 	dec  func(*Decoder) any
+	// shared: a value encoded twice by one Encoder decodes as one value
+	// (RegisterSharedCodec)
+	shared bool
 }
 
 // codecTable is the frozen registry: ids follow name order, so every process built
@@ -316,6 +353,22 @@ var codecs struct {
 // unique and stable (the package path and type, e.g. "router.Packet"). Call it from an
 // init function; it panics on an interface type or a duplicate name or type.
 func RegisterCodec[T any](name string, enc func(*Encoder, T), dec func(*Decoder) T) {
+	register(name, enc, dec, false)
+}
+
+// RegisterSharedCodec registers a pointer type whose values several messages share in
+// a process (the descriptor every packet of a message carries): an Encoder encodes a
+// value once until its Reset, and refers to it afterwards, and a Decoder returns the
+// same value for every reference, so that the messages decoded from one batch share
+// it as they did where they were sent (and it is decoded, and allocated, once).
+func RegisterSharedCodec[T any](name string, enc func(*Encoder, T), dec func(*Decoder) T) {
+	if reflect.TypeFor[T]().Kind() != reflect.Pointer {
+		panic(fmt.Sprintf("actors: RegisterSharedCodec(%q): %s is not a pointer type", name, reflect.TypeFor[T]()))
+	}
+	register(name, enc, dec, true)
+}
+
+func register[T any](name string, enc func(*Encoder, T), dec func(*Decoder) T, shared bool) {
 	typ := reflect.TypeFor[T]()
 	if typ.Kind() == reflect.Interface {
 		panic(fmt.Sprintf("actors: RegisterCodec(%q): %s is an interface type; register concrete types", name, typ))
@@ -330,7 +383,7 @@ func RegisterCodec[T any](name string, enc func(*Encoder, T), dec func(*Decoder)
 			panic(fmt.Sprintf("actors: RegisterCodec: %q (%s) registered twice (first as %q, %s)", name, typ, c.name, c.typ))
 		}
 	}
-	codecs.pending = append(codecs.pending, &codec{name: name, typ: typ,
+	codecs.pending = append(codecs.pending, &codec{name: name, typ: typ, shared: shared,
 		enc: func(e *Encoder, v any) { enc(e, v.(T)) },
 		dec: func(d *Decoder) any { return dec(d) }})
 	codecs.table = nil
@@ -349,6 +402,9 @@ func registry() *codecTable {
 			c.id = uint32(i + 1)
 			t.byType[c.typ] = c
 			h = mix64(h ^ hashString(c.name))
+			if c.shared {
+				h = mix64(h ^ 1)
+			}
 		}
 		t.hash = h
 		codecs.table = t

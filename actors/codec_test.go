@@ -14,7 +14,12 @@ type codecProbe struct {
 	Sub  *codecProbe
 }
 
+// sharedProbe is a descriptor several messages share (RegisterSharedCodec).
+type sharedProbe struct{ ID int64 }
+
 func init() {
+	RegisterSharedCodec("actors.sharedProbe", func(e *Encoder, p *sharedProbe) { e.Int(p.ID) },
+		func(d *Decoder) *sharedProbe { return &sharedProbe{ID: d.Int()} })
 	RegisterCodec("actors.codecProbe", func(e *Encoder, p *codecProbe) {
 		e.Int(p.A)
 		e.String(p.Name)
@@ -71,6 +76,48 @@ func TestCodecRoundTrip(t *testing.T) {
 	assert.Zero(t, d.Remaining())
 	d.Uint() // past the end: an error, not a panic
 	assert.Error(t, d.Err())
+}
+
+// A value of a shared codec encoded twice between two Resets decodes as one value, as
+// the packets of a message share their descriptor; a reference the decoder has not
+// seen the value of is an error.
+func TestSharedCodec(t *testing.T) {
+	a, b := &sharedProbe{ID: 1}, &sharedProbe{ID: 2}
+	var e Encoder
+	for _, v := range []*sharedProbe{a, b, a, a} {
+		e.Value(v)
+	}
+	require.NoError(t, e.Err())
+	d := NewDecoder(e.Bytes())
+	var got []*sharedProbe
+	for d.Remaining() > 0 {
+		got = append(got, d.Value().(*sharedProbe))
+	}
+	require.NoError(t, d.Err())
+	assert.Equal(t, []int64{1, 2, 1, 1}, []int64{got[0].ID, got[1].ID, got[2].ID, got[3].ID})
+	assert.NotSame(t, a, got[0], "a decoded value is new")
+	assert.Same(t, got[0], got[2])
+	assert.Same(t, got[0], got[3])
+	assert.NotSame(t, got[0], got[1])
+
+	e.Reset() // a new batch: a is encoded in full again
+	e.Value(a)
+	d = NewDecoder(e.Bytes())
+	assert.Equal(t, &sharedProbe{ID: 1}, d.Value())
+	require.NoError(t, d.Err())
+
+	var ref Encoder // a reference alone: the first value of the batch is missing
+	ref.Value(a)
+	ref.Reset()
+	ref.b = append(ref.b, e.b[0]) // the type id
+	ref.Uint(1)
+	d = NewDecoder(ref.Bytes())
+	assert.Nil(t, d.Value())
+	assert.ErrorContains(t, d.Err(), "invalid reference 1 to a actors.sharedProbe")
+
+	assert.Panics(t, func() {
+		RegisterSharedCodec("actors.sharedTok", func(*Encoder, tok) {}, func(*Decoder) tok { return tok{} })
+	}, "not a pointer type")
 }
 
 func TestCodecUnregisteredType(t *testing.T) {
@@ -144,6 +191,9 @@ func FuzzDecoder(f *testing.F) {
 	var e Encoder
 	e.Value(&codecProbe{A: 1, Name: "a", Sub: &codecProbe{}})
 	e.Blob([]byte{1, 2})
+	sp := &sharedProbe{ID: 3}
+	e.Value(sp)
+	e.Value(sp)
 	f.Add(e.Bytes())
 	f.Add([]byte{0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01})
 	f.Fuzz(func(t *testing.T, b []byte) {

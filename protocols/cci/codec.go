@@ -7,11 +7,11 @@ import (
 
 // The message every packet of a CCI transfer carries (router.Packet.Data), so that a
 // run can be split across processes. A decoded Wire has its own copies of the payload
-// bytes and of the connection and RMA descriptors; the NICs and libraries match
-// answers by their header fields (connection, generation, sequence), never by the
-// Wire's identity.
+// bytes and of the connection and RMA descriptors, shared by the packets of a transfer
+// decoded from one batch (a shared codec); the NICs and libraries match answers by
+// their header fields (connection, generation, sequence), never by the Wire's identity.
 func init() {
-	actors.RegisterCodec("cci.Wire", func(e *actors.Encoder, w *Wire) {
+	actors.RegisterSharedCodec("cci.Wire", func(e *actors.Encoder, w *Wire) {
 		e.Byte(byte(w.Type))
 		e.Uint(uint64(w.DstEP))
 		e.Int(w.Len)

@@ -8,9 +8,10 @@ import (
 
 // The descriptor every packet of a Portals message carries (router.Packet.Data) and
 // the header inside it, so that a run can be split across processes. A decoded Wire
-// has its own copy of the header and of the payload bytes.
+// has its own copy of the header and of the payload bytes; the packets of a message
+// decoded from one batch share it, as they do where they were sent (a shared codec).
 func init() {
-	actors.RegisterCodec("portals3.Wire", func(e *actors.Encoder, w *Wire) {
+	actors.RegisterSharedCodec("portals3.Wire", func(e *actors.Encoder, w *Wire) {
 		e.Byte(byte(w.Kind))
 		e.Int(int64(w.Src))
 		e.Int(int64(w.Dst))

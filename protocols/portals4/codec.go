@@ -8,9 +8,10 @@ import (
 
 // The descriptor every packet of a Portals 4 message carries (router.Packet.Data), so
 // that a run can be split across processes: a decoded Wire has its own copy of the
-// message and its bytes.
+// message and its bytes; the packets of a message decoded from one batch share it, as
+// they do where they were sent (a shared codec).
 func init() {
-	actors.RegisterCodec("portals4.Wire", func(e *actors.Encoder, w *Wire) {
+	actors.RegisterSharedCodec("portals4.Wire", func(e *actors.Encoder, w *Wire) {
 		e.Int(int64(w.Src))
 		e.Int(int64(w.Dst))
 		e.Int(w.Inline)

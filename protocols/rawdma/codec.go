@@ -6,9 +6,10 @@ import (
 )
 
 // The descriptor every packet of a raw message carries (router.Packet.Data), so that a
-// run can be split across processes.
+// run can be split across processes; the packets of a message decoded from one batch
+// share it (a shared codec).
 func init() {
-	actors.RegisterCodec("rawdma.Msg", func(e *actors.Encoder, m *Msg) {
+	actors.RegisterSharedCodec("rawdma.Msg", func(e *actors.Encoder, m *Msg) {
 		e.Int(int64(m.Src))
 		e.Int(int64(m.Dst))
 		e.Int(m.Len)
