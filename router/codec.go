@@ -6,9 +6,10 @@ import "github.com/seastar-sim/seastar/actors"
 // across processes along slabs of the torus (actors.Slab, actors.Cluster). A packet's
 // Data is encoded with its own registered codec: every protocol registers the
 // descriptor type it puts there. A decoded packet comes from the receiving process's
-// packet pool, with a new copy of its Data; packets of one message no longer share their
-// descriptor there, which no receiver relies on. The sending process's packet goes back
-// to its pool once encoded (Crossed).
+// packet pool, with a decoded copy of its Data; packets of one message share that copy
+// only if they crossed in one batch (the protocols' descriptors are shared codecs),
+// which no receiver relies on. The sending process's packet goes back to its pool once
+// encoded (Crossed).
 func init() {
 	actors.RegisterCodec("router.Packet", encodePacket, decodePacket)
 	actors.RegisterCodec("router.Credit",
