@@ -170,6 +170,12 @@ type Decoder struct {
 // NewDecoder returns a decoder of b.
 func NewDecoder(b []byte) *Decoder { return &Decoder{b: b} }
 
+// Reset makes d a decoder of b, as NewDecoder(b) would be, keeping its storage.
+func (d *Decoder) Reset(b []byte) {
+	clear(d.shared) // nothing decoded stays reachable through d
+	d.b, d.err, d.shared = b, nil, d.shared[:0]
+}
+
 // Err returns the first error met.
 func (d *Decoder) Err() error { return d.err }
 

@@ -115,6 +115,14 @@ func TestSharedCodec(t *testing.T) {
 	assert.Nil(t, d.Value())
 	assert.ErrorContains(t, d.Err(), "invalid reference 1 to a actors.sharedProbe")
 
+	// A decoder reused for the next batch (Reset) forgets the values of the last.
+	d.Reset(e.Bytes())
+	assert.Equal(t, &sharedProbe{ID: 1}, d.Value())
+	require.NoError(t, d.Err())
+	d.Reset(ref.Bytes())
+	assert.Nil(t, d.Value())
+	assert.ErrorContains(t, d.Err(), "invalid reference 1")
+
 	assert.Panics(t, func() {
 		RegisterSharedCodec("actors.sharedTok", func(*Encoder, tok) {}, func(*Decoder) tok { return tok{} })
 	}, "not a pointer type")

@@ -622,6 +622,9 @@ type exchange struct {
 	ahead    []bool
 	anyAhead bool
 
+	head, body Encoder // the report being sent (complete), reused: the frame copies it
+	dec        Decoder // the report being read (report), reused
+
 	events []uint64 // every process's events, for progress
 }
 
@@ -691,26 +694,27 @@ func (x *exchange) complete(ac actor.Context) {
 	}
 	aheadEnd := x.runAhead(failure == nil && cerr == nil)
 	d.aheadRuns += uint64(len(r.active))
-	var head Encoder // the report, less the events for its receiver
-	encodeLeaders(&head, lead)
+	head := &x.head // the report, less the events for its receiver
+	head.Reset()
+	encodeLeaders(head, lead)
 	head.Time(soloEnd)
 	head.Uint(events)
 	head.Bool(len(r.active) > 0)
 	switch {
 	case cerr != nil:
-		encodeErr(&head, cerr)
+		encodeErr(head, cerr)
 	case failure != nil:
-		encodeErr(&head, failure)
+		encodeErr(head, failure)
 	default:
-		encodeErr(&head, nil)
+		encodeErr(head, nil)
 	}
 	for j := range d.procs {
 		if j == d.self {
 			continue
 		}
-		var e Encoder
-		e.b = append(append(e.b, head.Bytes()...), d.out[j].Bytes()...)
-		d.cl.sendTo(j, fDone, d.k, x.w, e.Bytes())
+		x.body.Reset()
+		x.body.b = append(append(x.body.b, head.Bytes()...), d.out[j].Bytes()...)
+		d.cl.sendTo(j, fDone, d.k, x.w, x.body.Bytes())
 	}
 	x.events[d.self] = events
 	x.fold(lead, soloEnd, len(r.active) > 0, failure, cerr)
@@ -777,7 +781,8 @@ func (x *exchange) report(f *frame) error {
 	case f.w != x.w || x.got[f.from]:
 		return fmt.Errorf("cluster: %s reported window %d again or during window %d", d.cl.peerName(f.from), f.w, x.w)
 	}
-	dec := NewDecoder(f.body)
+	dec := &x.dec
+	dec.Reset(f.body)
 	lead, soloEnd, events, ahead := d.decodeLeaders(dec), dec.Time(), dec.Uint(), dec.Bool()
 	err := decodeErr(dec)
 	if dec.Err() != nil {
