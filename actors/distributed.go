@@ -619,8 +619,9 @@ type exchange struct {
 	early   []*frame // reports of window w+1, held until w+1 begins here
 	// ahead: the local partitions that run ahead into window w+1 (runAhead);
 	// anyAhead: some process's did, so window w+1 is not a solo window
-	ahead    []bool
-	anyAhead bool
+	ahead     []bool
+	aheadList []int32 // the same partitions, listed
+	anyAhead  bool
 
 	head, body Encoder // the report being sent (complete), reused: the frame copies it
 	dec        Decoder // the report being read (report), reused
@@ -692,14 +693,14 @@ func (x *exchange) complete(ac actor.Context) {
 	for _, i := range d.local {
 		events += r.parts[i].events
 	}
-	aheadEnd := x.runAhead(failure == nil && cerr == nil)
-	d.aheadRuns += uint64(len(r.active))
+	ahead, aheadEnd := x.runAhead(failure == nil && cerr == nil)
+	d.aheadRuns += uint64(len(ahead))
 	head := &x.head // the report, less the events for its receiver
 	head.Reset()
 	encodeLeaders(head, lead)
 	head.Time(soloEnd)
 	head.Uint(events)
-	head.Bool(len(r.active) > 0)
+	head.Bool(len(ahead) > 0)
 	switch {
 	case cerr != nil:
 		encodeErr(head, cerr)
@@ -717,40 +718,39 @@ func (x *exchange) complete(ac actor.Context) {
 		d.cl.sendTo(j, fDone, d.k, x.w, x.body.Bytes())
 	}
 	x.events[d.self] = events
-	x.fold(lead, soloEnd, len(r.active) > 0, failure, cerr)
+	x.fold(lead, soloEnd, len(ahead) > 0, failure, cerr)
 	x.local = true
-	r.remaining.Store(int32(1 + len(r.active))) // the controller's count until the next launch
-	for _, i := range r.active {
+	r.remaining.Store(int32(1 + len(ahead))) // the controller's count until the next launch
+	for _, i := range ahead {
 		s := &r.parts[i].aheadMsg
 		s.w, s.start, s.end, s.solo = x.w+1, x.end, aheadEnd, false
 		ac.Send(r.pids[i], s)
 	}
-	r.active = r.active[:0]
 }
 
-// runAhead lists in r.active (and marks in x.ahead) the local partitions that run
-// ahead, after a window of one lookahead that ended at e, over [e, e+lookahead) while
-// the reports travel, and returns e+lookahead: the interior partitions with an event
-// there. Every event that can reach such a partition before e+lookahead is in its heap
+// runAhead returns (and marks in x.ahead) the local partitions that run ahead, after
+// a window of one lookahead that ended at e, over [e, e+lookahead) while the reports
+// travel, and e+lookahead: the interior partitions with an event there. Every event that can reach such a partition before e+lookahead is in its heap
 // or inbox: every partition has delivered its events before e, anything sent from then
 // on arrives at e+lookahead or later, and no other process sends to it. Whatever window
 // comes next starts at e or later, so the partition then has nothing before e+lookahead
 // left, and its events sent meanwhile arrive at that window's end or later. They are in
 // no report, so the next window is not a solo window (anyAhead), and the partition
 // takes part in it to be counted in its report (active).
-func (x *exchange) runAhead(ok bool) Time {
+func (x *exchange) runAhead(ok bool) (parts []int32, end Time) {
 	d, r := x.d, x.d.r
-	end := min(x.end.Add(r.lookahead), r.end)
+	end = min(x.end.Add(r.lookahead), r.end)
+	x.aheadList = x.aheadList[:0]
 	if !ok || x.w == 0 || x.solo >= 0 || x.end >= r.end || r.abort.Load() {
-		return end
+		return nil, end
 	}
 	for _, i := range d.local {
 		if d.interior[i] && x.next[i] < end {
 			x.ahead[i] = true
-			r.active = append(r.active, i)
+			x.aheadList = append(x.aheadList, i)
 		}
 	}
-	return end
+	return x.aheadList, end
 }
 
 // settled gives back the controller's count of the barrier when the run ends after

@@ -11,11 +11,11 @@ import "sync/atomic"
 // sync.Pool allocates again after each collection): model packages stay free of
 // shared-memory concurrency. T embeds PoolMark, which New sets, so that Release
 // recycles only the values New made (not a shared immutable one or a test's; a
-// decoder may take its values from a Pool, see Crosser). The message types recycled this way: network packets, HT writes, TX
-// commands, the DMA engines' Dones, the TX DMA engine's Retired counts, the CAM's
-// bindings, pushes, grants and stall reports, Portals 3.3's generic events, wire
-// descriptors (with Refs: several holders) and the kernel's transmit and receive
-// commands.
+// decoder may take its values from a Pool, see Crosser). The message types recycled
+// this way: network packets (decoded ones too), HT writes, TX commands, the DMA
+// engines' Dones, the TX DMA engine's Retired counts, the CAM's bindings, pushes,
+// grants and stall reports, Portals 3.3's generic events, wire descriptors (with Refs:
+// several holders) and the kernel's transmit and receive commands.
 type Pool[T any, P Poolable[T]] struct{ st stash[T] }
 
 // PoolMark, embedded in a type recycled through a Pool, records that a value came from
