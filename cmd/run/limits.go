@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/hugepages"
 )
 
 // Limits that keep a run from being one that cannot finish or cannot fit: refused up
@@ -42,12 +43,13 @@ const (
 // checkMemory refuses a model of nodes nodes that needs more memory than the machine
 // has available (Linux: MemAvailable; elsewhere it does not check), naming both. Unless
 // the environment sets GOGC, it sets the garbage collector's target for the model's size
-// (gcPercentFor).
+// (gcPercentFor), and it records the size of a model it accepts for reserveHugePages.
 func checkMemory(what string, nodes int, perNode int64) error {
 	need := int64(nodes) * perNode
 	setGCTarget(need)
 	avail, ok := availableMemory()
 	if !ok || need <= avail {
+		modelNeed = max(modelNeed, need)
 		return nil
 	}
 	return usage(fmt.Errorf("%s on %d nodes needs about %s of memory (%s per node, measured with a quarter more), and this machine has %s available: "+
@@ -94,6 +96,25 @@ func availableMemory() (int64, bool) {
 	}
 	kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(v, "kB")), 10, 64)
 	return kb << 10, err == nil
+}
+
+// modelNeed is the memory the largest model this process has set up is estimated to
+// need (checkMemory; a sweep's points, a worker's sessions), 0 if none estimated it.
+var modelNeed int64
+
+// hugePagesMin is the smallest model for which reserveHugePages asks for huge pages:
+// a few times what an L2 TLB of 2,048 entries reaches with 4 KiB pages (8 MiB), above
+// which a model's scattered reads miss the TLB as they miss the caches.
+const hugePagesMin = 64 << 20
+
+// reserveHugePages asks the kernel to back the model about to be built with
+// transparent huge pages, if --huge-pages is on and the model is large enough
+// (package hugepages: about 10% faster on Red Storm; nothing happens where the kernel
+// uses huge pages always or never, or outside Linux).
+func (c *common) reserveHugePages() {
+	if c.hugePages && modelNeed >= hugePagesMin {
+		hugepages.Reserve(modelNeed)
+	}
 }
 
 // gib prints a memory size in GiB with one decimal.

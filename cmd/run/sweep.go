@@ -403,6 +403,7 @@ func (sw *sweepRun) pending() []*sweepPoint {
 // cannot be written. Cancelling ctx stops launching points and interrupts those
 // running; a simulation error fails its point only.
 func (sw *sweepRun) run(ctx context.Context, stderr io.Writer, jobs int) error {
+	sw.c.reserveHugePages() // for the largest point's model
 	pending := sw.pending()
 	prog := sweep.NewProgress(stderr, sw.c.quiet, len(sw.points), len(sw.points)-len(pending), jobs)
 	defer prog.Finish()

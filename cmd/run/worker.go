@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -87,10 +88,11 @@ func (cf *clusterFlags) register(f *pflag.FlagSet) {
 }
 
 // clusterOnly are the flags a worker does not get from the coordinator's command line:
-// the cluster's, and those that write files or output.
+// the cluster's, those that write files or output, and --huge-pages (how a process
+// backs its memory is its own: the worker's --huge-pages).
 var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true, "token-file": true, "tls": true,
 	"out": true, "quiet": true, "cpuprofile": true, "memprofile": true, "trace-otlp": true, "trace-file": true, "trace-ring": true,
-	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true}
+	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true, "huge-pages": true}
 
 // sessionKey is the context key of a worker's session.
 type sessionKey struct{}
@@ -281,7 +283,7 @@ only.`,
 					continue
 				}
 				logf("session with %s: %s", s.Peer(0), s.Hello().Run)
-				err = serveSession(cmd.Context(), s, cmd.ErrOrStderr())
+				err = serveSession(cmd.Context(), s, cmd.ErrOrStderr(), c.hugePages)
 				s.Close(err)
 				if err != nil {
 					logf("session with %s failed: %v", s.Peer(0), err)
@@ -301,10 +303,14 @@ only.`,
 }
 
 // serveSession runs the coordinator's run in this process, with session s.
-func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer) error {
+func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer, hugePages bool) error {
 	root, err := workerRun(s.Hello().Run, io.Discard, stderr)
 	if err != nil {
 		return usage(fmt.Errorf("the worker refuses the coordinator's run: %w", err))
+	}
+	// the worker's own --huge-pages: how this process backs its memory is its own choice
+	if err := root.PersistentFlags().Set("huge-pages", strconv.FormatBool(hugePages)); err != nil {
+		return err
 	}
 	return root.ExecuteContext(context.WithValue(ctx, sessionKey{}, s))
 }

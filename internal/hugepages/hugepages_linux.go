@@ -1,0 +1,105 @@
+package hugepages
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// enabledFile holds the kernel's policy: "always [madvise] never", the bracketed word
+// in force.
+const enabledFile = "/sys/kernel/mm/transparent_hugepage/enabled"
+
+// sizeFile holds the size of a transparent huge page in bytes (2 MiB with 4 KiB base
+// pages; 32 MiB or 512 MiB on arm64 kernels with 16 or 64 KiB pages).
+const sizeFile = "/sys/kernel/mm/transparent_hugepage/hpage_pmd_size"
+
+// hugeSize reads sizeFile, 0 if unknown.
+func hugeSize() uintptr {
+	b, err := os.ReadFile(sizeFile)
+	if err != nil {
+		return 0
+	}
+	n, err := strconv.ParseUint(string(bytes.TrimSpace(b)), 10, 64)
+	if err != nil || n == 0 || n&(n-1) != 0 {
+		return 0
+	}
+	return uintptr(n)
+}
+
+var (
+	mu       sync.Mutex
+	reserved int64 // the largest n advised so far
+)
+
+// policy returns the bracketed word of the kernel's policy, "" if unknown.
+func policy() string {
+	b, err := os.ReadFile(enabledFile)
+	if err != nil {
+		return ""
+	}
+	i, j := bytes.IndexByte(b, '['), bytes.IndexByte(b, ']')
+	if i < 0 || j < i {
+		return ""
+	}
+	return string(b[i+1 : j])
+}
+
+func reserve(n int64) int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	if n <= reserved || policy() != "madvise" || !mappable(n-reserved) {
+		return 0
+	}
+	lo, hi, ok := advise(n - reserved)
+	if !ok {
+		return 0
+	}
+	reserved = n
+	return int64(hi - lo)
+}
+
+// mappable reports whether the kernel maps n more bytes of private read-write memory
+// now, as the Go runtime maps its heap: the runtime cannot survive a refused heap
+// mapping (it throws "out of memory"), so a reservation the kernel would refuse (strict
+// overcommit accounting, an address-space limit) is not attempted.
+func mappable(n int64) bool {
+	if n <= 0 || n > math.MaxInt {
+		return false
+	}
+	b, err := syscall.Mmap(-1, 0, int(n), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return false
+	}
+	return syscall.Munmap(b) == nil
+}
+
+// advise allocates n bytes of fresh heap (the runtime does not zero memory it has just
+// mapped, so no page is touched), advises the huge pages inside them, [lo, hi), and
+// returns them to the heap with a collection (cheap: the heap is small before a model is
+// built). ok is false if the block holds no whole huge page or the kernel refused.
+func advise(n int64) (lo, hi uintptr, ok bool) {
+	size := hugeSize()
+	if size == 0 {
+		return 0, 0, false
+	}
+	block := make([]byte, n)
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(block)))
+	lo = (start + size - 1) &^ (size - 1)
+	hi = (start + uintptr(n)) &^ (size - 1)
+	if lo < hi {
+		_, _, e := syscall.Syscall(syscall.SYS_MADVISE, lo, hi-lo, madvHugePage)
+		ok = e == 0
+	}
+	runtime.KeepAlive(block) // its last use: the collection below frees it
+	runtime.GC()
+	return lo, hi, ok
+}
+
+// madvHugePage is MADV_HUGEPAGE (linux/mman.h), the same on every architecture.
+const madvHugePage = 14

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hugepages
+
+func reserve(int64) int64 { return 0 }
