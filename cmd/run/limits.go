@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/internal/hugepages"
@@ -49,7 +50,7 @@ func checkMemory(what string, nodes int, perNode int64) error {
 	setGCTarget(need)
 	avail, ok := availableMemory()
 	if !ok || need <= avail {
-		modelNeed = max(modelNeed, need)
+		noteModel(need)
 		return nil
 	}
 	return usage(fmt.Errorf("%s on %d nodes needs about %s of memory (%s per node, measured with a quarter more), and this machine has %s available: "+
@@ -100,7 +101,17 @@ func availableMemory() (int64, bool) {
 
 // modelNeed is the memory the largest model this process has set up is estimated to
 // need (checkMemory; a sweep's points, a worker's sessions), 0 if none estimated it.
-var modelNeed int64
+var modelNeed atomic.Int64
+
+// noteModel raises modelNeed to need.
+func noteModel(need int64) {
+	for {
+		old := modelNeed.Load()
+		if need <= old || modelNeed.CompareAndSwap(old, need) {
+			return
+		}
+	}
+}
 
 // hugePagesMin is the smallest model for which reserveHugePages asks for huge pages:
 // a few times what an L2 TLB of 2,048 entries reaches with 4 KiB pages (8 MiB), above
@@ -112,8 +123,8 @@ const hugePagesMin = 64 << 20
 // (package hugepages: about 10% faster on Red Storm; nothing happens where the kernel
 // uses huge pages always or never, or outside Linux).
 func (c *common) reserveHugePages() {
-	if c.hugePages && modelNeed >= hugePagesMin {
-		hugepages.Reserve(modelNeed)
+	if need := modelNeed.Load(); c.hugePages && need >= hugePagesMin {
+		hugepages.Reserve(need)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seastar-sim/seastar/actors"
+	"github.com/seastar-sim/seastar/internal/hugepages"
 	"github.com/seastar-sim/seastar/internal/results"
 )
 
@@ -49,9 +50,10 @@ type runInfo struct {
 	AheadRuns    uint64  `json:"ahead_runs,omitempty"` // across processes: partition windows run ahead while the reports travelled
 	SimPerWall   float64 `json:"sim_s_per_wall_s"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
-	Allocs       uint64  `json:"allocs"`            // heap allocations during the run (whole processes, summed over a run's processes)
-	StartAllocs  uint64  `json:"start_allocs"`      // of those, the allocations before the first event (setup and the actors' Start)
-	Packets      uint64  `json:"packets,omitempty"` // network packets the NICs injected (every process's)
+	HugePages    int64   `json:"huge_pages_bytes,omitempty"` // heap this process asked the kernel to back with huge pages (--huge-pages)
+	Allocs       uint64  `json:"allocs"`                     // heap allocations during the run (whole processes, summed over a run's processes)
+	StartAllocs  uint64  `json:"start_allocs"`               // of those, the allocations before the first event (setup and the actors' Start)
+	Packets      uint64  `json:"packets,omitempty"`          // network packets the NICs injected (every process's)
 }
 
 func newResult(command string, c *common, rep *actors.Report) *result {
@@ -62,7 +64,7 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 		EventsPerS: rep.EventsPerSec,
 		Run: runInfo{Engine: string(rep.Engine), Workers: rep.Workers, Partitioning: rep.Partitioning,
 			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows, Epochs: rep.Epochs,
-			CutLinks: rep.CutLinks, AheadRuns: rep.AheadRuns, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, Allocs: rep.Allocs,
+			CutLinks: rep.CutLinks, AheadRuns: rep.AheadRuns, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, HugePages: hugepages.Advised(), Allocs: rep.Allocs,
 			StartAllocs: rep.StartAllocs, Packets: rep.Packets}}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
@@ -126,7 +128,11 @@ func writeTable(w io.Writer, r *result) error {
 	if r.Run.AheadRuns > 0 {
 		fmt.Fprintf(tw, "ran ahead\t%d partition windows, while the reports between processes travelled\n", r.Run.AheadRuns)
 	}
-	fmt.Fprintf(tw, "peak memory\t%.1f MiB\n", float64(r.Run.PeakRSSBytes)/(1<<20))
+	fmt.Fprintf(tw, "peak memory\t%.1f MiB", float64(r.Run.PeakRSSBytes)/(1<<20))
+	if r.Run.HugePages > 0 {
+		fmt.Fprintf(tw, " (%.0f MiB of heap asked for in transparent huge pages, --huge-pages)", float64(r.Run.HugePages)/(1<<20))
+	}
+	fmt.Fprintln(tw)
 	if r.Events > 0 {
 		fmt.Fprintf(tw, "heap allocations\t%d (%d before the first event, %d running: %.3g per event)\n", r.Run.Allocs,
 			r.Run.StartAllocs, r.running(), float64(r.running())/float64(r.Events))

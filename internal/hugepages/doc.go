@@ -27,3 +27,6 @@ package hugepages
 // more) or if the kernel would refuse the memory or the advice. A later call with a
 // larger n advises what exceeds the earlier largest.
 func Reserve(n int64) int64 { return reserve(n) }
+
+// Advised is the sum of what Reserve advised in this process.
+func Advised() int64 { return total() }

@@ -34,7 +34,8 @@ func hugeSize() uintptr {
 
 var (
 	mu       sync.Mutex
-	reserved int64 // the largest n advised so far
+	reserved int64 // the largest n asked for so far
+	advised  int64 // the bytes advised so far
 )
 
 // policy returns the bracketed word of the kernel's policy, "" if unknown.
@@ -61,7 +62,14 @@ func reserve(n int64) int64 {
 		return 0
 	}
 	reserved = n
+	advised += int64(hi - lo)
 	return int64(hi - lo)
+}
+
+func total() int64 {
+	mu.Lock()
+	defer mu.Unlock()
+	return advised
 }
 
 // mappable reports whether the kernel maps n more bytes of private read-write memory

@@ -44,10 +44,14 @@ func TestReserveOnlyGrows(t *testing.T) {
 		assert.Zero(t, Reserve(8<<20), "the kernel's policy is %q: nothing to ask", policy())
 		return
 	}
+	before := Advised()
 	first := Reserve(8 << 20)
 	assert.Positive(t, first)
 	assert.Zero(t, Reserve(8<<20), "covered by the first call")
 	assert.Zero(t, Reserve(4<<20), "covered by the first call")
+	more := Reserve(16 << 20)
+	assert.Positive(t, more, "what exceeds the first call")
+	assert.Equal(t, before+first+more, Advised())
 }
 
 type mapping struct {
