@@ -304,15 +304,22 @@ only.`,
 
 // serveSession runs the coordinator's run in this process, with session s.
 func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer, hugePages bool) error {
-	root, err := workerRun(s.Hello().Run, io.Discard, stderr)
+	root, err := sessionRoot(s.Hello().Run, stderr, hugePages)
 	if err != nil {
-		return usage(fmt.Errorf("the worker refuses the coordinator's run: %w", err))
-	}
-	// the worker's own --huge-pages: how this process backs its memory is its own choice
-	if err := root.PersistentFlags().Set("huge-pages", strconv.FormatBool(hugePages)); err != nil {
 		return err
 	}
 	return root.ExecuteContext(context.WithValue(ctx, sessionKey{}, s))
+}
+
+// sessionRoot is the command that runs a coordinator's run in this worker process
+// (workerRun), with the worker's own --huge-pages: how a process backs its memory is
+// its own choice, not the coordinator's.
+func sessionRoot(spec actors.RunSpec, stderr io.Writer, hugePages bool) (*cobra.Command, error) {
+	root, err := workerRun(spec, io.Discard, stderr)
+	if err != nil {
+		return nil, usage(fmt.Errorf("the worker refuses the coordinator's run: %w", err))
+	}
+	return root, root.PersistentFlags().Set("huge-pages", strconv.FormatBool(hugePages))
 }
 
 // workerGlobals are the global flags a coordinator may give a worker: they set the

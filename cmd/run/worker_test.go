@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -22,14 +23,15 @@ import (
 )
 
 // A worker gets the coordinator's run as a description: the command, the flags as
-// typed without those of the cluster, of output files and of profiling (in both flag
-// forms), and the configuration's content instead of its path.
+// typed without those of the cluster, of output files, of profiling (in both flag
+// forms) and of how the process backs its memory (--huge-pages), and the
+// configuration's content instead of its path.
 func TestRunSpec(t *testing.T) {
 	config := filepath.Join(t.TempDir(), "my.yaml")
 	require.NoError(t, os.WriteFile(config, []byte("ppc:\n  clock: 1GHz\n"), 0o600))
 	args := []string{"motif", "halo3d", "--peers", "a:1,b:2", "--torus=8x8x8", "--peer-timeout=3s", "--quiet",
 		"--out", "dir", "--cpuprofile", "p.out", "--allow-non-loopback", "--set", "mpi.eager_max=4K", "--peer-listen", "127.0.0.1:0",
-		"--workers", "2", "--config", config, "--face", "8K", "--set=host.clock=2GHz"}
+		"--workers", "2", "--config", config, "--face", "8K", "--set=host.clock=2GHz", "--huge-pages=false"}
 	c := &common{args: args}
 	root := newRootOf(c, io.Discard, io.Discard)
 	cmd, rest, err := root.Find(args)
@@ -359,6 +361,11 @@ func TestWorkerRun(t *testing.T) {
 	motif, _, err := root.Find([]string{"motif"})
 	require.NoError(t, err)
 	assert.Equal(t, "4x4x4", motif.Flags().Lookup("torus").Value.String())
+	for _, hp := range []bool{false, true} {
+		root, err := sessionRoot(spec([]string{"phold"}), io.Discard, hp)
+		require.NoError(t, err)
+		assert.Equal(t, strconv.FormatBool(hp), root.PersistentFlags().Lookup("huge-pages").Value.String(), "the worker's own --huge-pages")
+	}
 
 	// The configuration is the content sent: it runs (a small phold), and an error in it
 	// names it as the coordinator's, not a path.
@@ -393,6 +400,7 @@ func TestWorkerRun(t *testing.T) {
 		"trace ring":         {spec([]string{"bench", "portalperf"}, "trace-ring", profile), "flag --trace-ring is not taken"},
 		"out":                {spec([]string{"phold"}, "out", dir), "flag --out is not taken"},
 		"peers":              {spec([]string{"phold"}, "peers", "127.0.0.1:1"), "flag --peers is not taken"},
+		"huge pages":         {spec([]string{"phold"}, "huge-pages", "false"), "flag --huge-pages is not taken"},
 		"stray argument":     {spec([]string{"phold", secret}), "phold takes no argument"},
 		"shorthand":          {spec([]string{"phold"}, "h", ""), "flag --h is not taken"},
 		"unknown bench":      {spec([]string{"bench", "nonesuch"}), `unknown command "bench nonesuch"`},
