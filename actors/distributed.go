@@ -663,7 +663,7 @@ func (x *exchange) begin(ac actor.Context, w uint64, start, end Time, solo int32
 func (x *exchange) advance(ac actor.Context, lookahead Duration, last Time) (launched bool, err error) {
 	end, solo := x.lead.window(lookahead, last)
 	if x.anyAhead { // the partitions that ran ahead sent events no report counts
-		end, solo = min(x.lead.t1.Add(lookahead), last), -1
+		end, solo = x.lead.shortWindow(lookahead, last), -1
 	}
 	x.d.r.showWindow(x.lead.t1, solo, x.lead.t2)
 	launched, early := x.begin(ac, x.w+1, x.lead.t1, end, solo)

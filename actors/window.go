@@ -271,6 +271,12 @@ func (l *leaders) merge(o leaders) {
 	l.add(o.t2, o.p2)
 }
 
+// shortWindow returns the end of the next window if it is one lookahead long (every
+// partition with an event runs in it): t1+lookahead, or last.
+func (l leaders) shortWindow(lookahead Duration, last Time) Time {
+	return min(l.t1.Add(lookahead), last)
+}
+
 // window returns the end of the next window, which starts at t1, and the partition
 // that runs it alone, or -1 for a window of one lookahead in which every partition with
 // an event runs.
@@ -283,7 +289,7 @@ func (l *leaders) merge(o leaders) {
 // then costs a window per crossing instead of one per lookahead; the events delivered,
 // and their order, are those of windows of one lookahead.
 func (l leaders) window(lookahead Duration, last Time) (end Time, solo int32) {
-	end = min(l.t1.Add(lookahead), last)
+	end = l.shortWindow(lookahead, last)
 	if l.t2 < end || end == last {
 		return end, -1
 	}
