@@ -246,7 +246,7 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	if runErr != nil {
 		return nil, runErr
 	}
-	rep := r.report(opts, info, d.windows, d.widthSum, elapsed)
+	rep := r.report(opts, info, d.windows, 0, d.widthSum, elapsed) // no horizon epochs across processes
 	rep.Processes = d.procs
 	rep.PeakRSS = max(rep.PeakRSS, d.peakRSS)
 	rep.Packets, rep.Allocs, rep.StartAllocs = d.remotePackets, d.remoteAllocs, d.remoteStart // Run adds this process's

@@ -262,9 +262,7 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 		return nil, runErr
 	}
 	// On an interruption, what ran before it: the simulated time reached, the events.
-	rep := r.report(opts, info, c.windows, c.widthSum, elapsed)
-	rep.Epochs = c.epochs
-	return rep, runErr
+	return r.report(opts, info, c.windows, c.epochs, c.widthSum, elapsed), runErr
 }
 
 // sharedSystem is the protoactor actor system every run in the process uses: building
@@ -415,7 +413,9 @@ func (r *prun) windowDone(w uint64) {
 	}
 }
 
-func (r *prun) report(opts *Options, info cutInfo, windows uint64, widthSum float64, wall time.Duration) *Report {
+// report is the run's report: windows barriers, epochs of them horizon epochs, of
+// widths summing to widthSum, in wall time wall.
+func (r *prun) report(opts *Options, info cutInfo, windows, epochs uint64, widthSum float64, wall time.Duration) *Report {
 	rep := &Report{Engine: Parallel, Workers: opts.Workers, Partitioning: opts.Partitioner.Name(), Sync: r.mode,
 		Partitions: len(r.parts), End: r.end, Wall: wall, Lookahead: info.lookahead, CutLinks: info.cut}
 	pending := r.dist != nil && r.dist.pending
@@ -425,7 +425,7 @@ func (r *prun) report(opts *Options, info cutInfo, windows uint64, widthSum floa
 		rep.Parts = append(rep.Parts, PartitionStats{Name: r.m.names[p.actors[0]], Actors: len(p.actors),
 			Events: p.events, Activations: p.activations, Busy: p.busy})
 	}
-	rep.Windows = windows
+	rep.Windows, rep.Epochs = windows, epochs
 	rep.startMallocs = r.startMallocs
 	if w := widthSum / float64(windows) * float64(Second); windows > 0 && w < float64(MaxTime) {
 		rep.MeanWindow = Duration(w) // unbounded windows (no lookahead: one partition) leave it 0
