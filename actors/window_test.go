@@ -246,13 +246,7 @@ func TestProgressFollowsASoloPartition(t *testing.T) {
 func TestInteriorPartitions(t *testing.T) {
 	ring := func(direct bool) *prun {
 		g := NewGraph()
-		var nodes []Ref
-		for i := range 8 {
-			nodes = append(nodes, g.Add(fmt.Sprintf("n[%d].p", i), ported("next", "prev")))
-		}
-		for i, n := range nodes {
-			g.Connect(n.Port("next"), nodes[(i+1)%8].Port("prev"), 10*Nanosecond)
-		}
+		ringGraph(g, 8, "n[%d].p", func() Actor { return ported("next", "prev") })
 		if direct {
 			g.SetDirectLatency(10 * Nanosecond)
 		}
@@ -316,16 +310,23 @@ func (a *ringNode) Receive(ctx Context, m Msg) {
 // tokenRing builds n ringNodes a[0]..a[n-1] joined in a ring by cables of 10 ns.
 func tokenRing(t testing.TB, n int) *Model {
 	g := NewGraph()
-	var nodes []Ref
+	ringGraph(g, n, "a[%d]", func() Actor { return &ringNode{step: 3 * Nanosecond} })
+	m, err := g.Build()
+	require.NoError(t, err)
+	return m
+}
+
+// ringGraph adds n actors made by mk to g, actor i named by the format name, each one's
+// "next" port linked to the following one's "prev" (the last's to the first's) by a
+// cable of 10 ns.
+func ringGraph(g *Graph, n int, name string, mk func() Actor) {
+	nodes := make([]Ref, n)
 	for i := range n {
-		nodes = append(nodes, g.Add(fmt.Sprintf("a[%d]", i), &ringNode{step: 3 * Nanosecond}))
+		nodes[i] = g.Add(fmt.Sprintf(name, i), mk())
 	}
 	for i, a := range nodes {
 		g.Connect(a.Port("next"), nodes[(i+1)%n].Port("prev"), 10*Nanosecond)
 	}
-	m, err := g.Build()
-	require.NoError(t, err)
-	return m
 }
 
 // Across two processes, the partitions of a ring with no cable to the other process
