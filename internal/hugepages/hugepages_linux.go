@@ -88,9 +88,11 @@ func mappable(n int64) bool {
 }
 
 // advise allocates n bytes of fresh heap (the runtime does not zero memory it has just
-// mapped, so no page is touched), advises the huge pages inside them, [lo, hi), and
-// returns them to the heap with a collection (cheap: the heap is small before a model is
-// built). ok is false if the block holds no whole huge page or the kernel refused.
+// mapped, so no page is touched; memory the heap freed earlier would be zeroed, which a
+// later, larger call in a long-lived process may meet), advises the huge pages inside
+// them, [lo, hi), and returns them to the heap with a collection (cheap: the heap is
+// small before a model is built). ok is false if the block holds no whole huge page or
+// the kernel refused.
 func advise(n int64) (lo, hi uintptr, ok bool) {
 	size := hugeSize()
 	if size == 0 {
