@@ -47,7 +47,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.StringVar(&c.cpuprof, "cpuprofile", "", "write a Go CPU profile of the run to this file (for go tool pprof)")
 	f.StringVar(&c.memprof, "memprofile", "", "write a Go allocation profile of the run to this file at its end (go tool pprof -sample_index=alloc_objects)")
 	f.BoolVar(&c.hugePages, "huge-pages", true, "back a large model's memory with transparent huge pages where the kernel does so on request "+
-		"(Linux, transparent_hugepage=madvise; about 10% faster on Red Storm); results do not depend on it")
+		"(Linux, transparent_hugepage=madvise; Red Storm about 8% faster); results do not depend on it")
 	f.StringArrayVar(&c.sets, "set", nil, "set a parameter, KEY=VALUE with units (repeatable; see run params)")
 	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
 	f.StringVar(&c.out, "out", "", "results directory (default "+resultsRoot+"/COMMAND-UTCTIME; none: write no files)")

@@ -6,7 +6,7 @@
 // with 4 KiB pages, the TLB too (an L2 TLB of 2,048 entries reaches 8 MiB), so each
 // miss also walks the page tables. With huge pages one TLB entry covers 2 MiB, and a
 // first touch faults once per 2 MiB instead of once per 4 KiB. Red Storm's halo3d on
-// one worker runs about 10% faster (BENCHMARKS.md, fifteenth session).
+// one worker runs about 8% faster, on two about 10% (BENCHMARKS.md, fifteenth session).
 //
 // Linux backs anonymous memory with huge pages either always, never, or only where a
 // program asks with madvise(MADV_HUGEPAGE) (/sys/kernel/mm/transparent_hugepage/
