@@ -161,7 +161,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 			return usage(err)
 		}
 	}
-	c.reserveHugePages()
+	c.reserveHugePages(1)
 	endCluster, err := c.joinCluster(cmd, tree, &opts)
 	if err != nil {
 		return failed(err)

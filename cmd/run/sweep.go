@@ -403,8 +403,8 @@ func (sw *sweepRun) pending() []*sweepPoint {
 // cannot be written. Cancelling ctx stops launching points and interrupts those
 // running; a simulation error fails its point only.
 func (sw *sweepRun) run(ctx context.Context, stderr io.Writer, jobs int) error {
-	sw.c.reserveHugePages() // for the largest point's model
 	pending := sw.pending()
+	sw.c.reserveHugePages(min(jobs, len(pending))) // the largest point's model, jobs at once
 	prog := sweep.NewProgress(stderr, sw.c.quiet, len(sw.points), len(sw.points)-len(pending), jobs)
 	defer prog.Finish()
 	return sweep.Run(ctx, len(pending), jobs, func(ctx context.Context, i int) error {
