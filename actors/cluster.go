@@ -229,9 +229,14 @@ type frame struct {
 
 const frameMagic = 0x5e
 
-func encodeFrame(kind byte, session uint64, from, to int, run, w uint64, body []byte) []byte {
+// encodeFrame returns a frame's bytes: its header, then the parts of its body, joined.
+func encodeFrame(kind byte, session uint64, from, to int, run, w uint64, body ...[]byte) []byte {
+	n := 32
+	for _, b := range body {
+		n += len(b)
+	}
 	var e Encoder
-	e.b = make([]byte, 0, 32+len(body))
+	e.b = make([]byte, 0, n)
 	e.Byte(frameMagic)
 	e.Byte(kind)
 	e.Fixed64(session)
@@ -239,7 +244,9 @@ func encodeFrame(kind byte, session uint64, from, to int, run, w uint64, body []
 	e.Uint(uint64(to))
 	e.Uint(run)
 	e.Uint(w)
-	e.b = append(e.b, body...)
+	for _, b := range body {
+		e.b = append(e.b, b...)
+	}
 	return e.b
 }
 
@@ -618,12 +625,12 @@ func (c *Cluster) heartbeat() {
 	}
 }
 
-// sendTo sends a frame to process i.
-func (c *Cluster) sendTo(i int, kind byte, run, w uint64, body []byte) {
+// sendTo sends a frame to process i, its body the parts given, joined.
+func (c *Cluster) sendTo(i int, kind byte, run, w uint64, body ...[]byte) {
 	if c.mute.Load() {
 		return
 	}
-	c.ep.send(c.addrs[i], encodeFrame(kind, c.id, c.self, i, run, w, body))
+	c.ep.send(c.addrs[i], encodeFrame(kind, c.id, c.self, i, run, w, body...))
 }
 
 // lost is called when the connection to addr breaks or cannot be made.

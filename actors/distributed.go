@@ -259,11 +259,12 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 // a solo window, its partition if it is local. A partition running ahead may be
 // draining its inbox meanwhile, so its inbox is not read here: it takes part in the
 // window in any case.
-func (d *distRun) active(next []Time, w uint64, end Time, solo int32, ahead []bool) []int32 {
+func (d *distRun) active(next []Time, w uint64, end Time, solo int32, ahead []int32) []int32 {
 	r := d.r
 	r.active = r.active[:0]
 	for _, i := range d.local {
-		if ahead[i] {
+		if len(ahead) > 0 && ahead[0] == i { // ahead lists local partitions in d.local's order
+			ahead = ahead[1:]
 			r.active = append(r.active, i)
 			continue
 		}
@@ -617,21 +618,19 @@ type exchange struct {
 	err     error    // a configuration or protocol error a process reported
 	soloEnd Time     // where the solo window ended (see runWindow)
 	early   []*frame // reports of window w+1, held until w+1 begins here
-	// ahead: the local partitions that run ahead into window w+1 (runAhead);
-	// anyAhead: some process's did, so window w+1 is not a solo window
-	ahead     []bool
-	aheadList []int32 // the same partitions, listed
-	anyAhead  bool
+	// ahead: the local partitions that run ahead into window w+1 (runAhead), in
+	// d.local's order; anyAhead: some process's did, so window w+1 is not a solo window
+	ahead    []int32
+	anyAhead bool
 
-	head, body Encoder // the report being sent (complete), reused: the frame copies it
-	dec        Decoder // the report being read (report), reused
+	head Encoder // the report being sent (complete), reused: the frame copies it
+	dec  Decoder // the report being read (report), reused
 
 	events []uint64 // every process's events, for progress
 }
 
 func newExchange(d *distRun) exchange {
-	x := exchange{d: d, next: make([]Time, len(d.r.parts)), events: make([]uint64, d.procs), got: make([]bool, d.procs),
-		ahead: make([]bool, len(d.r.parts))}
+	x := exchange{d: d, next: make([]Time, len(d.r.parts)), events: make([]uint64, d.procs), got: make([]bool, d.procs)}
 	x.reset(0, 0, -1)
 	return x
 }
@@ -654,7 +653,7 @@ func (x *exchange) begin(ac actor.Context, w uint64, start, end Time, solo int32
 	x.end = end
 	early, x.early = x.early, nil
 	x.d.active(x.next, w, end, solo, x.ahead)
-	clear(x.ahead)
+	x.ahead = x.ahead[:0]
 	return x.d.launch(ac, w, start, end, solo), early
 }
 
@@ -713,9 +712,7 @@ func (x *exchange) complete(ac actor.Context) {
 		if j == d.self {
 			continue
 		}
-		x.body.Reset()
-		x.body.b = append(append(x.body.b, head.Bytes()...), d.out[j].Bytes()...)
-		d.cl.sendTo(j, fDone, d.k, x.w, x.body.Bytes())
+		d.cl.sendTo(j, fDone, d.k, x.w, head.Bytes(), d.out[j].Bytes())
 	}
 	x.events[d.self] = events
 	x.fold(lead, soloEnd, len(ahead) > 0, failure, cerr)
@@ -728,29 +725,29 @@ func (x *exchange) complete(ac actor.Context) {
 	}
 }
 
-// runAhead returns (and marks in x.ahead) the local partitions that run ahead, after
-// a window of one lookahead that ended at e, over [e, e+lookahead) while the reports
-// travel, and e+lookahead: the interior partitions with an event there. Every event that can reach such a partition before e+lookahead is in its heap
-// or inbox: every partition has delivered its events before e, anything sent from then
-// on arrives at e+lookahead or later, and no other process sends to it. Whatever window
-// comes next starts at e or later, so the partition then has nothing before e+lookahead
-// left, and its events sent meanwhile arrive at that window's end or later. They are in
-// no report, so the next window is not a solo window (anyAhead), and the partition
-// takes part in it to be counted in its report (active).
+// runAhead returns (and keeps in x.ahead) the local partitions that run ahead, after a
+// window of one lookahead that ended at e, over [e, e+lookahead) while the reports
+// travel, and e+lookahead: the interior partitions with an event there. Every event
+// that can reach such a partition before e+lookahead is in its heap or inbox: every
+// partition has delivered its events before e, anything sent from then on arrives at
+// e+lookahead or later, and no other process sends to it. Whatever window comes next
+// starts at e or later, so the partition then has nothing before e+lookahead left, and
+// its events sent meanwhile arrive at that window's end or later. They are in no
+// report, so the next window is not a solo window (anyAhead), and the partition takes
+// part in it to be counted in its report (active).
 func (x *exchange) runAhead(ok bool) (parts []int32, end Time) {
 	d, r := x.d, x.d.r
 	end = min(x.end.Add(r.lookahead), r.end)
-	x.aheadList = x.aheadList[:0]
+	x.ahead = x.ahead[:0]
 	if !ok || x.w == 0 || x.solo >= 0 || x.end >= r.end || r.abort.Load() {
 		return nil, end
 	}
 	for _, i := range d.local {
 		if d.interior[i] && x.next[i] < end {
-			x.ahead[i] = true
-			x.aheadList = append(x.aheadList, i)
+			x.ahead = append(x.ahead, i)
 		}
 	}
-	return x.aheadList, end
+	return x.ahead, end
 }
 
 // settled gives back the controller's count of the barrier when the run ends after
