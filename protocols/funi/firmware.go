@@ -116,6 +116,9 @@ type (
 	roundTimer struct{}
 	shmServe   struct{ f *Frame }
 	shmLocal   struct{ addr uint64 }
+	// held is a data packet the firmware took out of its receive FIFO and keeps in its
+	// DRAM (Arctic) until it can deliver it: it is read back from there, not popped.
+	held struct{ pk *wire.Packet }
 )
 
 func (doorbell) String() string   { return "funi.doorbell" }
@@ -127,6 +130,7 @@ func (kick) String() string       { return "funi.kick" }
 func (roundTimer) String() string { return "funi.roundTimer" }
 func (shmServe) String() string   { return "funi.shmServe" }
 func (shmLocal) String() string   { return "funi.shmLocal" }
+func (held) String() string       { return "funi.held" }
 
 // NewFirmware returns node's firmware; gidAt gives the application running on the node
 // at a time (always 0 with one application).
@@ -179,6 +183,8 @@ func (f *Firmware) traced(ev actors.Msg) (uint64, string) {
 	case *squall.Arrived:
 		fr := e.Packet.Body.(*Frame)
 		return e.Packet.ID, "i960/rx_" + frameNames[fr.Kind]
+	case held:
+		return e.pk.ID, "i960/rx_held"
 	}
 	return 0, ""
 }
@@ -207,6 +213,11 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 		f.flush(x)
 	case *squall.Arrived:
 		f.arrived(x, e.Packet)
+	case held:
+		fr := e.pk.Body.(*Frame)
+		if !f.data(x, e.pk, fr, int((f.p.FrameBytes+3)/4), true) {
+			fr.drop()
+		}
 	case *squall.TxFree:
 		x.Instr(5)
 		f.txRoom[e.Prio] += e.Bytes
@@ -394,7 +405,7 @@ func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 		x.Fill(fr.Addr, fr.Words)
 		delete(f.shmWait, fr.Addr)
 	case fData:
-		if f.data(x, pk, fr, hdr) {
+		if f.data(x, pk, fr, hdr, false) {
 			return
 		}
 	}
@@ -429,10 +440,14 @@ func (f *Firmware) answered(x *i960.Exec, fr *Frame) {
 	f.startTx(x)
 }
 
-// data takes an arriving payload packet; it reports whether the firmware keeps the
-// packet to take it again later (Arctic).
-func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept bool) {
+// data takes an arriving payload packet, from the receive FIFO or (inDRAM) from the
+// DRAM where the firmware kept it; it reports whether the firmware keeps the packet to
+// take it again later (Arctic).
+func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int, inDRAM bool) (kept bool) {
 	x.Instr(f.p.RxInstr)
+	if inDRAM {
+		x.DRAM(hdr) // the header, read back
+	}
 	m := fr.Msg
 	gid := f.gidAt(x.Now())
 	if !f.arctic && fr.Round != f.round {
@@ -446,9 +461,7 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept
 		// until the application runs: an event for later.
 		f.Stats.GIDRejected++
 		if f.arctic {
-			x.Pop(pk, hdr+fr.Words)
-			x.DRAM(fr.Words)
-			x.After(f.p.GIDQuantum/4, &squall.Arrived{Packet: pk})
+			f.keep(x, pk, fr, hdr, inDRAM, f.p.GIDQuantum/4)
 			return true
 		}
 		x.Discard(pk, hdr)
@@ -458,7 +471,9 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept
 	key := uint64(fr.Src)<<48 | fr.Seq
 	if f.seen[key] {
 		f.Stats.Duplicates++
-		x.Discard(pk, hdr)
+		if !inDRAM {
+			x.Discard(pk, hdr)
+		}
 		if !f.arctic {
 			f.ack(x, fr, fAck, "")
 		}
@@ -471,9 +486,7 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept
 		if f.rxHeadIdx[gid][prio]-int(tail) >= f.p.Slots {
 			f.Stats.QueueFull++
 			if f.arctic { // no retry on Arctic: wait for the host to free a slot
-				x.Pop(pk, hdr+fr.Words)
-				x.DRAM(fr.Words)
-				x.After(f.p.RetryDelay, &squall.Arrived{Packet: pk})
+				f.keep(x, pk, fr, hdr, inDRAM, f.p.RetryDelay)
 				return true
 			}
 			x.Discard(pk, hdr)
@@ -482,7 +495,11 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept
 		}
 	}
 	f.seen[key] = true
-	x.Pop(pk, hdr+fr.Words)
+	if inDRAM {
+		x.DRAM(fr.Words)
+	} else {
+		x.Pop(pk, hdr+fr.Words)
+	}
 	switch m.Kind {
 	case Mfer:
 		x.HostWrite(m.Words, true, nil) // the data, to the target
@@ -511,6 +528,16 @@ func (f *Firmware) data(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int) (kept
 		f.ack(x, fr, fAck, "")
 	}
 	return false
+}
+
+// keep takes a data packet the firmware cannot deliver now out of its receive FIFO into
+// its DRAM (once: a packet already there stays) and looks at it again after delay.
+func (f *Firmware) keep(x *i960.Exec, pk *wire.Packet, fr *Frame, hdr int, inDRAM bool, delay actors.Duration) {
+	if !inDRAM {
+		x.Pop(pk, hdr+fr.Words)
+		x.DRAM(fr.Words)
+	}
+	x.After(delay, held{pk})
 }
 
 // restart takes node d's new round: every packet to d not acknowledged is sent again

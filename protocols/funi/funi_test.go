@@ -92,6 +92,28 @@ func TestGIDsTimeShared(t *testing.T) {
 	require.Positive(t, r.FW.GIDRejected)
 }
 
+// On Arctic (no acknowledgements) the firmware keeps a packet it cannot deliver yet in
+// its DRAM, out of the receive FIFO, and looks at it again later: a packet for the
+// application not running (GID), or for an Rx queue the slow host has not emptied. A
+// packet looked at several times leaves the FIFO once, and each arrives exactly once.
+func TestArcticKeepsPacketsInDRAM(t *testing.T) {
+	mp := preset(t, "startjr-arctic", 4)
+	p := DefaultParams()
+	p.GIDQuantum = 200 * actors.Microsecond
+	r, _, err := Load(context.Background(), mp, p, "gids", 10, 0, actors.Options{Seed: 5})
+	require.NoError(t, err)
+	require.Equal(t, int64(2*4*3*10), r.Sent)
+	require.Zero(t, r.Lost(), "%+v", r)
+	require.Zero(t, r.Duplicates+r.Misdel)
+	require.Greater(t, r.FW.GIDRejected, r.Sent, "packets must be looked at again while their application is not running: %+v", r.FW)
+
+	r, _, err = Load(context.Background(), preset(t, "startjr-arctic", 8), DefaultParams(), "hotspot", 20, 100*actors.Microsecond, actors.Options{Seed: 5})
+	require.NoError(t, err)
+	require.Zero(t, r.Lost(), "%+v", r)
+	require.Zero(t, r.Duplicates+r.Misdel)
+	require.Positive(t, r.FW.QueueFull, "the slow receiver's Rx queue must fill: %+v", r.FW)
+}
+
 func TestRefusesSeaStar(t *testing.T) {
 	_, err := NewJob(machine.Default(), DefaultParams(), 1)
 	require.ErrorIs(t, err, actors.ErrConfig)
