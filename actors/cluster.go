@@ -447,9 +447,17 @@ func (ep *endpoint) unregister(c *Cluster) {
 }
 
 // send delivers a frame to the bridge of the process at addr.
-func (ep *endpoint) send(addr string, b []byte) {
-	ep.sys.Root.Send(actor.NewPID(addr, bridgeName), &wrapperspb.BytesValue{Value: b})
+func (ep *endpoint) send(addr string, b []byte) { ep.sendPID(bridgePID(addr), b) }
+
+// sendPID delivers a frame to a bridge. A session sends on PIDs it keeps: a PID
+// caches the process that routes to it, which a new PID would look up and allocate
+// again on every frame.
+func (ep *endpoint) sendPID(to *actor.PID, b []byte) {
+	ep.sys.Root.Send(to, &wrapperspb.BytesValue{Value: b})
 }
+
+// bridgePID names the bridge actor of the process at addr.
+func bridgePID(addr string) *actor.PID { return actor.NewPID(addr, bridgeName) }
 
 // bridge receives every frame from other processes and hands it to its session.
 type bridge struct{ ep *endpoint }
@@ -497,8 +505,9 @@ func (b *bridge) Receive(c actor.Context) {
 type Cluster struct {
 	ep      *endpoint
 	id      uint64
-	self    int      // this process's index: 0 coordinates
-	addrs   []string // every process's address, by index
+	self    int          // this process's index: 0 coordinates
+	addrs   []string     // every process's address, by index
+	bridges []*actor.PID // every process's bridge actor, by index (a PID caches its route)
 	timeout time.Duration
 	hello   Hello
 	mute    atomic.Bool // tests: the process stops sending, as if it hung
@@ -564,6 +573,10 @@ func newSession(ep *endpoint, id uint64, self int, addrs []string, timeout time.
 	c := &Cluster{ep: ep, id: id, self: self, addrs: addrs, timeout: timeout, heard: make([]atomic.Int64, len(addrs)),
 		failed: make(chan struct{}), acceptCh: make(chan struct{}), accepted: make([]bool, len(addrs)),
 		stop: make(chan struct{})}
+	c.bridges = make([]*actor.PID, len(addrs))
+	for i, a := range addrs {
+		c.bridges[i] = bridgePID(a)
+	}
 	now := time.Now().UnixNano()
 	for i := range c.heard {
 		c.heard[i].Store(now)
@@ -630,7 +643,7 @@ func (c *Cluster) sendTo(i int, kind byte, run, w uint64, body ...[]byte) {
 	if c.mute.Load() {
 		return
 	}
-	c.ep.send(c.addrs[i], encodeFrame(kind, c.id, c.self, i, run, w, body...))
+	c.ep.sendPID(c.bridges[i], encodeFrame(kind, c.id, c.self, i, run, w, body...))
 }
 
 // lost is called when the connection to addr breaks or cannot be made.
