@@ -441,10 +441,19 @@ const (
 )
 
 func encodeErr(e *Encoder, err error) {
+	if err == nil {
+		e.Byte(errNone)
+		return
+	}
+	encodeFailure(e, err)
+}
+
+// encodeFailure encodes a run's error. Apart from encodeErr so that the SimError
+// errors.As looks for (its address escapes) is not allocated for every window's
+// report, which has none.
+func encodeFailure(e *Encoder, err error) {
 	var se *SimError
 	switch {
-	case err == nil:
-		e.Byte(errNone)
 	case errors.As(err, &se):
 		e.Byte(errSim)
 		e.String(se.Actor)
@@ -788,19 +797,27 @@ func (x *exchange) report(f *frame) error {
 	x.events[f.from] = events
 	x.got[f.from] = true
 	x.reports++
-	var se *SimError
-	switch {
-	case err == nil:
+	if err == nil {
 		x.fold(lead, soloEnd, ahead, nil, nil)
-	case errors.As(err, &se):
-		x.fold(lead, soloEnd, ahead, se, nil)
-	default:
-		// The reporter's own error, and not its batch: a message it could not encode
-		// (no codec) left a hole there, which absorbing would report less clearly.
-		x.fold(lead, soloEnd, ahead, nil, err)
+	} else if !x.foldFailure(lead, soloEnd, ahead, err) {
 		return nil
 	}
 	return d.absorb(dec, f.from)
+}
+
+// foldFailure folds a report that carries an error, and says whether its batch is to
+// be absorbed: a simulation error's is, the reporter's own error's is not (a message
+// it could not encode, with no codec, left a hole there, which absorbing would report
+// less clearly). Apart from report so that the SimError errors.As looks for (its
+// address escapes) is not allocated for every report.
+func (x *exchange) foldFailure(lead leaders, soloEnd Time, ahead bool, err error) bool {
+	var se *SimError
+	if errors.As(err, &se) {
+		x.fold(lead, soloEnd, ahead, se, nil)
+		return true
+	}
+	x.fold(lead, soloEnd, ahead, nil, err)
+	return false
 }
 
 // ready reports whether every process's report of window w is in.
