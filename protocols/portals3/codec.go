@@ -15,7 +15,13 @@ func init() {
 		e.Byte(byte(w.Kind))
 		e.Int(int64(w.Src))
 		e.Int(int64(w.Dst))
-		e.Value(w.Hdr)
+		if h, ok := w.Hdr.(*ptl.Header); ok && h != nil {
+			e.Bool(true) // the header, into the decoded wire's own storage
+			encodeHeader(e, h)
+		} else {
+			e.Bool(false)
+			e.Value(w.Hdr)
+		}
 		e.Int(w.Inline)
 		e.Int(w.Len)
 		e.Uint(w.ID)
@@ -24,8 +30,16 @@ func init() {
 		e.Bool(w.Nack)
 		e.Bool(w.Resync)
 	}, func(d *actors.Decoder) *Wire {
-		return &Wire{Kind: WireKind(d.Byte()), Src: router.NodeID(d.Int()), Dst: router.NodeID(d.Int()), Hdr: d.Value(),
-			Inline: d.Int(), Len: d.Int(), ID: d.Uint(), Data: d.Blob(), Seq: uint32(d.Uint()), Nack: d.Bool(), Resync: d.Bool()}
+		w := &Wire{Kind: WireKind(d.Byte()), Src: router.NodeID(d.Int()), Dst: router.NodeID(d.Int())}
+		if d.Bool() {
+			decodeHeaderInto(d, &w.hdr)
+			w.Hdr = &w.hdr
+		} else {
+			w.Hdr = d.Value()
+		}
+		w.Inline, w.Len, w.ID, w.Data = d.Int(), d.Int(), d.Uint(), d.Blob()
+		w.Seq, w.Nack, w.Resync = uint32(d.Uint()), d.Bool(), d.Bool()
+		return w
 	})
 	actors.RegisterCodec("portals3.ptl.Header", encodeHeader, decodeHeader)
 }
@@ -51,7 +65,13 @@ func encodeHeader(e *actors.Encoder, h *ptl.Header) {
 }
 
 func decodeHeader(d *actors.Decoder) *ptl.Header {
-	h := &ptl.Header{Op: ptl.Op(d.Byte())}
+	h := new(ptl.Header)
+	decodeHeaderInto(d, h)
+	return h
+}
+
+func decodeHeaderInto(d *actors.Decoder, h *ptl.Header) {
+	h.Op = ptl.Op(d.Byte())
 	h.Src = ptl.ProcessID{NID: ptl.NID(d.Uint()), PID: ptl.PID(d.Uint())}
 	h.SrcJID, h.SrcUID = ptl.JID(d.Uint()), ptl.UID(d.Uint())
 	h.Dst = ptl.ProcessID{NID: ptl.NID(d.Uint()), PID: ptl.PID(d.Uint())}
@@ -59,5 +79,4 @@ func decodeHeader(d *actors.Decoder) *ptl.Header {
 	h.RemoteOffset, h.LocalOffset, h.Length, h.MLength = d.Uint(), d.Uint(), d.Uint(), d.Uint()
 	h.HdrData, h.AckReq = ptl.HdrData(d.Uint()), d.Bool()
 	h.MD, h.Link = ptl.MDHandle(d.Uint()), d.Uint()
-	return h
 }
