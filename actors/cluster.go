@@ -197,6 +197,12 @@ const bridgeName = "seastar-bridge"
 // machine takes tens of megabytes).
 const maxFrame = 1 << 30
 
+// flowWindow is gRPC's flow-control window between processes, per stream and per
+// connection: 16 MiB, the largest gRPC's own bandwidth-delay estimate grows to (what
+// the frames of a window need is a few KiB; the end-of-run state takes a few round
+// trips of it).
+const flowWindow = 16 << 20
+
 // Frame kinds.
 const (
 	fHello     byte = iota + 1 // coordinator -> worker: session, peers, what to run
@@ -387,6 +393,11 @@ func newEndpoint(host string, port int, allow bool, tc *tls.Config) (ep *endpoin
 		rc.ServerOptions = append(rc.ServerOptions, grpc.Creds(creds))
 		rc.DialOptions = slices.Insert(rc.DialOptions[1:], 0, grpc.WithTransportCredentials(creds))
 	}
+	// Fixed flow-control windows: gRPC then does not estimate the link's bandwidth-delay
+	// product with a ping after data it receives (pings and the window updates they
+	// bring allocated about a tenth of what a window's exchange did).
+	rc.ServerOptions = append(rc.ServerOptions, grpc.InitialWindowSize(flowWindow), grpc.InitialConnWindowSize(flowWindow))
+	rc.DialOptions = append(rc.DialOptions, grpc.WithInitialWindowSize(flowWindow), grpc.WithInitialConnWindowSize(flowWindow))
 	ep = &endpoint{sys: sys, host: host, any: allow, sessions: map[sessKey]*Cluster{}, hellos: make(chan *frame, 16)}
 	ep.rem = remote.NewRemote(sys, rc)
 	func() {
