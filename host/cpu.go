@@ -190,6 +190,9 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 		c.Stats.Notices++
 	case ReadCompletion:
 		c.onReadDone(ctx, m.ReadTag())
+		if r, ok := m.(actors.Releaser); ok {
+			r.Release() // a completion the bus made from a pool
+		}
 	case InterruptRequest:
 		c.onInterrupt(ctx, m.IRQVector())
 	default:

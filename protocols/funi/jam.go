@@ -102,7 +102,7 @@ func (j *JAM) send(m *Message, extra actors.Duration) {
 	for j.txHead[prio]-j.txTail[prio] >= j.prm.Slots {
 		// The queue looks full: read the tail index register over PCI.
 		reg := txTail(prio)
-		j.p.BusRead(func(tag uint64) actors.Msg { return pci.Read{Addr: uint64(4 * reg), Bytes: 4, Tag: tag} })
+		j.p.BusRead(func(tag uint64) actors.Msg { return pci.NewRead(uint64(4*reg), 4, tag) })
 		j.txTail[prio] = j.txHead[prio] - (j.txHead[prio]-int(j.card.Mailbox(reg)))%(1<<32)
 	}
 	start := j.p.Now()
@@ -229,7 +229,7 @@ func (j *JAM) take(prio int, addr uint64, e *RxEntry) {
 // or retries the load while the FUNI coprocessor fetches the line.
 func (j *JAM) ShmRead(addr uint64) {
 	j.run()
-	j.p.BusRead(func(tag uint64) actors.Msg { return pci.Read{Addr: addr, Bytes: 4, Tag: tag} })
+	j.p.BusRead(func(tag uint64) actors.Msg { return pci.NewRead(addr, 4, tag) })
 }
 
 // ShmBase is the start of the shared region in the host's view.

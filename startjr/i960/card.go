@@ -169,7 +169,8 @@ func (c *Card) Receive(ctx actors.Context, m actors.Msg) {
 		stores.Release(m)
 	case *pci.TargetRead:
 		// A host load of a bridge register: the bridge answers, not the firmware.
-		ctx.Send(PortPCI, pci.TargetData{Tag: m.Tag}, c.p.Clock.Cycles(int64(c.p.RegisterCycles)))
+		ctx.Send(PortPCI, pci.NewTargetData(m.Tag), c.p.Clock.Cycles(int64(c.p.RegisterCycles)))
+		m.Release()
 	default:
 		c.Enqueue(ctx, m, c.poll())
 	}

@@ -27,38 +27,56 @@ func (w *Write) String() string {
 }
 
 // Read is the host's load of Bytes at Addr of the card's shared-memory window.
+// NewRead makes one the bus recycles once it has handled it.
 type Read struct {
 	Addr  uint64
 	Bytes actors.Bytes
 	Tag   uint64
+	actors.PoolMark
 }
 
-func (r Read) String() string { return fmt.Sprintf("pci.Read(%#x #%d)", r.Addr, r.Tag) }
+func (r *Read) String() string { return fmt.Sprintf("pci.Read(%#x #%d)", r.Addr, r.Tag) }
 
 // RegisterWindow is the top of the card's register space in the host's view: a Read
 // below it reads a bridge register (Reg = Addr/4), above it the shared region.
 const RegisterWindow = 0x1000
 
-// ReadDone returns the data of a host Read.
-type ReadDone struct{ Tag uint64 }
+// ReadDone returns the data of a host Read; the bus sends one the host gives back
+// (Release) once it has taken it.
+type ReadDone struct {
+	Tag uint64
+	actors.PoolMark
+}
 
-func (r ReadDone) String() string { return fmt.Sprintf("pci.ReadDone(#%d)", r.Tag) }
+func (r *ReadDone) String() string { return fmt.Sprintf("pci.ReadDone(#%d)", r.Tag) }
 
 // ReadTag implements host.ReadCompletion.
-func (r ReadDone) ReadTag() uint64 { return r.Tag }
+func (r *ReadDone) ReadTag() uint64 { return r.Tag }
 
-// TargetRead is a host read the bus passes to the ACD.
+// Release recycles r if the bus sent it; the caller must be its last holder.
+func (r *ReadDone) Release() { hostReadDones.Release(r) }
+
+// TargetRead is a host read the bus passes to its target (the card's bridge, the ACD),
+// which gives it back (Release) once it has answered.
 type TargetRead struct {
 	Addr uint64
 	Tag  uint64
+	actors.PoolMark
 }
 
 func (r *TargetRead) String() string { return fmt.Sprintf("pci.TargetRead(%#x #%d)", r.Addr, r.Tag) }
 
-// TargetData is the target's answer to a TargetRead (the card's bridge, the ACD).
-type TargetData struct{ Tag uint64 }
+// Release recycles r if the bus sent it; the caller must be its last holder.
+func (r *TargetRead) Release() { targetReads.Release(r) }
 
-func (d TargetData) String() string { return fmt.Sprintf("pci.TargetData(#%d)", d.Tag) }
+// TargetData is the target's answer to a TargetRead (the card's bridge, the ACD).
+// NewTargetData makes one the bus recycles once it has handled it.
+type TargetData struct {
+	Tag uint64
+	actors.PoolMark
+}
+
+func (d *TargetData) String() string { return fmt.Sprintf("pci.TargetData(#%d)", d.Tag) }
 
 // MasterRead is the card reading Words 32-bit words of host memory, one transaction per
 // word unless Burst. NewMasterRead makes one the bus recycles once it has handled it.
@@ -95,14 +113,29 @@ type MasterWrite struct {
 	actors.PoolMark
 }
 
-// The bus's messages recycled by their last holder: writes and reads by the bus once
-// handled, read completions by the card.
+// The bus's messages recycled by their last holder: writes, reads and a target's
+// answers by the bus once handled, the card's read completions by the card, a host
+// read's completion by the host, a host read passed on by its target.
 var (
-	writes       actors.Pool[Write, *Write]
-	masterReads  actors.Pool[MasterRead, *MasterRead]
-	masterWrites actors.Pool[MasterWrite, *MasterWrite]
-	readDones    actors.Pool[MasterReadDone, *MasterReadDone]
+	writes        actors.Pool[Write, *Write]
+	masterReads   actors.Pool[MasterRead, *MasterRead]
+	masterWrites  actors.Pool[MasterWrite, *MasterWrite]
+	readDones     actors.Pool[MasterReadDone, *MasterReadDone]
+	reads         actors.Pool[Read, *Read]
+	hostReadDones actors.Pool[ReadDone, *ReadDone]
+	targetReads   actors.Pool[TargetRead, *TargetRead]
+	targetDatas   actors.Pool[TargetData, *TargetData]
 )
+
+// NewRead returns a host read of bytes at addr, tagged tag, which the bus recycles once
+// it has handled it.
+func NewRead(addr uint64, bytes actors.Bytes, tag uint64) *Read {
+	return reads.New(Read{Addr: addr, Bytes: bytes, Tag: tag})
+}
+
+// NewTargetData returns a target's answer to the TargetRead tagged tag, which the bus
+// recycles once it has handled it.
+func NewTargetData(tag uint64) *TargetData { return targetDatas.New(TargetData{Tag: tag}) }
 
 // NewWrite returns w as a message the bus recycles once it has handled it.
 func NewWrite(w Write) *Write { return writes.New(w) }
@@ -164,7 +197,7 @@ func (b *Bus) Receive(ctx actors.Context, m actors.Msg) {
 			ctx.Send(PortCard, m.Payload, done.Sub(ctx.Now()))
 		}
 		writes.Release(m)
-	case Read:
+	case *Read:
 		// The address phase reaches the target (a bridge register, or the ACD for the
 		// shared region); the data phase follows its answer (the host bridge retries
 		// the read meanwhile, the bus stays free for others).
@@ -173,10 +206,12 @@ func (b *Bus) Receive(ctx actors.Context, m actors.Msg) {
 		if m.Addr < RegisterWindow {
 			to = PortCard
 		}
-		ctx.Send(to, &TargetRead{Addr: m.Addr, Tag: m.Tag}, at.Sub(ctx.Now()))
-	case TargetData:
+		ctx.Send(to, targetReads.New(TargetRead{Addr: m.Addr, Tag: m.Tag}), at.Sub(ctx.Now()))
+		reads.Release(m)
+	case *TargetData:
 		done := b.occupy(ctx, 1, true, 0)
-		ctx.Send(PortHost, ReadDone{Tag: m.Tag}, done.Sub(ctx.Now()))
+		ctx.Send(PortHost, hostReadDones.New(ReadDone{Tag: m.Tag}), done.Sub(ctx.Now()))
+		targetDatas.Release(m)
 	case *MasterRead:
 		done := b.occupy(ctx, m.Words, m.Burst, b.p.HostReadLatency)
 		ctx.Send(PortCard, readDones.New(MasterReadDone{Tag: m.Tag}), done.Sub(ctx.Now()))

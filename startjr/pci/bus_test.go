@@ -44,15 +44,16 @@ func TestTransactionsSerializeAndCost(t *testing.T) {
 
 func TestHostReadsGoToRegistersOrTheACD(t *testing.T) {
 	h, _ := actorstest.NewHarness("pci", New(DefaultParams()), 1)
-	h.Inject(0, PortHost, Read{Addr: 8, Tag: 1})
-	h.Inject(0, PortHost, Read{Addr: RegisterWindow + 64, Tag: 2})
+	h.Inject(0, PortHost, &Read{Addr: 8, Tag: 1})
+	h.Inject(0, PortHost, &Read{Addr: RegisterWindow + 64, Tag: 2})
 	out := h.Run(actors.Time(actors.Millisecond))
 	require.Equal(t, PortCard, out[0].Port, "a bridge register")
 	require.Equal(t, PortACD, out[1].Port, "the shared region")
-	h.Inject(h.Now(), PortACD, TargetData{Tag: 2})
+	require.Equal(t, uint64(2), out[1].Msg.(*TargetRead).Tag)
+	h.Inject(h.Now(), PortACD, &TargetData{Tag: 2})
 	out = h.Run(actors.Time(actors.Millisecond))
 	require.Equal(t, PortHost, out[0].Port)
-	require.Equal(t, ReadDone{Tag: 2}, out[0].Msg)
+	require.Equal(t, uint64(2), out[0].Msg.(*ReadDone).ReadTag())
 }
 
 func TestBusRecyclesWhatItHandled(t *testing.T) {
@@ -68,6 +69,7 @@ func TestBusRecyclesWhatItHandled(t *testing.T) {
 	require.Equal(t, Write{}, *w, "released (zeroed) once its payload is on its way")
 	require.Equal(t, MasterRead{}, *r)
 	require.Equal(t, MasterWrite{}, *mw)
+
 	require.Equal(t, []actors.Msg{note("store"), readDones.New(MasterReadDone{Tag: 7}), note("data")},
 		[]actors.Msg{out[0].Msg, out[1].Msg, out[2].Msg}, "what they carried was delivered")
 	done := out[1].Msg.(*MasterReadDone)
@@ -76,4 +78,18 @@ func TestBusRecyclesWhatItHandled(t *testing.T) {
 	lit := &MasterReadDone{Tag: 9}
 	lit.Release()
 	require.EqualValues(t, 9, lit.Tag, "a completion the bus did not make is left alone")
+
+	// A host read and its target's answer: the bus recycles both, and what it sends
+	// for them comes from pools its receivers give back to.
+	rd, td := NewRead(8, 4, 9), NewTargetData(9)
+	h.Inject(h.Now(), PortHost, rd)
+	h.Inject(h.Now(), PortCard, td)
+	out = h.Run(h.Now() + actors.Time(actors.Millisecond))
+	require.Len(t, out, 2)
+	require.Equal(t, Read{}, *rd)
+	require.Equal(t, TargetData{}, *td)
+	for _, o := range out {
+		_, ok := o.Msg.(actors.Releaser)
+		require.True(t, ok, "%s goes back to a pool", o.Msg)
+	}
 }

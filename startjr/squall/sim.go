@@ -200,6 +200,7 @@ func (s *SIM) Receive(ctx actors.Context, m actors.Msg) {
 		}
 	case *pci.TargetRead:
 		s.capture(ctx, m)
+		m.Release()
 	case *Fill:
 		s.fill(ctx, m.Addr)
 	default:
@@ -296,7 +297,7 @@ func (s *SIM) capture(ctx actors.Context, r *pci.TargetRead) {
 			copy(set[1:i+1], set[:i]) // most recently used first
 			set[0] = t
 			s.Stats.ACDHits++
-			ctx.Send(PortACD, pci.TargetData{Tag: r.Tag}, s.p.ACDLatency)
+			ctx.Send(PortACD, pci.NewTargetData(r.Tag), s.p.ACDLatency)
 			return
 		}
 	}
@@ -314,7 +315,7 @@ func (s *SIM) fill(ctx actors.Context, addr uint64) {
 	copy(set[1:], set[:len(set)-1]) // the least recently used way is replaced
 	set[0] = ln + 1
 	for _, tag := range s.retried[ln] {
-		ctx.Send(PortACD, pci.TargetData{Tag: tag}, s.p.ACDLatency)
+		ctx.Send(PortACD, pci.NewTargetData(tag), s.p.ACDLatency)
 	}
 	delete(s.retried, ln)
 }

@@ -69,8 +69,8 @@ func TestACDHitsMissesAndReplacesLRU(t *testing.T) {
 	}
 	require.Equal(t, []actors.Msg{ACDMiss{Addr: a}}, read(a, 1))
 	h.Inject(h.Now(), PortCard, &Fill{Addr: a})
-	require.Equal(t, []actors.Msg{pci.TargetData{Tag: 1}}, msgs(h.Run(h.Now()+ms)), "the retried load completes")
-	require.Equal(t, []actors.Msg{pci.TargetData{Tag: 2}}, read(a+4, 2), "a hit")
+	require.Equal(t, []actors.Msg{pci.NewTargetData(1)}, msgs(h.Run(h.Now()+ms)), "the retried load completes")
+	require.Equal(t, []actors.Msg{pci.NewTargetData(2)}, read(a+4, 2), "a hit")
 	for i, addr := range []uint64{b, c} { // two more lines in the same two-way set
 		read(addr, uint64(10+i))
 		h.Inject(h.Now(), PortCard, &Fill{Addr: addr})
