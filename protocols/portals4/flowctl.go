@@ -76,14 +76,14 @@ func FlowControl(ctx context.Context, mp machine.Params, p Params, c FlowCtlConf
 			l.Barrier()
 			start = l.Proc().Now()
 			resumes := uint64(0)
-			sentIn := make([]uint64, c.Messages) // the resumes seen when each message was last sent
-			var resend, waiting []uint64         // to send now; to send after the next resume
+			sentIn := make([]uint64, c.Messages)    // the resumes seen when each message was last sent
+			var resend, waiting actors.FIFO[uint64] // to send now; to send after the next resume
 			next, inflight, done := 0, 0, 0
 			for done < c.Messages {
-				for inflight < c.Window && (len(resend) > 0 || next < c.Messages) {
+				for inflight < c.Window && (resend.Len() > 0 || next < c.Messages) {
 					var idx uint64
-					if len(resend) > 0 {
-						idx, resend = resend[0], resend[1:]
+					if resend.Len() > 0 {
+						idx = resend.Pop()
 						res.Resent++
 					} else {
 						idx = uint64(next)
@@ -105,13 +105,15 @@ func FlowControl(ctx context.Context, mp machine.Params, p Params, c FlowCtlConf
 					}
 					res.Refused++
 					if sentIn[ev.UserPtr] < resumes {
-						resend = append(resend, ev.UserPtr) // that disable is over: at once
+						resend.Push(ev.UserPtr) // that disable is over: at once
 					} else {
-						waiting = append(waiting, ev.UserPtr) // after the target's next resume
+						waiting.Push(ev.UserPtr) // after the target's next resume
 					}
 				case ptl4.EvPut: // the target re-enabled its entry
 					resumes++
-					resend, waiting = append(resend, waiting...), waiting[:0]
+					for waiting.Len() > 0 {
+						resend.Push(waiting.Pop())
+					}
 				}
 			}
 			res.Time = l.Proc().Now().Sub(start)
@@ -145,11 +147,11 @@ func flowTarget(l API, ni ptl4.Handle, buf, size uint64, peer ptl4.ProcessID, c 
 	must(l, "PtlMDBind", r)
 	l.Barrier()
 	seen := make([]bool, c.Messages)
-	var arrived []uint64 // unexpected messages not taken yet
+	var arrived actors.FIFO[uint64] // unexpected messages not taken yet
 	handle := func(ev ptl4.Event) {
 		switch ev.Type {
 		case ptl4.EvPut: // landed on the overflow list: its header waits
-			arrived = append(arrived, ev.HdrData)
+			arrived.Push(ev.HdrData)
 		case ptl4.EvPutOverflow: // taken by its receive: its header is free
 			if seen[ev.HdrData] {
 				res.Duplicates++
@@ -160,15 +162,14 @@ func flowTarget(l API, ni ptl4.Handle, buf, size uint64, peer ptl4.ProcessID, c 
 		}
 	}
 	takeOne := func() {
-		idx := arrived[0]
-		arrived = arrived[1:]
+		idx := arrived.Pop()
 		l.Proc().Compute(c.Work)
 		_, r := l.Append(ni, pt, ptl4.ME{Start: buf, Length: size, Options: ptl4.MEOpPut | ptl4.MEUseOnce | quiet, MatchID: anyID,
 			MatchBits: flowData + idx, CT: ptl4.CTNone, UID: ptl4.UIDAny}, ptl4.Priority, 0, false)
 		must(l, "PtlMEAppend", r)
 	}
 	for res.Received < int64(c.Messages) {
-		if len(arrived) > 0 {
+		if arrived.Len() > 0 {
 			takeOne()
 		}
 		ev, r := l.EQWait(eq)
@@ -181,7 +182,7 @@ func flowTarget(l API, ni ptl4.Handle, buf, size uint64, peer ptl4.ProcessID, c 
 		for { // drain the queue, then take every message that arrived
 			ev, r := l.EQGet(eq)
 			if r == ptl4.EQEmpty {
-				if len(arrived) == 0 {
+				if arrived.Len() == 0 {
 					break
 				}
 				takeOne()

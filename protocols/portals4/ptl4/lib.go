@@ -16,6 +16,7 @@ type Lib struct {
 	reqID  uint64
 	ops    actors.FreeList[op]    // records of finished operations, for the next ones
 	dead   actors.FreeList[entry] // entries freed (unlinked, no header holds them), for the next appends
+	uhdrs  actors.FreeList[uhdr]  // unexpected headers taken, for the next ones
 
 	// Outbox holds the messages the calls and deliveries produced, in order; the
 	// caller takes them (and sets Outbox to nil), then may give the array back

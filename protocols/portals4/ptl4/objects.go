@@ -25,9 +25,10 @@ type entry struct {
 	uhRefs   int  // unexpected headers whose data is in this (overflow) entry
 }
 
-// uhdr is an unexpected header: a message that matched an overflow entry.
+// uhdr is an unexpected header: a message that matched an overflow entry. The Lib
+// recycles it once taken off its list (releaseHeader).
 type uhdr struct {
-	m       *Msg
+	m       Msg   // the header's own copy (no payload)
 	ev      Event // the event the message raised at the overflow entry
 	ov      *entry
 	mlength uint64
@@ -263,7 +264,7 @@ func (l *Lib) matchUnexpected(n *ni, p *pt, e *entry) bool {
 	for i := 0; i < len(p.unexp); {
 		u := p.unexp[i]
 		l.Work.Walked++
-		if !l.matches(n, e, u.m) {
+		if !l.matches(n, e, &u.m) {
 			i++
 			continue
 		}
@@ -295,10 +296,13 @@ func overflowKind(k EventKind) EventKind {
 	return k
 }
 
-// releaseHeader drops u's hold on its overflow entry; the last hold on an unlinked
-// entry frees it (PTL_EVENT_AUTO_FREE).
+// releaseHeader drops u's hold on its overflow entry, the last hold on an unlinked
+// entry freeing it (PTL_EVENT_AUTO_FREE), and recycles u, which the caller has taken
+// off its list.
 func (l *Lib) releaseHeader(n *ni, p *pt, u *uhdr) {
 	ov := u.ov
+	*u = uhdr{}
+	l.uhdrs.Put(u)
 	if ov == nil {
 		return
 	}
@@ -400,7 +404,7 @@ func (l *Lib) Search(h Handle, idx uint32, d ME, op SearchOp, userPtr uint64, le
 	for i := 0; i < len(p.unexp); {
 		u := p.unexp[i]
 		l.Work.Walked++
-		if !l.matches(n, probe, u.m) {
+		if !l.matches(n, probe, &u.m) {
 			i++
 			continue
 		}
