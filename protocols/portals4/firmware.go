@@ -105,6 +105,11 @@ type Call struct {
 	List    ptl4.List    // CallAppend
 	UserPtr uint64       // CallAppend
 	LE      bool         // CallAppend
+	// A triggered operation's counter and the success count that fires it
+	// (CallTriggered, CallTriggeredCT); Set: PtlTriggeredCTSet, not ...Inc.
+	Trig      ptl4.Handle
+	Threshold uint64
+	Set       bool
 	actors.PoolMark
 }
 
@@ -123,11 +128,14 @@ const (
 	PostCTSet                    // PtlCTSet
 	PostCTInc                    // PtlCTInc
 	CallAppend                   // PtlMEAppend, PtlLEAppend (a waited call: its handle comes back)
+	CallTriggered                // PtlTriggeredPut and friends: Args, Trig, Threshold
+	CallTriggeredCT              // PtlTriggeredCTInc and ...Set: H the counter it changes, CT, Set, Trig, Threshold
+	CallCTGet                    // PtlCTGet, and a poll of PtlCTWait or of a one-counter PtlCTPoll (Name): H
 )
 
-// run runs the call on l and returns its value: Fn's, or an operation's handle and
-// return code.
-func (c *Call) run(l *ptl4.Lib) (v any, h ptl4.Handle, r ptl4.Ret) {
+// run runs the call on l and returns its value: Fn's, or an operation's handle or
+// counter and return code.
+func (c *Call) run(l *ptl4.Lib) (v any, h ptl4.Handle, ct ptl4.CTEvent, r ptl4.Ret) {
 	switch c.Op {
 	case PostStart:
 		l.Start(c.Args)
@@ -139,10 +147,16 @@ func (c *Call) run(l *ptl4.Lib) (v any, h ptl4.Handle, r ptl4.Ret) {
 		l.CTInc(c.H, c.CT)
 	case CallAppend:
 		h, r = l.Append(c.H, c.PT, c.ME, c.List, c.UserPtr, c.LE)
+	case CallTriggered:
+		r = l.Triggered(c.Args, c.Trig, c.Threshold)
+	case CallTriggeredCT:
+		r = l.TriggeredCT(c.H, c.CT, c.Set, c.Trig, c.Threshold)
+	case CallCTGet:
+		ct, r = l.CTGet(c.H)
 	default:
 		v = c.Fn(l)
 	}
-	return v, h, r
+	return v, h, ct, r
 }
 
 // name is the call's name, as the library's API names it.
@@ -158,8 +172,12 @@ func (c *Call) name() string {
 		return "PtlCTInc"
 	case CallAppend:
 		return "PtlMEAppend"
+	case CallTriggered:
+		return "PtlTriggered" + c.Args.Kind.String()
+	case CallTriggeredCT:
+		return "PtlTriggeredCT"
 	}
-	return c.Name
+	return c.Name // Fn's, CallCTGet's
 }
 
 func (c *Call) String() string { return fmt.Sprintf("portals4.Call(%s pid%d)", c.name(), c.PID) }
@@ -178,6 +196,7 @@ type Result struct {
 	Addr  uint64
 	Value any
 	H     ptl4.Handle
+	CT    ptl4.CTEvent // CallCTGet's
 	R     ptl4.Ret
 	Bell  uint64
 	actors.PoolMark
@@ -456,11 +475,11 @@ func (f *Firmware) onCall(x *ppc.Exec, c *Call) {
 	x.Instr(f.p.FwCallInstr)
 	pr := f.proc(x, c.PID)
 	w0 := pr.lib.Work
-	v, h, r := c.run(pr.lib)
+	v, h, ct, r := c.run(pr.lib)
 	f.Stats.Calls++
 	f.after(x, pr, w0)
 	if c.Result != 0 { // 0: a posted command, whose result the library knew
-		x.HostWrite(f.p.ResultBytes, results.New(Result{Addr: c.Result, Value: v, H: h, R: r, Bell: pr.bells}))
+		x.HostWrite(f.p.ResultBytes, results.New(Result{Addr: c.Result, Value: v, H: h, CT: ct, R: r, Bell: pr.bells}))
 	}
 	f.done = append(f.done, c)
 }

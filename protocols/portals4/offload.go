@@ -96,13 +96,13 @@ func forgetBell(cpu *host.CPU, h interface{ Forget(addr uint64) }, pid uint32, k
 
 // call runs fn on the process's Portals state in the firmware.
 func (l *Lib) call(name string, fn func(*ptl4.Lib) any) any {
-	v, _, _ := l.wait(Call{Name: name, Fn: fn})
+	v, _, _, _ := l.wait(Call{Name: name, Fn: fn})
 	return v
 }
 
 // wait posts call c into the mailbox and busy-waits for its result: its value, or
-// the handle and return code of a typed operation.
-func (l *Lib) wait(c Call) (any, ptl4.Handle, ptl4.Ret) {
+// the handle or counter and the return code of a typed operation.
+func (l *Lib) wait(c Call) (any, ptl4.Handle, ptl4.CTEvent, ptl4.Ret) {
 	l.p.Compute(l.r.p.LibCall)
 	l.seq++
 	addr := resultAddr(l.p.ID, l.seq)
@@ -112,9 +112,9 @@ func (l *Lib) wait(c Call) (any, ptl4.Handle, ptl4.Ret) {
 	l.p.Forget(addr)
 	l.bell = max(l.bell, res.Bell)
 	l.r.forgetBells(l.p)
-	v, h, r := res.Value, res.H, res.R
+	v, h, ct, r := res.Value, res.H, res.CT, res.R
 	results.Release(res)
-	return v, h, r
+	return v, h, ct, r
 }
 
 // waitChange waits until the firmware reports a change after the last one this
@@ -296,7 +296,7 @@ func (l *Lib) MDRelease(md ptl4.Handle) ptl4.Ret {
 
 // Append is PtlMEAppend and PtlLEAppend.
 func (l *Lib) Append(ni ptl4.Handle, idx uint32, me ptl4.ME, list ptl4.List, userPtr uint64, le bool) (ptl4.Handle, ptl4.Ret) {
-	_, h, r := l.wait(Call{Op: CallAppend, H: ni, PT: idx, ME: me, List: list, UserPtr: userPtr, LE: le})
+	_, h, _, r := l.wait(Call{Op: CallAppend, H: ni, PT: idx, ME: me, List: list, UserPtr: userPtr, LE: le})
 	return h, r
 }
 
@@ -447,11 +447,16 @@ type ctRes struct {
 
 // CTGet is PtlCTGet.
 func (l *Lib) CTGet(ct ptl4.Handle) (ptl4.CTEvent, ptl4.Ret) {
-	v := l.ctTest("PtlCTGet", []ptl4.Handle{ct}, []uint64{0})
-	return v.v, v.r
+	_, _, v, r := l.wait(Call{Op: CallCTGet, Name: "PtlCTGet", H: ct})
+	return v, r
 }
 
+// ctTest reads the counters cts in the firmware and says which first reached its
+// test (or failed). One counter is a typed call; several, a call of a function.
 func (l *Lib) ctTest(name string, cts []ptl4.Handle, tests []uint64) ctRes {
+	if len(cts) == 1 && len(tests) == 1 {
+		return l.ctTest1(name, cts[0], tests[0])
+	}
 	return l.call(name, func(x *ptl4.Lib) any {
 		var first ptl4.CTEvent
 		for i, h := range cts {
@@ -470,21 +475,47 @@ func (l *Lib) ctTest(name string, cts []ptl4.Handle, tests []uint64) ctRes {
 	}).(ctRes)
 }
 
+// ctTest1 is ctTest of one counter.
+func (l *Lib) ctTest1(name string, ct ptl4.Handle, test uint64) ctRes {
+	_, _, v, r := l.wait(Call{Op: CallCTGet, Name: name, H: ct})
+	switch {
+	case r != ptl4.OK:
+		return ctRes{r: r}
+	case v.Success >= test || v.Failure > 0:
+		return ctRes{v, 0, ptl4.OK, true}
+	}
+	return ctRes{v: v}
+}
+
 // CTWait is PtlCTWait.
 func (l *Lib) CTWait(ct ptl4.Handle, test uint64) (ptl4.CTEvent, ptl4.Ret) {
-	v, _, r := l.CTPoll([]ptl4.Handle{ct}, []uint64{test}, -1)
+	v, _, r := l.ctPoll(nil, nil, ct, test, -1)
 	return v, r
 }
 
 // CTPoll is PtlCTPoll. A counter freed while the call waits ends it with PTL_OK.
 func (l *Lib) CTPoll(cts []ptl4.Handle, tests []uint64, timeoutMS int64) (ptl4.CTEvent, int, ptl4.Ret) {
+	if len(cts) == 1 && len(tests) == 1 {
+		return l.ctPoll(nil, nil, cts[0], tests[0], timeoutMS)
+	}
+	return l.ctPoll(cts, tests, 0, 0, timeoutMS)
+}
+
+// ctPoll is CTPoll of cts, or of the one counter ct when cts is nil (without a slice
+// for it: PtlCTWait allocates nothing).
+func (l *Lib) ctPoll(cts []ptl4.Handle, tests []uint64, ct ptl4.Handle, test uint64, timeoutMS int64) (ptl4.CTEvent, int, ptl4.Ret) {
 	deadline := actors.Time(-1)
 	if timeoutMS >= 0 {
 		deadline = l.p.Now().Add(actors.Duration(timeoutMS) * actors.Millisecond)
 	}
 	var last ptl4.CTEvent
 	for waited := false; ; waited = true {
-		v := l.ctTest("PtlCTPoll", cts, tests)
+		var v ctRes
+		if cts == nil {
+			v = l.ctTest1("PtlCTPoll", ct, test)
+		} else {
+			v = l.ctTest("PtlCTPoll", cts, tests)
+		}
 		switch {
 		case v.r != ptl4.OK && waited:
 			return last, 0, ptl4.OK
@@ -570,13 +601,14 @@ func (l *Lib) snapshot(md ptl4.Handle, off, n uint64) []byte {
 
 // Triggered is PtlTriggeredPut and friends.
 func (l *Lib) Triggered(a ptl4.Args, ct ptl4.Handle, threshold uint64) ptl4.Ret {
-	a = copyArgs(a)
-	return l.r0("PtlTriggered"+a.Kind.String(), func(x *ptl4.Lib) ptl4.Ret { return x.Triggered(a, ct, threshold) })
+	_, _, _, r := l.wait(Call{Op: CallTriggered, Args: copyArgs(a), Trig: ct, Threshold: threshold})
+	return r
 }
 
 // TriggeredCT is PtlTriggeredCTInc and PtlTriggeredCTSet.
 func (l *Lib) TriggeredCT(target ptl4.Handle, v ptl4.CTEvent, set bool, ct ptl4.Handle, threshold uint64) ptl4.Ret {
-	return l.r0("PtlTriggeredCT", func(x *ptl4.Lib) ptl4.Ret { return x.TriggeredCT(target, v, set, ct, threshold) })
+	_, _, _, r := l.wait(Call{Op: CallTriggeredCT, H: target, CT: v, Set: set, Trig: ct, Threshold: threshold})
+	return r
 }
 
 // StartBundle is PtlStartBundle.

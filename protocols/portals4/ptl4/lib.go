@@ -17,6 +17,7 @@ type Lib struct {
 	ops    actors.FreeList[op]    // records of finished operations, for the next ones
 	dead   actors.FreeList[entry] // entries freed (unlinked, no header holds them), for the next appends
 	uhdrs  actors.FreeList[uhdr]  // unexpected headers taken, for the next ones
+	trigs  actors.FreeList[trig]  // triggered operations fired or refused, for the next ones
 
 	// Outbox holds the messages the calls and deliveries produced, in order; the
 	// caller takes them (and sets Outbox to nil), then may give the array back

@@ -436,7 +436,40 @@ type trig struct {
 	seq       uint64
 	ct        Handle
 	n         *ni
-	fire      func()
+	kind      trigKind
+	a         Args    // trigStart: the operation
+	target    Handle  // trigCT: the counter it changes, by v, set or incremented
+	v         CTEvent //
+	set       bool    //
+	fn        func()  // trigFn: the rest (appends, unlinks)
+}
+
+// trigKind is what a triggered operation does when it fires: the operations a
+// program makes per message are values in its record, so that they allocate nothing.
+type trigKind uint8
+
+const (
+	trigFn    trigKind = iota // fn
+	trigStart                 // PtlTriggeredPut and friends
+	trigCT                    // PtlTriggeredCTInc, PtlTriggeredCTSet
+)
+
+// fire runs triggered operation t, whose threshold its counter has reached.
+func (l *Lib) fire(t *trig) {
+	switch t.kind {
+	case trigStart:
+		if _, o, r := l.check(t.a); r == OK { // the MDs may be gone by now
+			l.launch(t.n, o, t.a)
+		}
+	case trigCT:
+		if t.set {
+			l.CTSet(t.target, t.v)
+		} else {
+			l.CTInc(t.target, t.v)
+		}
+	default:
+		t.fn()
+	}
 }
 
 // Triggered is PtlTriggeredPut/Get/Atomic/FetchAtomic/Swap: the call is checked now
@@ -445,15 +478,17 @@ func (l *Lib) Triggered(a Args, ctr Handle, threshold uint64) Ret {
 	if l.inits == 0 {
 		return NoInit
 	}
-	n, _, r := l.check(a)
-	if r != OK {
+	if r := Validate(l, a); r != OK { // and again when it fires (check): the MDs may be gone
 		return r
 	}
-	return l.addTrig(n, ctr, threshold, func() {
-		if _, o, r := l.check(a); r == OK { // the MDs may be gone by now
-			l.launch(n, o, a)
-		}
-	})
+	md := a.MD
+	if a.Kind != MsgGet && a.Kind != MsgPut && a.Kind != MsgAtomic {
+		md = a.GetMD
+	}
+	n, _ := l.mdOf(md) // check's interface, without the operation's record
+	t := l.newTrig(n, trigStart)
+	t.a = a
+	return l.addTrig(t, ctr, threshold)
 }
 
 // TriggeredCT is PtlTriggeredCTInc (set false) and PtlTriggeredCTSet (set true).
@@ -468,13 +503,9 @@ func (l *Lib) TriggeredCT(target Handle, v CTEvent, set bool, ctr Handle, thresh
 	if !set && v.Success > 0 && v.Failure > 0 {
 		return ArgInvalid
 	}
-	return l.addTrig(tn, ctr, threshold, func() {
-		if set {
-			l.CTSet(target, v)
-		} else {
-			l.CTInc(target, v)
-		}
-	})
+	t := l.newTrig(tn, trigCT)
+	t.target, t.v, t.set = target, v, set
+	return l.addTrig(t, ctr, threshold)
 }
 
 // TriggeredAppend is PtlTriggeredMEAppend (and the LE form).
@@ -486,7 +517,9 @@ func (l *Lib) TriggeredAppend(h Handle, idx uint32, d ME, list List, userPtr uin
 	if le == n.matching() || idx >= uint32(len(n.pts)) || !n.pts[idx].alloc {
 		return ArgInvalid
 	}
-	return l.addTrig(n, ctr, threshold, func() { l.Append(h, idx, d, list, userPtr, le) })
+	t := l.newTrig(n, trigFn)
+	t.fn = func() { l.Append(h, idx, d, list, userPtr, le) }
+	return l.addTrig(t, ctr, threshold)
 }
 
 // TriggeredUnlink is PtlTriggeredMEUnlink.
@@ -498,19 +531,33 @@ func (l *Lib) TriggeredUnlink(h Handle, ctr Handle, threshold uint64) Ret {
 	if n == nil || n.entries[h] == nil {
 		return ArgInvalid
 	}
-	return l.addTrig(n, ctr, threshold, func() { l.Unlink(h) })
+	t := l.newTrig(n, trigFn)
+	t.fn = func() { l.Unlink(h) }
+	return l.addTrig(t, ctr, threshold)
 }
 
-func (l *Lib) addTrig(n *ni, ctr Handle, threshold uint64, fire func()) Ret {
+// newTrig returns a record of a triggered operation of kind on n, recycled or new;
+// addTrig takes it.
+func (l *Lib) newTrig(n *ni, kind trigKind) *trig {
+	t := l.trigs.Get()
+	*t = trig{n: n, kind: kind}
+	return t
+}
+
+// addTrig registers triggered operation t on counter ctr of t.n, to fire at threshold;
+// a record it refuses is recycled.
+func (l *Lib) addTrig(t *trig, ctr Handle, threshold uint64) Ret {
+	n := t.n
 	c := l.ctOf(n, ctr)
-	if c == nil {
-		return ArgInvalid
-	}
-	if n.nTrig >= n.lim.MaxTriggeredOps {
+	if c == nil || n.nTrig >= n.lim.MaxTriggeredOps {
+		l.dropTrig(t)
+		if c == nil {
+			return ArgInvalid
+		}
 		return NoSpace
 	}
 	l.seq++
-	t := &trig{threshold: threshold, seq: l.seq, ct: ctr, n: n, fire: fire}
+	t.threshold, t.seq, t.ct = threshold, l.seq, ctr
 	i := len(c.trig)
 	for i > 0 && c.trig[i-1].threshold > threshold {
 		i--
@@ -527,22 +574,34 @@ func (l *Lib) addTrig(n *ni, ctr Handle, threshold uint64, fire func()) Ret {
 // threshold order; operations they start that move counters fire in turn, after them.
 func (l *Lib) ctChanged(n *ni, c *ct) {
 	l.changed()
-	for len(c.trig) > 0 && c.trig[0].threshold <= c.v.Success {
-		t := c.trig[0]
-		c.trig = c.trig[1:]
-		n.nTrig--
-		l.fireQ = append(l.fireQ, t)
+	k := 0
+	for k < len(c.trig) && c.trig[k].threshold <= c.v.Success {
+		l.fireQ = append(l.fireQ, c.trig[k])
+		k++
+	}
+	if k > 0 { // the rest moves to the front: the array is kept for the next ones
+		n.nTrig -= k
+		left := copy(c.trig, c.trig[k:])
+		clear(c.trig[left:])
+		c.trig = c.trig[:left]
 	}
 	if l.firing {
 		return
 	}
 	l.firing = true
-	for len(l.fireQ) > 0 {
-		t := l.fireQ[0]
-		l.fireQ = l.fireQ[1:]
+	for i := 0; i < len(l.fireQ); i++ { // firing may queue more
+		t := l.fireQ[i]
 		l.Work.Triggered++
-		t.fire()
+		l.fire(t)
+		l.dropTrig(t)
 	}
+	clear(l.fireQ)
 	l.fireQ = l.fireQ[:0]
 	l.firing = false
+}
+
+// dropTrig recycles the record of a triggered operation that fired or was refused.
+func (l *Lib) dropTrig(t *trig) {
+	*t = trig{}
+	l.trigs.Put(t)
 }
