@@ -122,15 +122,15 @@ type CallOp uint8
 
 // The operations: posted ones (no wait for a result), and CallAppend.
 const (
-	CallFn         CallOp = iota // Fn
-	PostStart                    // PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic, PtlSwap
-	PostEQConsumed               // an event taken from a queue in host memory (PtlEQGet)
-	PostCTSet                    // PtlCTSet
-	PostCTInc                    // PtlCTInc
-	CallAppend                   // PtlMEAppend, PtlLEAppend (a waited call: its handle comes back)
-	CallTriggered                // PtlTriggeredPut and friends: Args, Trig, Threshold
-	CallTriggeredCT              // PtlTriggeredCTInc and ...Set: H the counter it changes, CT, Set, Trig, Threshold
-	CallCTGet                    // PtlCTGet, and a poll of PtlCTWait or of a one-counter PtlCTPoll (Name): H
+	CallFn          CallOp = iota // Fn
+	PostStart                     // PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic, PtlSwap
+	PostEQConsumed                // an event taken from a queue in host memory (PtlEQGet)
+	PostCTSet                     // PtlCTSet
+	PostCTInc                     // PtlCTInc
+	CallAppend                    // PtlMEAppend, PtlLEAppend (a waited call: its handle comes back)
+	CallTriggered                 // PtlTriggeredPut and friends: Args, Trig, Threshold
+	CallTriggeredCT               // PtlTriggeredCTInc and ...Set: H the counter it changes, CT, Set, Trig, Threshold
+	CallCTGet                     // PtlCTGet, and a poll of PtlCTWait or of a one-counter PtlCTPoll (Name): H
 )
 
 // run runs the call on l and returns its value: Fn's, or an operation's handle or
