@@ -93,8 +93,8 @@ type Call struct {
 	Name   string // of a call with Fn; an operation's is name()
 	Fn     func(l *ptl4.Lib) any
 	Result uint64
-	// An operation a library makes per message, carried by value instead of in a
-	// closure: Fn is nil and Op says which, with its arguments.
+	// An operation a library makes per message or per poll, carried by value instead
+	// of in a closure: Fn is nil and Op says which, with its arguments.
 	Op      CallOp
 	Args    ptl4.Args    // PostStart
 	H       ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc, the NI of CallAppend
@@ -120,7 +120,8 @@ var calls actors.Pool[Call, *Call]
 // CallOp is a library operation carried by value in a Call (see Call).
 type CallOp uint8
 
-// The operations: posted ones (no wait for a result), and CallAppend.
+// The operations: posted ones (no wait for a result), then waited ones, whose
+// handle, counter or return code comes back (Result).
 const (
 	CallFn          CallOp = iota // Fn
 	PostStart                     // PtlPut, PtlGet, PtlAtomic, PtlFetchAtomic, PtlSwap
