@@ -112,8 +112,11 @@ type Delivery struct {
 	// InFlight is true when the operation must be finished with Complete: accepted
 	// puts, gets and replies. Acks finish in DeliverHeader.
 	InFlight bool
-	Link     uint64   // the operation, for Complete
-	Posted   []Posted // events posted by DeliverHeader (START, or ACK and UNLINK)
+	Link     uint64 // the operation, for Complete
+	// Posted are the events DeliverHeader posted (START, or ACK and UNLINK), valid until
+	// the NI's next DeliverHeader: take them at once (a Delivery kept for Complete
+	// does not need them).
+	Posted []Posted
 }
 
 // String is a one-line summary for logs and traces.

@@ -26,6 +26,8 @@ type NI struct {
 	// reused by the next of those calls (a new one each call was an allocation per
 	// message).
 	posted []Posted
+	// delivered is the array of Delivery.Posted, reused by the next DeliverHeader.
+	delivered []Posted
 }
 
 // portal is one entry of the portal table: a doubly linked match list.

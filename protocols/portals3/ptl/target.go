@@ -21,6 +21,9 @@ package ptl
 // An ack or reply whose MD has been unlinked or is inactive is dropped.
 func (ni *NI) DeliverHeader(h Header) Delivery {
 	d := Delivery{Header: h}
+	if ni != nil {
+		d.Posted = ni.delivered[:0]
+	}
 	switch {
 	case ni.check() != nil:
 		d.Reason = DropNIInvalid
@@ -41,6 +44,12 @@ func (ni *NI) DeliverHeader(h Header) Delivery {
 	if !d.Accepted && ni != nil {
 		ni.sr[SRDropCount]++
 		ni.sr[SRDropLength] += h.Length
+	}
+	if ni != nil {
+		ni.delivered = d.Posted[:0] // with the capacity appends gave it
+	}
+	if len(d.Posted) == 0 {
+		d.Posted = nil
 	}
 	return d
 }
