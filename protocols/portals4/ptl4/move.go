@@ -285,20 +285,30 @@ func (l *Lib) check(a Args) (*ni, *op, Ret) {
 		return nil, nil, r
 	}
 	o := l.ops.New(op{kind: a.Kind, ack: a.Ack, length: a.Length, userPtr: a.UserPtr})
-	var n *ni
 	switch a.Kind {
 	case MsgGet:
-		n, o.get = l.mdOf(a.MD)
+		_, o.get = l.mdOf(a.MD)
 		o.getOff = a.LocalOffset
 	case MsgPut, MsgAtomic:
-		n, o.put = l.mdOf(a.MD)
+		_, o.put = l.mdOf(a.MD)
 		o.putOff = a.LocalOffset
 	default:
-		n, o.get = l.mdOf(a.GetMD)
+		_, o.get = l.mdOf(a.GetMD)
 		_, o.put = l.mdOf(a.PutMD)
 		o.getOff, o.putOff = a.GetOffset, a.PutOffset
 	}
-	return n, o, OK
+	return l.argsNI(a), o, OK
+}
+
+// argsNI is the interface of a validated data-movement call: its MD's (the get MD's
+// of a fetching atomic or a swap).
+func (l *Lib) argsNI(a Args) *ni {
+	md := a.MD
+	if a.Kind != MsgGet && a.Kind != MsgPut && a.Kind != MsgAtomic {
+		md = a.GetMD
+	}
+	n, _ := l.mdOf(md)
+	return n
 }
 
 // launch builds the request of a checked call.
@@ -437,11 +447,12 @@ type trig struct {
 	ct        Handle
 	n         *ni
 	kind      trigKind
-	a         Args    // trigStart: the operation
-	target    Handle  // trigCT: the counter it changes, by v, set or incremented
-	v         CTEvent //
-	set       bool    //
-	fn        func()  // trigFn: the rest (appends, unlinks)
+	a         Args   // trigStart: the operation
+	fn        func() // trigFn: the rest (appends, unlinks)
+	// trigCT: the counter it changes, set to v or incremented by v
+	target Handle
+	v      CTEvent
+	set    bool
 }
 
 // trigKind is what a triggered operation does when it fires: the operations a
@@ -481,12 +492,7 @@ func (l *Lib) Triggered(a Args, ctr Handle, threshold uint64) Ret {
 	if r := Validate(l, a); r != OK { // and again when it fires (check): the MDs may be gone
 		return r
 	}
-	md := a.MD
-	if a.Kind != MsgGet && a.Kind != MsgPut && a.Kind != MsgAtomic {
-		md = a.GetMD
-	}
-	n, _ := l.mdOf(md) // check's interface, without the operation's record
-	t := l.newTrig(n, trigStart)
+	t := l.newTrig(l.argsNI(a), trigStart)
 	t.a = a
 	return l.addTrig(t, ctr, threshold)
 }
