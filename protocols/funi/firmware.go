@@ -215,7 +215,7 @@ func (f *Firmware) handle(x *i960.Exec, ev actors.Msg) {
 		f.arrived(x, e.Packet)
 	case held:
 		fr := e.pk.Body.(*Frame)
-		if !f.data(x, e.pk, fr, int((f.p.FrameBytes+3)/4), true) {
+		if !f.data(x, e.pk, fr, f.hdrWords(), true) {
 			fr.drop()
 		}
 	case *squall.TxFree:
@@ -384,7 +384,7 @@ func (f *Firmware) ack(x *i960.Exec, fr *Frame, kind frameKind, why string) {
 // firmware keeps it for later (Arctic).
 func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 	fr := pk.Body.(*Frame)
-	hdr := int((f.p.FrameBytes + 3) / 4)
+	hdr := f.hdrWords()
 	switch fr.Kind {
 	case fAck, fNack:
 		x.Pop(pk, hdr)
@@ -411,6 +411,9 @@ func (f *Firmware) arrived(x *i960.Exec, pk *wire.Packet) {
 	}
 	fr.drop()
 }
+
+// hdrWords is the 32-bit words of a FUNI header.
+func (f *Firmware) hdrWords() int { return int((f.p.FrameBytes + 3) / 4) }
 
 // answered takes an acknowledgement (or a negative one) of a buffered packet.
 func (f *Firmware) answered(x *i960.Exec, fr *Frame) {
