@@ -70,7 +70,7 @@ func RunTest(ctx context.Context, mp machine.Params, p Params, path string, data
 	at := make([]*conform.Node, ranks)
 	for rank := range ranks {
 		if err := j.Spawn(rank, "conform", func(l API) {
-			results[rank] = conform.RunRank(root, l, &at[rank])
+			results[rank] = conform.RunRank(root, l, &at[rank], ctx.Err)
 			done[rank] = true
 		}); err != nil {
 			return fail("%v", err)

@@ -102,6 +102,10 @@ type run struct {
 	e     Env
 	first *string // the first mismatch of the rank, shared by its threads
 	track **Node  // if not nil, set to the element being run
+	// stop, if not nil, says why the run must end now (the caller's context): a repeat
+	// of elements that take no simulated time never returns to the engine, which checks
+	// the context only between windows.
+	stop func() error
 }
 
 func (r *run) failf(n *Node, format string, args ...any) int {
@@ -124,10 +128,12 @@ func defaultInfo() *info {
 
 // RunRank interprets test file root as rank e.Rank() and returns the first mismatch,
 // or "" when the rank passed. at, if not nil, follows the element being run (to tell
-// where a rank that never finished was).
-func RunRank(root *Node, e Env, at **Node) string {
+// where a rank that never finished was). stop, if not nil, is asked between the
+// iterations of a repeat whether to give up (a context's Err): its error ends the rank
+// as a mismatch.
+func RunRank(root *Node, e Env, at **Node, stop func() error) string {
 	first := ""
-	r := &run{e: e, first: &first}
+	r := &run{e: e, first: &first, stop: stop}
 	r.track = at
 	if errs := r.walk(defaultInfo(), []*Node{root}); errs > 0 && first == "" {
 		first = fmt.Sprintf("%d errors", errs)

@@ -7,6 +7,9 @@ import (
 )
 
 // walk is run.c's walk_tree over the siblings nodes.
+// stopEvery is how many iterations of a repeat run between two questions to run.stop.
+const stopEvery = 1024
+
 func (r *run) walk(in *info, nodes []*Node) int {
 	total := 0
 	for _, n := range nodes {
@@ -66,6 +69,11 @@ func (r *run) node(in *info, n *Node) int {
 	case "repeat":
 		errs := 0
 		for i := int64(0); i < cur.count; i++ {
+			if r.stop != nil && i%stopEvery == 0 {
+				if err := r.stop(); err != nil {
+					return errs + r.failf(n, "stopped after %d of %d iterations: %v", i, cur.count, err)
+				}
+			}
 			errs += kids()
 		}
 		return errs
