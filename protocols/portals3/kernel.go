@@ -289,7 +289,8 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		s.release(c, ev.Pending)
 		reply := new(ptl.Delivery) // only a get's delivery outlives the handler here
 		*reply = d
-		s.send(c, s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: reply, cause: w.ID}), *d.Response, d.Regions, pr.bridge, pr.ni.ReadData(d))
+		reply.KeepRegions() // a send that waits for a TX pending programs them later
+		s.send(c, s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: reply, cause: w.ID}), *d.Response, reply.Regions, pr.bridge, pr.ni.ReadData(d))
 	default: // put or reply
 		if w.Len == 0 {
 			s.complete(c, pr, d, w)
@@ -299,7 +300,13 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		c.Charge(s.p.KernRxCmd)
 		cmd := rxCommands.New(RxCommand{Pending: ev.Pending, MLength: int64(d.MLength)})
 		cmd.Regions = s.program(c, d.Regions, pr.bridge, cmd.dma[:0])
-		s.rxOps[ev.Pending] = s.opRecs.rx.New(rxOp{proc: pr, d: d, wire: w})
+		op := s.opRecs.rx.New(rxOp{proc: pr, d: d, wire: w})
+		if w.Data != nil {
+			op.d.KeepRegions() // complete writes the bytes through them
+		} else {
+			op.d.Regions = nil // the next delivery's: nothing reads them again
+		}
+		s.rxOps[ev.Pending] = op
 		s.post(c, s.p.CmdBytes*actors.Bytes(1+len(cmd.Regions)), cmd)
 	}
 }

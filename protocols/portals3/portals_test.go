@@ -483,3 +483,58 @@ func failedGet(t *testing.T, mode string) {
 	require.NoError(t, err)
 	assert.Equal(t, ptl.NIFail, ev.NIFailType)
 }
+
+// Two puts in flight at once into one MD, each at an offset inside its region: the
+// second's header is delivered while the first's payload is still coming, and each
+// payload lands at its own offset (a delivery's regions outlive the next delivery
+// where the payload is written later: ptl.Delivery.KeepRegions).
+func TestPutsInFlightLandAtTheirOffsets(t *testing.T) {
+	for _, mode := range []string{"generic", "accelerated"} {
+		t.Run(mode, func(t *testing.T) {
+			a, b := make([]byte, 300), make([]byte, 300)
+			for i := range a {
+				a[i], b[i] = byte(i), byte(255-i)
+			}
+			dst := make([]byte, 1000)
+			acks := 0
+			err := scenarioMode(t, mode, func(pr *Process) error {
+				eq, _ := pr.EQAlloc(64)
+				ma, err := pr.MDBind(ptl.MD{Start: 0x1000, Length: 300, Buf: a, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+				if err != nil {
+					return err
+				}
+				mb, err := pr.MDBind(ptl.MD{Start: 0x2000, Length: 300, Buf: b, Threshold: ptl.ThreshInf, EQ: eq}, ptl.Retain)
+				if err != nil {
+					return err
+				}
+				if err := pr.Put(ma, ptl.AckReqd, node1, 4, 7, 100, 0); err != nil {
+					return err
+				}
+				if err := pr.Put(mb, ptl.AckReqd, node1, 4, 7, 500, 0); err != nil {
+					return err
+				}
+				for range 2 {
+					if _, err := pr.WaitFor(eq, ptl.EventAck); err != nil {
+						return err
+					}
+					acks++
+				}
+				return nil
+			}, func(pr *Process) error {
+				eq, _ := pr.EQAlloc(64)
+				me, err := pr.MEAttach(4, ptl.MatchAny(), 7, 0, ptl.Retain, ptl.InsAfter)
+				if err != nil {
+					return err
+				}
+				_, err = pr.MDAttach(me, ptl.MD{Start: 0x5000, Length: 1000, Buf: dst, Threshold: ptl.ThreshInf,
+					Options: ptl.MDOpPut | ptl.MDManageRemote, EQ: eq}, ptl.Retain)
+				return err
+			})
+			require.NoError(t, err)
+			require.Equal(t, 2, acks)
+			assert.Equal(t, a, dst[100:400])
+			assert.Equal(t, b, dst[500:800])
+			assert.Equal(t, make([]byte, 100), dst[400:500])
+		})
+	}
+}

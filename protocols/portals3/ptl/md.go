@@ -211,21 +211,29 @@ func (m *md) singleEvents() bool { return m.startEvents() || m.endEvents() }
 
 // slice returns the pieces of the MD's memory that cover [offset, offset+n).
 func (m *md) slice(offset, n uint64) []Region {
+	r, _ := m.sliceInto(offset, n, nil)
+	return r
+}
+
+// sliceInto is slice with the pieces appended to out (inOut) unless they are one whole
+// region of the MD's.
+func (m *md) sliceInto(offset, n uint64, out []Region) (r []Region, inOut bool) {
 	if m.spec.LazyBuf != nil && m.spec.Buf == nil && n > 0 { // first use: the bytes come now
 		m.spec.Buf = make([]byte, m.spec.Length)
 		*m.spec.LazyBuf = m.spec.Buf
 		m.regions[0].Buf = m.spec.Buf
 	}
-	return sliceRegions(m.regions, offset, n)
+	return sliceRegions(m.regions, offset, n, out)
 }
 
-// sliceRegions returns the pieces of rs that cover [off, off+n). A piece that is a
-// whole region of rs is returned as rs's own (a transfer of a whole contiguous MD, the
-// common case, allocates nothing): callers do not modify the result, and use it only
-// while the operation it is for is in flight, during which the MD can be neither
-// unlinked nor updated (its record is not reused) and its regions do not change.
-func sliceRegions(rs []Region, off, n uint64) []Region {
-	var out []Region
+// sliceRegions appends to out the pieces of rs that cover [off, off+n) and returns
+// them (inOut). A single piece that is a whole region of rs is returned as rs's own
+// instead (a transfer of a whole contiguous MD, the common case, copies nothing):
+// callers do not modify the result, and use it only while the operation it is for is
+// in flight, during which the MD can be neither unlinked nor updated (its record is
+// not reused) and its regions do not change.
+func sliceRegions(rs []Region, off, n uint64, out []Region) (r []Region, inOut bool) {
+	out = out[:0]
 	for i, r := range rs {
 		if n == 0 {
 			break
@@ -235,8 +243,8 @@ func sliceRegions(rs []Region, off, n uint64) []Region {
 			continue
 		}
 		take := min(r.Len-off, n)
-		if out == nil && off == 0 && take == r.Len && take == n && (r.Buf == nil || uint64(len(r.Buf)) == take) {
-			return rs[i : i+1 : i+1]
+		if len(out) == 0 && off == 0 && take == r.Len && take == n && (r.Buf == nil || uint64(len(r.Buf)) == take) {
+			return rs[i : i+1 : i+1], false
 		}
 		p := Region{Addr: r.Addr + off, Len: take}
 		if r.Buf != nil {
@@ -246,7 +254,10 @@ func sliceRegions(rs []Region, off, n uint64) []Region {
 		n -= take
 		off = 0
 	}
-	return out
+	if len(out) == 0 {
+		return nil, false
+	}
+	return out, true
 }
 
 // gather concatenates the bytes of rs; nil if any region is size-only.

@@ -348,21 +348,30 @@ func TestMDUpdateReactivates(t *testing.T) {
 func TestSliceRegions(t *testing.T) {
 	buf := make([]byte, 300)
 	rs := []Region{{Addr: 0x1000, Len: 100, Buf: buf[:100:100]}, {Addr: 0x5000, Len: 200, Buf: buf[100:300]}}
+	slice := func(off, n uint64) []Region { r, _ := sliceRegions(rs, off, n, nil); return r }
 	// A whole region is the list's own: nothing to allocate.
-	whole := sliceRegions(rs, 100, 200)
+	whole, inOut := sliceRegions(rs, 100, 200, nil)
+	require.False(t, inOut)
 	require.Equal(t, []Region{rs[1]}, whole)
 	require.Same(t, &rs[1], &whole[0])
 	require.Equal(t, 1, cap(whole), "the caller cannot append over the next region")
-	require.Zero(t, testing.AllocsPerRun(100, func() { sliceRegions(rs, 0, 100) }))
+	require.Zero(t, testing.AllocsPerRun(100, func() { slice(0, 100) }))
 	// Parts of regions, and more than one region, are new pieces.
-	part := sliceRegions(rs, 50, 100)
+	part := slice(50, 100)
 	require.Equal(t, []Region{{Addr: 0x1032, Len: 50, Buf: buf[50:100]}, {Addr: 0x5000, Len: 50, Buf: buf[100:150]}}, part)
-	require.Equal(t, []Region{{Addr: 0x5010, Len: 16, Buf: buf[116:132]}}, sliceRegions(rs, 116, 16))
-	require.Len(t, sliceRegions(rs, 0, 300), 2)
-	require.Nil(t, sliceRegions(rs, 10, 0))
+	require.Equal(t, []Region{{Addr: 0x5010, Len: 16, Buf: buf[116:132]}}, slice(116, 16))
+	require.Len(t, slice(0, 300), 2)
+	require.Nil(t, slice(10, 0))
+	// ... in the array given when there is one, which then allocates nothing.
+	out := make([]Region, 0, 4)
+	got, inOut := sliceRegions(rs, 50, 100, out)
+	require.True(t, inOut)
+	require.Equal(t, part, got)
+	require.Same(t, &out[:1][0], &got[0])
+	require.Zero(t, testing.AllocsPerRun(100, func() { sliceRegions(rs, 50, 100, out) }))
 	// A region whose buffer is longer than the region is cut to it, not shared.
 	long := []Region{{Addr: 0, Len: 10, Buf: buf[:20]}}
-	got := sliceRegions(long, 0, 10)
+	got, _ = sliceRegions(long, 0, 10, nil)
 	require.Len(t, got[0].Buf, 10)
 	require.NotSame(t, &long[0], &got[0])
 }

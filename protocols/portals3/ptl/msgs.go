@@ -1,6 +1,9 @@
 package ptl
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Header is a Portals message header as it travels between interfaces: an immutable
 // value built by Put, Get (initiator) or DeliverHeader (target: the ack or reply) and
@@ -35,6 +38,10 @@ type Header struct {
 	// operation by it; it also makes a handy trace id.
 	Link uint64
 }
+
+// KeepRegions gives d a copy of its regions of its own, for a caller that keeps d past
+// the NI's next DeliverHeader and still needs them.
+func (d *Delivery) KeepRegions() { d.Regions = slices.Clone(d.Regions) }
 
 // String is a one-line summary for logs and traces.
 func (h Header) String() string {
@@ -102,7 +109,9 @@ type Delivery struct {
 	Offset   uint64   // where in the MD the data goes (put, reply) or comes from (get)
 	MLength  uint64   // bytes accepted (ack: as reported by the target)
 	// Regions are the pieces of host memory the data goes to (put, reply) or comes from
-	// (get), MLength bytes in total: what the RX or TX DMA must cover.
+	// (get), MLength bytes in total: what the RX or TX DMA must cover. Valid until the
+	// NI's next DeliverHeader: a caller that keeps the Delivery and needs them later
+	// keeps a copy (KeepRegions).
 	Regions []Region
 	// Response is the message the target owes: for a get, the reply (send it with
 	// ReadData as payload, then Complete); for a put that asked for an ack from an MD
