@@ -90,8 +90,8 @@ type txOp struct {
 	proc  *Process
 	hdr   ptl.Header
 	kind  WireKind
-	reply *ptl.Delivery // a get served: GET_END when the reply has left
-	cause uint64        // the message this one answers (a get's reply, a put's ack), for tracing
+	reply ptl.Delivery // a get served (kind Reply): GET_END when the reply has left
+	cause uint64       // the message this one answers (a get's reply, a put's ack), for tracing
 }
 
 // rxOp is a message whose payload the RX DMA engine is depositing.
@@ -287,10 +287,9 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		s.release(c, ev.Pending)
 	case ptl.OpGet:
 		s.release(c, ev.Pending)
-		reply := new(ptl.Delivery) // only a get's delivery outlives the handler here
-		*reply = d
-		reply.KeepRegions() // a send that waits for a TX pending programs them later
-		s.send(c, s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: reply, cause: w.ID}), *d.Response, reply.Regions, pr.bridge, pr.ni.ReadData(d))
+		op := s.opRecs.tx.New(txOp{proc: pr, hdr: *d.Response, kind: Reply, reply: d, cause: w.ID})
+		op.reply.KeepRegions() // a send that waits for a TX pending programs them later
+		s.send(c, op, *d.Response, op.reply.Regions, pr.bridge, pr.ni.ReadData(d))
 	default: // put or reply
 		if w.Len == 0 {
 			s.complete(c, pr, d, w)
@@ -378,7 +377,7 @@ func (s *Stack) onTxDone(c ctx, ev *GenericEvent) {
 		}
 		s.deliver(c, op.proc, posted)
 	case Reply:
-		posted, err := op.proc.ni.Complete(*op.reply, ev.Failed)
+		posted, err := op.proc.ni.Complete(op.reply, ev.Failed)
 		if err != nil {
 			c.Fatalf("portals: get done %s: %v", op.hdr, err)
 		}

@@ -39,9 +39,15 @@ type Header struct {
 	Link uint64
 }
 
-// KeepRegions gives d a copy of its regions of its own, for a caller that keeps d past
-// the NI's next DeliverHeader and still needs them.
-func (d *Delivery) KeepRegions() { d.Regions = slices.Clone(d.Regions) }
+// KeepRegions gives d a copy of its regions of its own if they are in the NI's array
+// (pieces of an MD region; a whole region is the MD's, valid while the operation is
+// in flight), for a caller that keeps d past the NI's next DeliverHeader and still
+// needs them.
+func (d *Delivery) KeepRegions() {
+	if d.sliced {
+		d.Regions, d.sliced = slices.Clone(d.Regions), false
+	}
+}
 
 // String is a one-line summary for logs and traces.
 func (h Header) String() string {
@@ -113,6 +119,7 @@ type Delivery struct {
 	// NI's next DeliverHeader: a caller that keeps the Delivery and needs them later
 	// keeps a copy (KeepRegions).
 	Regions []Region
+	sliced  bool // Regions are in the NI's array, not the MD's own
 	// Response is the message the target owes: for a get, the reply (send it with
 	// ReadData as payload, then Complete); for a put that asked for an ack from an MD
 	// that allows acks, the ack (send it only if the put completes without failure).

@@ -82,7 +82,7 @@ func (ni *NI) deliverRequest(d *Delivery) {
 	}
 	d.Accepted, d.InFlight, d.Link = true, true, ev.Link
 	d.ME, d.MD, d.Offset, d.MLength = e.h, m.h, off, n
-	d.Regions = ni.slice(m, off, n)
+	d.Regions, d.sliced = ni.slice(m, off, n)
 	if h.Op == OpGet {
 		d.Response = ni.response(h, off, ev.Link)
 		d.Response.Op, d.Response.Length = OpReply, n
@@ -168,17 +168,17 @@ func (ni *NI) deliverReply(d *Delivery) {
 	ni.sr[SRRecvLength] += n
 	d.Accepted, d.InFlight, d.Link = true, true, ev.Link
 	d.MD, d.Offset, d.MLength = m.h, off, n
-	d.Regions = ni.slice(m, off, n)
+	d.Regions, d.sliced = ni.slice(m, off, n)
 }
 
 // slice is m.slice for a Delivery: pieces that are not one whole region of the MD go
-// into an array the NI reuses at its next DeliverHeader (Delivery.Regions).
-func (ni *NI) slice(m *md, off, n uint64) []Region {
-	r, inOut := m.sliceInto(off, n, ni.sliced)
+// into an array the NI reuses at its next DeliverHeader (Delivery.Regions; inOut).
+func (ni *NI) slice(m *md, off, n uint64) (r []Region, inOut bool) {
+	r, inOut = m.sliceInto(off, n, ni.sliced)
 	if inOut {
 		ni.sliced = r[:0]
 	}
-	return r
+	return r, inOut
 }
 
 // Complete finishes an accepted put, get or reply whose Delivery has InFlight set:
