@@ -265,6 +265,9 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	pd := f.pend.At(id)
 	pd.reset(pending{state: rxWaiting, wire: w, peer: w.Src, role: roleRecv})
 	*f.delivery(id) = d
+	if hdr.Op == ptl.OpPut {
+		f.delivery(id).KeepResponse() // the ack accelRxDone sends
+	} // a get's reply, serveGet takes in this handler
 	if w.Data != nil {
 		f.delivery(id).KeepRegions() // accelRxDone writes the bytes through them
 	} // else only serveGet reads them, in this handler

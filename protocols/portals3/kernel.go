@@ -300,6 +300,7 @@ func (s *Stack) onHeader(c ctx, ev *GenericEvent) {
 		cmd := rxCommands.New(RxCommand{Pending: ev.Pending, MLength: int64(d.MLength)})
 		cmd.Regions = s.program(c, d.Regions, pr.bridge, cmd.dma[:0])
 		op := s.opRecs.rx.New(rxOp{proc: pr, d: d, wire: w})
+		op.d.KeepResponse() // a put's ack, sent by complete
 		if w.Data != nil {
 			op.d.KeepRegions() // complete writes the bytes through them
 		} else {

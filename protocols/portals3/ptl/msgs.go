@@ -39,6 +39,15 @@ type Header struct {
 	Link uint64
 }
 
+// KeepResponse gives d a copy of its response of its own, if it has one, for a caller
+// that keeps d past the NI's next DeliverHeader and still needs it.
+func (d *Delivery) KeepResponse() {
+	if d.Response != nil {
+		r := *d.Response
+		d.Response = &r
+	}
+}
+
 // KeepRegions gives d a copy of its regions of its own if they are in the NI's array
 // (pieces of an MD region; a whole region is the MD's, valid while the operation is
 // in flight), for a caller that keeps d past the NI's next DeliverHeader and still
@@ -123,7 +132,8 @@ type Delivery struct {
 	// Response is the message the target owes: for a get, the reply (send it with
 	// ReadData as payload, then Complete); for a put that asked for an ack from an MD
 	// that allows acks, the ack (send it only if the put completes without failure).
-	// Nil otherwise.
+	// Nil otherwise. It points into the NI, valid until its next DeliverHeader: a caller
+	// that keeps the Delivery and needs it later keeps a copy (KeepResponse).
 	Response *Header
 	// InFlight is true when the operation must be finished with Complete: accepted
 	// puts, gets and replies. Acks finish in DeliverHeader.

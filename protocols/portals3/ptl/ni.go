@@ -26,10 +26,12 @@ type NI struct {
 	// reused by the next of those calls (a new one each call was an allocation per
 	// message).
 	posted []Posted
-	// delivered is the array of Delivery.Posted, and sliced of Delivery.Regions when
-	// they are not one whole region of the MD, reused by the next DeliverHeader.
+	// delivered is the array of Delivery.Posted, sliced of Delivery.Regions when they
+	// are not one whole region of the MD, and resp the Header of Delivery.Response,
+	// reused by the next DeliverHeader.
 	delivered []Posted
 	sliced    []Region
+	resp      Header
 }
 
 // portal is one entry of the portal table: a doubly linked match list.

@@ -102,8 +102,9 @@ func (ni *NI) deliverRequest(d *Delivery) {
 // operation and lengths the caller sets), matched at offset off for operation link:
 // allocated only for the requests that get one.
 func (ni *NI) response(h Header, off, link uint64) *Header {
-	return &Header{Src: ni.ID(), SrcJID: ni.cfg.JID, SrcUID: ni.cfg.UID, Dst: h.Src, PtIndex: h.PtIndex,
+	ni.resp = Header{Src: ni.ID(), SrcJID: ni.cfg.JID, SrcUID: ni.cfg.UID, Dst: h.Src, PtIndex: h.PtIndex,
 		MatchBits: h.MatchBits, RemoteOffset: off, LocalOffset: h.LocalOffset, MD: h.MD, Link: link}
+	return &ni.resp
 }
 
 // event is the event of incoming message h: its initiator, portal, match bits and
