@@ -51,9 +51,25 @@ type (
 		Call   func() // the call, run on the lists
 		Result uint64 // host address of the result
 	}
-	// AccelRelease returns an RX pending to the firmware.
-	AccelRelease struct{ Slot, Pending int }
+	// AccelRelease returns an RX pending to the firmware; the firmware's core gives
+	// back one from NewAccelRelease once handled (Release).
+	AccelRelease struct {
+		Slot, Pending int
+		actors.PoolMark
+	}
 )
+
+// accelReleases recycles the release commands of accelerated processes.
+var accelReleases actors.Pool[AccelRelease, *AccelRelease]
+
+// NewAccelRelease returns a release of RX pending pending of slot slot, recycled once
+// the firmware has handled it.
+func NewAccelRelease(slot, pending int) *AccelRelease {
+	return accelReleases.New(AccelRelease{Slot: slot, Pending: pending})
+}
+
+// Release recycles c if NewAccelRelease made it; the caller must be its last holder.
+func (c *AccelRelease) Release() { accelReleases.Release(c) }
 
 func (c *AccelInit) String() string {
 	return fmt.Sprintf("portals.AccelInit(slot%d pid%d)", c.Slot, c.PID)
@@ -62,7 +78,7 @@ func (c *AccelTx) String() string {
 	return fmt.Sprintf("portals.AccelTx(slot%d p%d %s)", c.Slot, c.Pending, c.Wire)
 }
 func (c *AccelTable) String() string { return fmt.Sprintf("portals.AccelTable(slot%d)", c.Slot) }
-func (c AccelRelease) String() string {
+func (c *AccelRelease) String() string {
 	return fmt.Sprintf("portals.AccelRelease(slot%d p%d)", c.Slot, c.Pending)
 }
 
@@ -91,7 +107,12 @@ type Record struct {
 	Wire    *Wire
 	D       ptl.Delivery // what matching decided (rx-done, get-done)
 	Failed  bool         // recovery=gbn gave up on the peer: the transmit ends with PTL_NI_FAIL (tx-done, get-done)
+	actors.PoolMark
 }
+
+// records recycles the records of an accelerated process's event queue: the library
+// releases one once it has consumed it (a call's result record is not from here).
+var records actors.Pool[Record, *Record]
 
 func (r *Record) String() string {
 	return fmt.Sprintf("portals.Record(%s p%d %v)", r.Kind, r.Pending, r.Wire)
@@ -165,8 +186,9 @@ func (f *Firmware) delivery(id int) *ptl.Delivery {
 }
 
 // record writes r into slot k's event queue (no interrupt: the library polls).
-func (f *Firmware) record(x *ppc.Exec, k int, r *Record) {
+func (f *Firmware) record(x *ppc.Exec, k int, rec Record) {
 	a := &f.accel[k]
+	r := records.New(rec)
 	r.Addr = accelRecord(k, a.eqNext, f.p.AccelEQSlots)
 	a.eqNext++
 	x.HostWrite(f.p.EventBytes, r)
@@ -278,7 +300,7 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 		f.Stats.Dropped++
 	case hdr.Op == ptl.OpAck:
 		x.Discard(s.Packet)
-		f.record(x, k, &Record{Kind: RecEvents, Pending: -1, Wire: w})
+		f.record(x, k, Record{Kind: RecEvents, Pending: -1, Wire: w})
 		f.freeAccel(x, id)
 		return
 	case hdr.Op == ptl.OpGet:
@@ -298,9 +320,11 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 		return
 	}
 	if pd.role != roleDrop {
+		regs := pd.accRegions[:0]
 		for _, r := range d.Regions {
-			pd.regions = append(pd.regions, Region{Addr: r.Addr, Len: int64(r.Len)})
+			regs = append(regs, Region{Addr: r.Addr, Len: int64(r.Len)})
 		}
+		pd.accRegions, pd.regions = regs, regs
 		pd.mlength = int64(d.MLength)
 	}
 	pd.have = true
@@ -361,7 +385,7 @@ func (f *Firmware) accelRxDone(x *ppc.Exec, k, id int) {
 			x.Fatalf("portals: writing %s: %v", pd.wire, err)
 		}
 	}
-	f.record(x, k, &Record{Kind: RecRxDone, Pending: id, Wire: pd.wire, D: *d})
+	f.record(x, k, Record{Kind: RecRxDone, Pending: id, Wire: pd.wire, D: *d})
 	f.Stats.Received++
 	if d.Response != nil && d.Header.Op == ptl.OpPut {
 		f.sendAck(x, k, d.Response, pd.wire.ID)
@@ -394,14 +418,14 @@ func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 	failed := pd.failed
 	switch pd.role {
 	case roleSend: // host-managed: the library takes the pending back with the record
-		f.record(x, k, &Record{Kind: RecTxDone, Pending: id, Wire: pd.wire, Failed: failed})
+		f.record(x, k, Record{Kind: RecTxDone, Pending: id, Wire: pd.wire, Failed: failed})
 		if !pd.unrefd {
 			f.unref(pd.peer)
 		}
 		pd.reset(pending{})
 	case roleReply:
 		pd.state = rxDone
-		f.record(x, k, &Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: *f.delivery(id), Failed: failed})
+		f.record(x, k, Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: *f.delivery(id), Failed: failed})
 	case roleAck:
 		f.freeAccel(x, id)
 	default:
@@ -433,7 +457,7 @@ func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	f.retryTxWait(x)
 }
 
-func (f *Firmware) onAccelRelease(x *ppc.Exec, c AccelRelease) {
+func (f *Firmware) onAccelRelease(x *ppc.Exec, c *AccelRelease) {
 	a := f.checkSlot(x, c.Slot, "release")
 	f.mailbox(x, 0)
 	x.Instr(f.p.FwRelInstr)

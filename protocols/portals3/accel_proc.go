@@ -136,12 +136,12 @@ func (pr *Process) consume(addr uint64, m any) {
 		if _, err := pr.ni.Complete(r.D, false); err != nil {
 			pr.p.Fatalf("portals: completing %s: %v", r.Wire, err)
 		}
-		pr.post(s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
+		pr.post(s.p.CmdBytes, NewAccelRelease(pr.slot, r.Pending))
 	case RecGetDone:
 		if _, err := pr.ni.Complete(r.D, r.Failed); err != nil {
 			pr.p.Fatalf("portals: get done %s: %v", r.Wire, err)
 		}
-		pr.post(s.p.CmdBytes, AccelRelease{Slot: pr.slot, Pending: r.Pending})
+		pr.post(s.p.CmdBytes, NewAccelRelease(pr.slot, r.Pending))
 	case RecTxDone:
 		pr.txFree = append(pr.txFree, r.Pending)
 		switch hdr := *r.Wire.Hdr.(*ptl.Header); {
@@ -158,6 +158,7 @@ func (pr *Process) consume(addr uint64, m any) {
 	default:
 		pr.p.Fatalf("portals: unexpected record %s", r)
 	}
+	records.Release(r)
 }
 
 // accelWait is PtlEQWait at user level: poll the firmware's records until eq has an

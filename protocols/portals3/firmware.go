@@ -73,6 +73,9 @@ type pending struct {
 	txProg *actors.Array[txdma.Command]
 	rxProg *actors.Array[cam.Command]
 	rxCmd  *RxCommand // the host's receive command, whose regions are in regions
+	// accRegions is the array an accelerated pending's regions are built in, kept
+	// across reset (the generic path's regions are the RX command's).
+	accRegions []Region
 }
 
 // The arrays of DMA programs, recycled across messages and nodes: each message's
@@ -95,7 +98,9 @@ func (pd *pending) reset(v pending) {
 	if pd.rxCmd != nil {
 		rxCommands.Release(pd.rxCmd)
 	}
+	keep := pd.accRegions[:0]
 	*pd = v
+	pd.accRegions = keep
 }
 
 // txArray and rxArray return an empty TX or RX program with room for n commands, in
@@ -207,7 +212,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		f.onAccelTx(x, ev)
 	case *AccelTable:
 		f.onAccelTable(x, ev)
-	case AccelRelease:
+	case *AccelRelease:
 		f.onAccelRelease(x, ev)
 	case *AccelInit:
 		f.onAccelInit(x, ev)

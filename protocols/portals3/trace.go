@@ -170,7 +170,7 @@ func eventCode(ev actors.Msg) uint8 {
 		return 9
 	case *AccelTable:
 		return 10
-	case AccelRelease:
+	case *AccelRelease:
 		return 11
 	case *AccelInit:
 		return 12
@@ -205,7 +205,7 @@ func (f *Firmware) traceBegin(x *ppc.Exec, ev actors.Msg) *Wire {
 		w = pend(ev.Pending)
 	case ReleaseCommand:
 		w = pend(ev.Pending)
-	case AccelRelease:
+	case *AccelRelease:
 		w = pend(ev.Pending)
 	case rxdma.SOM:
 		w, _ = ev.Packet.Data.(*Wire)
@@ -231,7 +231,7 @@ func (f *Firmware) traceEnd(x *ppc.Exec, ev actors.Msg, w *Wire) {
 		pending = ev.Pending
 	case *AccelTx:
 		pending = ev.Pending
-	case AccelRelease:
+	case *AccelRelease:
 		pending = ev.Pending
 	case *RxCommand:
 		pending = ev.Pending
