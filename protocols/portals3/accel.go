@@ -38,12 +38,15 @@ type (
 	}
 	// AccelTx sends a message whose header the library stored in TX pending
 	// Pending's upper half; the firmware builds the DMA program for Region.
+	// The library's come from accelTxs: the firmware recycles one when the pending it
+	// started resets (it may wait for a source structure past its handler first).
 	AccelTx struct {
 		Slot    int
 		Pending int
 		Wire    *Wire
 		Region  Region // the payload (Len 0: none, or inline)
 		Kind    WireKind
+		actors.PoolMark
 	}
 	// AccelTable runs a match-list or MD call in the firmware, where the lists live.
 	AccelTable struct {
@@ -58,6 +61,9 @@ type (
 		actors.PoolMark
 	}
 )
+
+// accelTxs recycles the transmit commands of accelerated processes.
+var accelTxs actors.Pool[AccelTx, *AccelTx]
 
 // accelReleases recycles the release commands of accelerated processes.
 var accelReleases actors.Pool[AccelRelease, *AccelRelease]
@@ -251,6 +257,7 @@ func (f *Firmware) onAccelTx(x *ppc.Exec, c *AccelTx) {
 func (f *Firmware) startAccelTx(x *ppc.Exec, c *AccelTx) {
 	pd := f.pend.At(c.Pending)
 	pd.reset(pending{state: txQueued, wire: c.Wire, peer: c.Wire.Dst, role: roleSend})
+	pd.accelTx = c
 	f.source(x, c.Wire.Dst)
 	f.queueTx(x, c.Pending, c.Wire, upperAddr(c.Pending), []Region{c.Region})
 }
@@ -343,10 +350,10 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	pd := f.pend.At(id)
 	pd.role = roleReply
 	d := f.delivery(id)
-	resp := *d.Response
-	w := &Wire{Kind: Reply, Src: f.node, Dst: pd.peer, Hdr: &resp, ID: f.fwWireID()}
+	w := &Wire{Kind: Reply, Src: f.node, Dst: pd.peer, hdr: *d.Response, ID: f.fwWireID()}
+	w.Hdr = &w.hdr
 	var payload []Region
-	if n := int64(resp.Length); n <= int64(f.p.InlineMax) {
+	if n := int64(w.hdr.Length); n <= int64(f.p.InlineMax) {
 		w.Inline = n
 	} else {
 		w.Len = n

@@ -58,7 +58,8 @@ func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []
 	id := pr.txFree[len(pr.txFree)-1]
 	pr.txFree = pr.txFree[:len(pr.txFree)-1]
 	s.wireID++
-	w := &Wire{Kind: kind, Src: s.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: uint64(s.node)<<40 | s.wireID, Data: data}
+	w := &Wire{Kind: kind, Src: s.node, Dst: router.NodeID(h.Dst.NID), hdr: h, ID: uint64(s.node)<<40 | s.wireID, Data: data}
+	w.Hdr = &w.hdr
 	if region.Len <= int64(s.p.InlineMax) && kind == Put {
 		w.Inline = region.Len
 		pr.p.Memcpy(actors.Bytes(region.Len)) // the payload into the upper pending with the header
@@ -67,7 +68,7 @@ func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []
 		w.Len = region.Len
 	}
 	pr.p.Memcpy(s.p.HeaderBytes)
-	pr.post(s.p.CmdBytes*2, &AccelTx{Slot: pr.slot, Pending: id, Wire: w, Region: region, Kind: kind})
+	pr.post(s.p.CmdBytes*2, accelTxs.New(AccelTx{Slot: pr.slot, Pending: id, Wire: w, Region: region, Kind: kind}))
 	if t != nil {
 		s.traceSend(procCtx{pr.p}, t, start, w, id, 0)
 	}

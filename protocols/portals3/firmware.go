@@ -76,6 +76,7 @@ type pending struct {
 	// accRegions is the array an accelerated pending's regions are built in, kept
 	// across reset (the generic path's regions are the RX command's).
 	accRegions []Region
+	accelTx    *AccelTx // the library's transmit command it started, recycled at reset
 }
 
 // The arrays of DMA programs, recycled across messages and nodes: each message's
@@ -97,6 +98,9 @@ func (pd *pending) reset(v pending) {
 	}
 	if pd.rxCmd != nil {
 		rxCommands.Release(pd.rxCmd)
+	}
+	if pd.accelTx != nil {
+		accelTxs.Release(pd.accelTx)
 	}
 	keep := pd.accRegions[:0]
 	*pd = v
