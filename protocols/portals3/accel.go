@@ -449,6 +449,9 @@ func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	a := &f.accel[k]
 	pd := f.pend.At(id)
 	peer, unrefd := pd.peer, pd.unrefd
+	if pd.wire != nil { // the receiving firmware's hold, as the generic firmware's at release
+		f.accelDone = append(f.accelDone, pd.wire)
+	}
 	pd.reset(pending{})
 	*f.delivery(id) = ptl.Delivery{}
 	a.rxFree.Put(id)

@@ -58,8 +58,7 @@ func (pr *Process) accelSend(kind WireKind, h ptl.Header, region Region, data []
 	id := pr.txFree[len(pr.txFree)-1]
 	pr.txFree = pr.txFree[:len(pr.txFree)-1]
 	s.wireID++
-	w := &Wire{Kind: kind, Src: s.node, Dst: router.NodeID(h.Dst.NID), hdr: h, ID: uint64(s.node)<<40 | s.wireID, Data: data}
-	w.Hdr = &w.hdr
+	w := newWire(Wire{Kind: kind, Src: s.node, Dst: router.NodeID(h.Dst.NID), ID: uint64(s.node)<<40 | s.wireID, Data: data}, h, s.p.Recovery == "gbn")
 	if region.Len <= int64(s.p.InlineMax) && kind == Put {
 		w.Inline = region.Len
 		pr.p.Memcpy(actors.Bytes(region.Len)) // the payload into the upper pending with the header
@@ -155,6 +154,7 @@ func (pr *Process) consume(addr uint64, m any) {
 				pr.p.Fatalf("portals: failing get %s: %v", r.Wire, err)
 			}
 		}
+		r.Wire.Drop() // the sender is done with the message's descriptor
 	case RecEvents: // matching in the firmware posted them already (an ack)
 	default:
 		pr.p.Fatalf("portals: unexpected record %s", r)

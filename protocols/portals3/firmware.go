@@ -23,26 +23,29 @@ const IRQVector = 1
 // for the host goes into the generic event queue in host memory, followed by an
 // interrupt.
 type Firmware struct {
-	node   router.NodeID
-	p      Params
-	cmax   int64 // largest RX command
-	depth  int   // CAM queue depth
-	camN   int
-	crc    int64
-	fifo   int                       // TX command FIFO depth
-	pend   actors.LazyArray[pending] // by id, in chunks of pendChunk
-	rxFree firmware.IDs              // the generic process's RX pendings
-	srcs   map[router.NodeID]*source
-	idle   []*source                 // freed source records, for reuse (dropIdle)
-	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
-	txList actors.FIFO[int]          // TX pendings in order; the head is being sent
-	inFIFO int                       // TX commands pushed and not retired
-	pushed uint64
-	eqNext uint64
-	accel  []accelProc     // accelerated processes by slot
-	byPID  map[ptl.PID]int // accelerated slot of a pid
-	wireID uint64          // messages the firmware originates
-	Stats  FirmwareStats
+	node router.NodeID
+	p    Params
+	// accelDone are the descriptors of messages whose accelerated RX pendings the
+	// handler freed: dropped once its trace is written (freeAccel).
+	accelDone []*Wire
+	cmax      int64 // largest RX command
+	depth     int   // CAM queue depth
+	camN      int
+	crc       int64
+	fifo      int                       // TX command FIFO depth
+	pend      actors.LazyArray[pending] // by id, in chunks of pendChunk
+	rxFree    firmware.IDs              // the generic process's RX pendings
+	srcs      map[router.NodeID]*source
+	idle      []*source                 // freed source records, for reuse (dropIdle)
+	cam       *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
+	txList    actors.FIFO[int]          // TX pendings in order; the head is being sent
+	inFIFO    int                       // TX commands pushed and not retired
+	pushed    uint64
+	eqNext    uint64
+	accel     []accelProc     // accelerated processes by slot
+	byPID     map[ptl.PID]int // accelerated slot of a pid
+	wireID    uint64          // messages the firmware originates
+	Stats     FirmwareStats
 
 	g      *gbn // recovery=gbn; nil for the C firmware's behaviour
 	GBN    GBNStats
@@ -262,6 +265,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if released != nil {
 		released.Drop() // the receiving firmware is done with it
 	}
+	for i, w := range f.accelDone { // an accelerated process's RX pendings freed
+		w.Drop()
+		f.accelDone[i] = nil
+	}
+	f.accelDone = f.accelDone[:0]
 }
 
 // mailbox charges reading a command of n regions out of the uncached mailbox.

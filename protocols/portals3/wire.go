@@ -79,12 +79,14 @@ var wires actors.Pool[Wire, *Wire]
 
 // newWire returns w with header hdr (w.Hdr points at the wire's own copy), from the
 // pool. Without gbn, three holders release it, each once it no longer reads it: the
-// sending kernel after it has handled the message's TX-done event, the receiving RX
-// DMA engine when it has removed the message's last packet from its FIFO (Drop), and
-// the receiving firmware once the host has released the message's RX pending. Under
-// gbn a message may be sent again and its packets may arrive after all three, so the
-// wire is left to the garbage collector, as are wires whose receiver is accelerated
-// (a holder that never lets go) and wires decoded from another process.
+// sending kernel after it has handled the message's TX-done event (an accelerated
+// library once it has consumed its TX-done record), the receiving RX DMA engine when it
+// has removed the message's last packet from its FIFO (Drop), and the receiving
+// firmware once the host has released the message's RX pending (an accelerated
+// process's: once the firmware frees it, freeAccel). Under gbn a message may be sent
+// again and its packets may arrive after all three, so the wire is left to the garbage
+// collector, as are wires decoded from another process (a holder that never lets go)
+// and a get's request whose reply an accelerated firmware serves.
 func newWire(w Wire, hdr ptl.Header, gbn bool) *Wire {
 	var x *Wire
 	if gbn {
