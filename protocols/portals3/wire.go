@@ -85,8 +85,7 @@ var wires actors.Pool[Wire, *Wire]
 // firmware once the host has released the message's RX pending (an accelerated
 // process's: once the firmware frees it, freeAccel). Under gbn a message may be sent
 // again and its packets may arrive after all three, so the wire is left to the garbage
-// collector, as are wires decoded from another process (a holder that never lets go)
-// and a get's request whose reply an accelerated firmware serves.
+// collector, as are wires decoded from another process (a holder that never lets go).
 func newWire(w Wire, hdr ptl.Header, gbn bool) *Wire {
 	var x *Wire
 	if gbn {
