@@ -285,29 +285,31 @@ func (l *Lib) check(a Args) (*ni, *op, Ret) {
 		return nil, nil, r
 	}
 	o := l.ops.New(op{kind: a.Kind, ack: a.Ack, length: a.Length, userPtr: a.UserPtr})
-	switch a.Kind {
-	case MsgGet:
-		_, o.get = l.mdOf(a.MD)
-		o.getOff = a.LocalOffset
-	case MsgPut, MsgAtomic:
-		_, o.put = l.mdOf(a.MD)
-		o.putOff = a.LocalOffset
-	default:
-		_, o.get = l.mdOf(a.GetMD)
-		_, o.put = l.mdOf(a.PutMD)
-		o.getOff, o.putOff = a.GetOffset, a.PutOffset
-	}
-	return l.argsNI(a), o, OK
+	return l.opMDs(a, o), o, OK
 }
 
-// argsNI is the interface of a validated data-movement call: its MD's (the get MD's
-// of a fetching atomic or a swap).
-func (l *Lib) argsNI(a Args) *ni {
-	md := a.MD
-	if a.Kind != MsgGet && a.Kind != MsgPut && a.Kind != MsgAtomic {
-		md = a.GetMD
+// opMDs returns the interface of validated data-movement call a (its MD's; the get
+// MD's of a fetching atomic or a swap) and, if o is not nil, sets the MDs the
+// operation reads and writes in o, with their offsets.
+func (l *Lib) opMDs(a Args, o *op) *ni {
+	var n *ni
+	var get, put *md
+	var getOff, putOff uint64
+	switch a.Kind {
+	case MsgGet:
+		n, get = l.mdOf(a.MD)
+		getOff = a.LocalOffset
+	case MsgPut, MsgAtomic:
+		n, put = l.mdOf(a.MD)
+		putOff = a.LocalOffset
+	default:
+		n, get = l.mdOf(a.GetMD)
+		_, put = l.mdOf(a.PutMD)
+		getOff, putOff = a.GetOffset, a.PutOffset
 	}
-	n, _ := l.mdOf(md)
+	if o != nil {
+		o.get, o.put, o.getOff, o.putOff = get, put, getOff, putOff
+	}
 	return n
 }
 
@@ -492,7 +494,7 @@ func (l *Lib) Triggered(a Args, ctr Handle, threshold uint64) Ret {
 	if r := Validate(l, a); r != OK { // and again when it fires (check): the MDs may be gone
 		return r
 	}
-	t := l.newTrig(l.argsNI(a), trigStart)
+	t := l.newTrig(l.opMDs(a, nil), trigStart)
 	t.a = a
 	return l.addTrig(t, ctr, threshold)
 }
