@@ -39,25 +39,6 @@ type Header struct {
 	Link uint64
 }
 
-// KeepResponse gives d a copy of its response of its own, if it has one, for a caller
-// that keeps d past the NI's next DeliverHeader and still needs it.
-func (d *Delivery) KeepResponse() {
-	if d.Response != nil {
-		r := *d.Response
-		d.Response = &r
-	}
-}
-
-// KeepRegions gives d a copy of its regions of its own if they are in the NI's array
-// (pieces of an MD region; a whole region is the MD's, valid while the operation is
-// in flight), for a caller that keeps d past the NI's next DeliverHeader and still
-// needs them.
-func (d *Delivery) KeepRegions() {
-	if d.sliced {
-		d.Regions, d.sliced = slices.Clone(d.Regions), false
-	}
-}
-
 // String is a one-line summary for logs and traces.
 func (h Header) String() string {
 	s := fmt.Sprintf("%s %s->%s pt%d bits=%#x len=%d", h.Op, h.Src, h.Dst, h.PtIndex, uint64(h.MatchBits), h.Length)
@@ -143,6 +124,25 @@ type Delivery struct {
 	// the NI's next DeliverHeader: take them at once (a Delivery kept for Complete
 	// does not need them).
 	Posted []Posted
+}
+
+// KeepResponse gives d a copy of its response of its own, if it has one, for a caller
+// that keeps d past the NI's next DeliverHeader and still needs it.
+func (d *Delivery) KeepResponse() {
+	if d.Response != nil {
+		r := *d.Response
+		d.Response = &r
+	}
+}
+
+// KeepRegions gives d a copy of its regions of its own if they are in the NI's array
+// (pieces of an MD region; a whole region is the MD's, valid while the operation is
+// in flight), for a caller that keeps d past the NI's next DeliverHeader and still
+// needs them.
+func (d *Delivery) KeepRegions() {
+	if d.sliced {
+		d.Regions, d.sliced = slices.Clone(d.Regions), false
+	}
 }
 
 // String is a one-line summary for logs and traces.

@@ -100,7 +100,7 @@ func (ni *NI) deliverRequest(d *Delivery) {
 
 // response returns a new header answering request h (an ack or a reply, whose
 // operation and lengths the caller sets), matched at offset off for operation link:
-// allocated only for the requests that get one.
+// the NI's, valid until its next DeliverHeader (Delivery.Response).
 func (ni *NI) response(h Header, off, link uint64) *Header {
 	ni.resp = Header{Src: ni.ID(), SrcJID: ni.cfg.JID, SrcUID: ni.cfg.UID, Dst: h.Src, PtIndex: h.PtIndex,
 		MatchBits: h.MatchBits, RemoteOffset: off, LocalOffset: h.LocalOffset, MD: h.MD, Link: link}
