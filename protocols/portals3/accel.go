@@ -293,13 +293,17 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 	f.Stats.MatchWalked += int64(d.Searched)
 	pd := f.pend.At(id)
 	pd.reset(pending{state: rxWaiting, wire: w, peer: w.Src, role: roleRecv})
-	*f.delivery(id) = d
+	// The slot keeps the delivery past this handler: a put's ack, accelRxDone sends it,
+	// and real bytes it writes through the regions (serveGet takes a get's reply and
+	// regions in this handler).
+	dd := f.delivery(id)
+	*dd = d
 	if hdr.Op == ptl.OpPut {
-		f.delivery(id).KeepResponse() // the ack accelRxDone sends
-	} // a get's reply, serveGet takes in this handler
+		dd.KeepResponse()
+	}
 	if w.Data != nil {
-		f.delivery(id).KeepRegions() // accelRxDone writes the bytes through them
-	} // else only serveGet reads them, in this handler
+		dd.KeepRegions()
+	}
 	x.HostWrite(f.p.HeaderBytes, nil) // the header into the upper pending, for the library
 	switch {
 	case !d.Accepted:
@@ -307,7 +311,7 @@ func (f *Firmware) onAccelSOM(x *ppc.Exec, s rxdma.SOM, w *Wire, hdr *ptl.Header
 		f.Stats.Dropped++
 	case hdr.Op == ptl.OpAck:
 		x.Discard(s.Packet)
-		f.record(x, k, Record{Kind: RecEvents, Pending: -1, Wire: w})
+		f.record(x, k, Record{Kind: RecEvents, Pending: -1}) // no wire: freeAccel drops the firmware's hold
 		f.freeAccel(x, id)
 		return
 	case hdr.Op == ptl.OpGet:
@@ -350,8 +354,7 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	pd := f.pend.At(id)
 	pd.role = roleReply
 	d := f.delivery(id)
-	w := &Wire{Kind: Reply, Src: f.node, Dst: pd.peer, hdr: *d.Response, ID: f.fwWireID()}
-	w.Hdr = &w.hdr
+	w := newWire(Wire{Kind: Reply, Src: f.node, Dst: pd.peer, ID: f.fwWireID()}, *d.Response, f.g != nil)
 	var payload []Region
 	if n := int64(w.hdr.Length); n <= int64(f.p.InlineMax) {
 		w.Inline = n
@@ -410,8 +413,7 @@ func (f *Firmware) sendAck(x *ppc.Exec, k int, resp *ptl.Header, cause uint64) {
 		x.Fatalf("portals: out of pendings of accelerated process %d for an ack: resource exhaustion panics the node", a.pid)
 	}
 	id := a.rxFree.Take()
-	h := *resp
-	w := &Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(h.Dst.NID), Hdr: &h, ID: f.fwWireID()}
+	w := newWire(Wire{Kind: Ack, Src: f.node, Dst: router.NodeID(resp.Dst.NID), ID: f.fwWireID()}, *resp, f.g != nil)
 	f.pend.At(id).reset(pending{wire: w, peer: w.Dst, role: roleAck})
 	f.source(x, w.Dst)
 	x.HostWrite(f.p.HeaderBytes, nil)
@@ -450,7 +452,7 @@ func (f *Firmware) freeAccel(x *ppc.Exec, id int) {
 	pd := f.pend.At(id)
 	peer, unrefd := pd.peer, pd.unrefd
 	if pd.wire != nil { // the receiving firmware's hold, as the generic firmware's at release
-		f.accelDone = append(f.accelDone, pd.wire)
+		f.done = append(f.done, pd.wire)
 	}
 	pd.reset(pending{})
 	*f.delivery(id) = ptl.Delivery{}

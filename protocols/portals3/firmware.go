@@ -23,29 +23,30 @@ const IRQVector = 1
 // for the host goes into the generic event queue in host memory, followed by an
 // interrupt.
 type Firmware struct {
-	node router.NodeID
-	p    Params
-	// accelDone are the descriptors of messages whose accelerated RX pendings the
-	// handler freed: dropped once its trace is written (freeAccel).
-	accelDone []*Wire
-	cmax      int64 // largest RX command
-	depth     int   // CAM queue depth
-	camN      int
-	crc       int64
-	fifo      int                       // TX command FIFO depth
-	pend      actors.LazyArray[pending] // by id, in chunks of pendChunk
-	rxFree    firmware.IDs              // the generic process's RX pendings
-	srcs      map[router.NodeID]*source
-	idle      []*source                 // freed source records, for reuse (dropIdle)
-	cam       *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
-	txList    actors.FIFO[int]          // TX pendings in order; the head is being sent
-	inFIFO    int                       // TX commands pushed and not retired
-	pushed    uint64
-	eqNext    uint64
-	accel     []accelProc     // accelerated processes by slot
-	byPID     map[ptl.PID]int // accelerated slot of a pid
-	wireID    uint64          // messages the firmware originates
-	Stats     FirmwareStats
+	node   router.NodeID
+	p      Params
+	cmax   int64 // largest RX command
+	depth  int   // CAM queue depth
+	camN   int
+	crc    int64
+	fifo   int                       // TX command FIFO depth
+	pend   actors.LazyArray[pending] // by id, in chunks of pendChunk
+	rxFree firmware.IDs              // the generic process's RX pendings
+	srcs   map[router.NodeID]*source
+	idle   []*source                 // freed source records, for reuse (dropIdle)
+	cam    *camswap.Entries[*source] // CAM entries (swapped between sources with gbn)
+	txList actors.FIFO[int]          // TX pendings in order; the head is being sent
+	inFIFO int                       // TX commands pushed and not retired
+	pushed uint64
+	eqNext uint64
+	accel  []accelProc     // accelerated processes by slot
+	byPID  map[ptl.PID]int // accelerated slot of a pid
+	wireID uint64          // messages the firmware originates
+	// done are the descriptors of messages whose RX pendings the handler freed (the
+	// host released one, or an accelerated process's): the receiving firmware's
+	// holds, dropped once the handler's trace is written.
+	done  []*Wire
+	Stats FirmwareStats
 
 	g      *gbn // recovery=gbn; nil for the C firmware's behaviour
 	GBN    GBNStats
@@ -203,7 +204,6 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 		tw = f.traceBegin(x, ev)
 	}
 	var done *TxCommand // a transmit command copied into its pending, to recycle
-	var released *Wire  // the descriptor of a message whose RX pending the host released
 	switch ev := ev.(type) {
 	case *TxCommand:
 		if f.onTxCommand(x, ev) {
@@ -214,7 +214,7 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	case EQConsumed:
 		f.onEQConsumed(x, ev)
 	case ReleaseCommand:
-		released = f.onRelease(x, ev)
+		f.onRelease(x, ev)
 	case *AccelTx:
 		f.onAccelTx(x, ev)
 	case *AccelTable:
@@ -262,14 +262,11 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	if done != nil {
 		txCommands.Release(done)
 	}
-	if released != nil {
-		released.Drop() // the receiving firmware is done with it
-	}
-	for i, w := range f.accelDone { // an accelerated process's RX pendings freed
+	for i, w := range f.done { // the receiving firmware is done with them
 		w.Drop()
-		f.accelDone[i] = nil
+		f.done[i] = nil
 	}
-	f.accelDone = f.accelDone[:0]
+	f.done = f.done[:0]
 }
 
 // mailbox charges reading a command of n regions out of the uncached mailbox.
@@ -618,7 +615,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, d rxdma.Done) {
 }
 
 // onRelease returns an RX pending to the free list.
-func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) *Wire {
+func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) {
 	f.mailbox(x, 0)
 	x.Instr(f.p.FwRelInstr)
 	if c.Pending < f.p.TxPendings || c.Pending >= f.p.Pendings {
@@ -632,10 +629,12 @@ func (f *Firmware) onRelease(x *ppc.Exec, c ReleaseCommand) *Wire {
 	default:
 		x.Fatalf("portals: release of pending %d in state %d", c.Pending, pd.state)
 	}
-	peer, w := pd.peer, pd.wire
+	peer := pd.peer
+	if pd.wire != nil {
+		f.done = append(f.done, pd.wire) // dropped after the handler's trace
+	}
 	pd.reset(pending{})
 	f.rxFree.Put(c.Pending)
 	f.unref(peer)
 	f.retryTxWait(x)
-	return w
 }
