@@ -370,6 +370,7 @@ func (f *Firmware) serveGet(x *ppc.Exec, k, id int) {
 	}
 	w.Data = a.ni.ReadData(*d)
 	x.HostWrite(f.p.HeaderBytes+actors.Bytes(w.Inline), nil) // the reply header into the upper pending
+	pd.reply = w
 	f.queueTx(x, id, w, upperAddr(id), payload)
 	f.traceFirmwareRoot(x, w, pd.wire.ID)
 }
@@ -435,6 +436,10 @@ func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 	case roleReply:
 		pd.state = rxDone
 		f.record(x, k, Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: *f.delivery(id), Failed: failed})
+		if f.g == nil { // the sender's hold on the reply (newWire; gbn's wires are the collector's)
+			f.done = append(f.done, pd.reply)
+		}
+		pd.reply = nil
 	case roleAck:
 		f.freeAccel(x, id)
 	default:

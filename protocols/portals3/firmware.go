@@ -81,6 +81,7 @@ type pending struct {
 	// across reset (the generic path's regions are the RX command's).
 	accRegions []Region
 	accelTx    *AccelTx // the library's transmit command it started, recycled at reset
+	reply      *Wire    // roleReply: the reply the firmware sends, its hold dropped when it has left
 }
 
 // The arrays of DMA programs, recycled across messages and nodes: each message's

@@ -84,8 +84,8 @@ var wires actors.Pool[Wire, *Wire]
 // has removed the message's last packet from its FIFO (Drop), and the receiving
 // firmware once the host has released the message's RX pending (an accelerated
 // process's: once the firmware frees it, freeAccel). A wire the accelerated firmware
-// makes itself has the firmware as its sender: an ack's lets go when the ack has left,
-// a served get's reply never does. Under gbn a message may be sent again and its
+// makes itself has the firmware as its sender, which lets go when it has left (an
+// ack's, a served get's reply). Under gbn a message may be sent again and its
 // packets may arrive after all three, so the wire is left to the garbage collector, as
 // are wires decoded from another process (a holder that never lets go).
 func newWire(w Wire, hdr ptl.Header, gbn bool) *Wire {
