@@ -97,10 +97,10 @@ type Call struct {
 	// of in a closure: Fn is nil and Op says which, with its arguments.
 	Op      CallOp
 	Args    ptl4.Args    // PostStart
-	H       ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc, the NI of CallAppend
+	H       ptl4.Handle  // the EQ of PostEQConsumed, the counter of PostCTSet and PostCTInc, the NI of CallAppend and CallPTEnable
 	Seq     uint64       // PostEQConsumed
 	CT      ptl4.CTEvent // PostCTSet, PostCTInc
-	PT      uint32       // CallAppend
+	PT      uint32       // CallAppend, CallPTEnable
 	ME      ptl4.ME      // CallAppend
 	List    ptl4.List    // CallAppend
 	UserPtr uint64       // CallAppend
@@ -132,6 +132,7 @@ const (
 	CallTriggered                 // PtlTriggeredPut and friends: Args, Trig, Threshold
 	CallTriggeredCT               // PtlTriggeredCTInc and ...Set: H the counter it changes, CT, Set, Trig, Threshold
 	CallCTGet                     // PtlCTGet, and a poll of PtlCTWait or of a one-counter PtlCTPoll (Name): H
+	CallPTEnable                  // PtlPTEnable (flow control's recovery, once per event): H, PT
 )
 
 // run runs the call on l and returns its value: Fn's, or an operation's handle or
@@ -154,6 +155,8 @@ func (c *Call) run(l *ptl4.Lib) (v any, h ptl4.Handle, ct ptl4.CTEvent, r ptl4.R
 		r = l.TriggeredCT(c.H, c.CT, c.Set, c.Trig, c.Threshold)
 	case CallCTGet:
 		ct, r = l.CTGet(c.H)
+	case CallPTEnable:
+		r = l.PTEnable(c.H, c.PT)
 	default:
 		v = c.Fn(l)
 	}
@@ -177,6 +180,8 @@ func (c *Call) name() string {
 		return "PtlTriggered" + c.Args.Kind.String()
 	case CallTriggeredCT:
 		return "PtlTriggeredCT"
+	case CallPTEnable:
+		return "PtlPTEnable"
 	}
 	return c.Name // Fn's, CallCTGet's
 }

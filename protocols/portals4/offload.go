@@ -263,7 +263,8 @@ func (l *Lib) PTDisable(ni ptl4.Handle, idx uint32) ptl4.Ret {
 
 // PTEnable is PtlPTEnable.
 func (l *Lib) PTEnable(ni ptl4.Handle, idx uint32) ptl4.Ret {
-	return l.r0("PtlPTEnable", func(x *ptl4.Lib) ptl4.Ret { return x.PTEnable(ni, idx) })
+	_, _, _, r := l.wait(Call{Op: CallPTEnable, H: ni, PT: idx})
+	return r
 }
 
 // MDBind is PtlMDBind.
