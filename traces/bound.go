@@ -42,7 +42,8 @@ func (b *bounded) Pop() any {
 // add offers r.
 func (b *bounded) add(r *record) {
 	if len(b.recs) < b.max {
-		heap.Push(b, *r)
+		b.recs = append(b.recs, *r) // heap.Push would box the record: an allocation per span
+		heap.Fix(b, len(b.recs)-1)
 		return
 	}
 	out := r
