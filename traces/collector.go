@@ -156,9 +156,10 @@ type Collector struct {
 
 	// owned by the exporting goroutine until done is closed
 	msgs   map[msgKey]*message
-	kept   *bounded // stages for the file
-	tl     *bounded // stages for the timeline
-	gauges *bounded // gauge values for the timeline (name, actor, start = time, attrs[0] = value)
+	phases map[string]string // phaseKey of each actor that ran a stage: a string built once, not per span
+	kept   *bounded          // stages for the file
+	tl     *bounded          // stages for the timeline
+	gauges *bounded          // gauge values for the timeline (name, actor, start = time, attrs[0] = value)
 	spans  int64
 	otlp   *otlpSink
 }
@@ -185,7 +186,7 @@ func New(cfg Config) (*Collector, error) {
 		cfg.Service = "seastar-sim"
 	}
 	c := &Collector{cfg: cfg, sampler: NewSampler(cfg.Sample), ch: make(chan []record, 16), done: make(chan struct{}),
-		msgs: map[msgKey]*message{}, models: map[*actors.Model]int{},
+		msgs: map[msgKey]*message{}, phases: map[string]string{}, models: map[*actors.Model]int{},
 		kept: newBounded(cfg.MaxFileSpans, fileOrder), tl: newBounded(cfg.MaxFileSpans, timeOrder),
 		gauges: newBounded(cfg.MaxCounters, gaugeOrder)}
 	for _, path := range []string{cfg.File, cfg.Timeline} {
@@ -322,7 +323,7 @@ func (c *Collector) consume(r *record) {
 // child takes a stage span of m: into its phase, into the file's memory and out to
 // the endpoint.
 func (c *Collector) child(m *message, r *record) {
-	r.phase = phaseKey(r.actor)
+	r.phase = c.phaseOf(r.actor)
 	if r.completion {
 		r.phase = completionPhase
 	}
@@ -339,6 +340,16 @@ func (c *Collector) child(m *message, r *record) {
 }
 
 func (c *Collector) runKey(run int) uint64 { return RunKey(c.cfg.Seed, run) }
+
+// phaseOf is phaseKey(actor), from c.phases.
+func (c *Collector) phaseOf(actor string) string {
+	k, ok := c.phases[actor]
+	if !ok {
+		k = phaseKey(actor)
+		c.phases[actor] = k
+	}
+	return k
+}
 
 // recordCmp orders the spans of one message: by start, end, name, actor, attributes.
 func recordCmp(a, b *record) int {
