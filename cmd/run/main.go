@@ -21,8 +21,9 @@ import (
 // once their size is known).
 const gcPercent = 50
 
-// heapFloorBytes is the heap every run starts with (heapFloor), so that the collector's
-// goal is at least about half as much again, however small the model. A small model
+// heapFloorBytes is the heap every run starts with (heapFloor): at gcPercent the
+// collector's goal is then at least 48 MiB, 16 MiB of garbage between collections
+// however small the model (a large model's goal moves by a few percent). A small model
 // (PortalPerf's two nodes: a few MiB) at gcPercent would be collected after every
 // megabyte or two of garbage, and a collection during a run is dear: while it marks,
 // every pointer the event queues move goes through the write barrier. Instructions of
