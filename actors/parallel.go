@@ -314,7 +314,7 @@ func newPartitions(r *prun, n int, opts *Options) []*partition {
 		p := &partition{r: r, id: int32(i), prefetching: havePrefetch && r.m.NumActors() >= prefetchMinActors}
 		p.inMin.Store(int64(MaxTime))
 		p.runner = runner{m: r.m, st: r.st, sink: p}
-		p.tracer = newTracer(opts, r.m, i)
+		p.setTracer(newTracer(opts, r.m, i))
 		p.out.init(p, n)
 		parts[i] = p
 	}

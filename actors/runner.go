@@ -37,6 +37,7 @@ type runner struct {
 	st     []actorState
 	sink   sink
 	tracer Tracer
+	gauges GaugeTracer // tracer's gauge recorder if it records gauges, else nil (setTracer)
 
 	now  Time
 	cur  ActorID

@@ -55,7 +55,7 @@ func (s *serialEngine) enqueue(e event) { s.q.push(e) }
 func runSerial(ctx context.Context, m *Model, opts *Options) (*Report, error) {
 	s := &serialEngine{runner: runner{m: m, st: newActorStates(m, opts.Seed)}}
 	s.sink = s
-	s.tracer = newTracer(opts, m, 0)
+	s.setTracer(newTracer(opts, m, 0))
 	rep := &Report{Engine: Serial, Workers: 1, Partitioning: "none", Partitions: 1,
 		Lookahead: Duration(MaxTime), End: opts.End}
 	wall := time.Now()
