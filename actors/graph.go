@@ -164,6 +164,11 @@ func (g *Graph) Build() (*Model, error) {
 	m.names = make([]string, len(order))
 	m.actors = make([]Actor, len(order))
 	m.portBase = make([]int32, len(order)+1)
+	ports := 0
+	for i := range g.blocks {
+		ports += len(g.blocks[i].ports)
+	}
+	m.ports = make([]string, 0, ports)
 	for id, bi := range order {
 		idOf[bi] = ActorID(id)
 		b := &g.blocks[bi]
@@ -218,6 +223,7 @@ func (g *Graph) sortedBlocks() []int32 {
 }
 
 func (g *Graph) resolveLinks(m *Model, idOf []ActorID, linked []bool) {
+	n := 0 // links resolved
 	for _, l := range g.links {
 		if l.from.p < 0 || l.to.p < 0 {
 			continue // unknown port, already reported by Ref.Port
@@ -236,14 +242,18 @@ func (g *Graph) resolveLinks(m *Model, idOf []ActorID, linked []bool) {
 		m.out[si] = outLink{latency: l.latency, dst: dst, dstPort: Port(l.to.p)}
 		linked[si] = true
 		linked[m.portBase[dst]+l.to.p] = true
-		m.links = append(m.links, Link{From: src, FromPort: Port(l.from.p), To: dst, ToPort: Port(l.to.p), Latency: l.latency})
+		n++
 	}
-	slices.SortFunc(m.links, func(a, b Link) int {
-		if a.From != b.From {
-			return int(a.From) - int(b.From)
+	// The links by source actor and port: a port has one outgoing link at most, so the
+	// ports in id order give them sorted (Red Storm: 1.1 M links, no sort, one array).
+	m.links = make([]Link, 0, n)
+	for src := range len(m.names) {
+		for i := m.portBase[src]; i < m.portBase[src+1]; i++ {
+			if o := m.out[i]; o.dst != noActor {
+				m.links = append(m.links, Link{From: ActorID(src), FromPort: Port(i - m.portBase[src]), To: o.dst, ToPort: o.dstPort, Latency: o.latency})
+			}
 		}
-		return int(a.FromPort) - int(b.FromPort)
-	})
+	}
 }
 
 func (g *Graph) checkDangling(m *Model, idOf []ActorID, linked []bool) {
