@@ -49,13 +49,23 @@ func fmtHandle(kind string, h uint64) string {
 // allocation so that stale handles do not alias new objects. Free slots are reused
 // last-freed first: deterministic.
 type slots[T any] struct {
-	items []T
-	gens  []uint32
-	used  []bool
-	free  []int
-	max   int
-	n     int
+	s    []slot[T]
+	free []int
+	max  int
+	n    int
 }
+
+// slot is one entry of a slots table: its object, generation and whether it is live, in
+// one place (a lookup reads one cache line, and the table grows as one array).
+type slot[T any] struct {
+	v    T
+	gen  uint32
+	used bool
+}
+
+// slotsFirst is the capacity a table starts with: a process's first objects (MPI binds
+// about 20 match entries and memory descriptors at its start) without a growth each.
+const slotsFirst = 16
 
 func newSlots[T any](max int) slots[T] { return slots[T]{max: max} }
 
@@ -66,34 +76,37 @@ func (s *slots[T]) alloc(v T) (uint64, bool) {
 	case len(s.free) > 0:
 		i = s.free[len(s.free)-1]
 		s.free = s.free[:len(s.free)-1]
-	case len(s.items) < s.max:
-		i = len(s.items)
-		var zero T
-		s.items, s.gens, s.used = append(s.items, zero), append(s.gens, 0), append(s.used, false)
+	case len(s.s) < s.max:
+		if s.s == nil {
+			s.s = make([]slot[T], 0, min(s.max, slotsFirst))
+		}
+		i = len(s.s)
+		s.s = append(s.s, slot[T]{})
 	default:
 		return 0, false
 	}
-	s.gens[i]++
-	s.items[i], s.used[i] = v, true
+	x := &s.s[i]
+	x.gen++
+	x.v, x.used = v, true
 	s.n++
-	return uint64(s.gens[i])<<32 | uint64(i+1), true
+	return uint64(x.gen)<<32 | uint64(i+1), true
 }
 
 // get returns the object named by h, or false if h is not a live handle.
 func (s *slots[T]) get(h uint64) (T, bool) {
 	var zero T
 	i := int(uint32(h)) - 1
-	if i < 0 || i >= len(s.items) || !s.used[i] || s.gens[i] != uint32(h>>32) {
+	if i < 0 || i >= len(s.s) || !s.s[i].used || s.s[i].gen != uint32(h>>32) {
 		return zero, false
 	}
-	return s.items[i], true
+	return s.s[i].v, true
 }
 
 // release frees the slot of a live handle h.
 func (s *slots[T]) release(h uint64) {
 	i := int(uint32(h)) - 1
 	var zero T
-	s.items[i], s.used[i] = zero, false
+	s.s[i].v, s.s[i].used = zero, false
 	s.free = append(s.free, i)
 	s.n--
 }
