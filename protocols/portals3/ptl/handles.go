@@ -79,6 +79,7 @@ func (s *slots[T]) alloc(v T) (uint64, bool) {
 	case len(s.s) < s.max:
 		if s.s == nil {
 			s.s = make([]slot[T], 0, min(s.max, slotsFirst))
+			s.free = make([]int, 0, min(s.max, slotsFirst))
 		}
 		i = len(s.s)
 		s.s = append(s.s, slot[T]{})
