@@ -195,8 +195,11 @@ func Init(pr *portals3.Process, world *World, rank int, p Params, data bool) (*C
 		ptl.Retain); err != nil {
 		return nil, c.fail("MDAttach", err)
 	}
-	for i := range p.UnexpectedBuffers {
-		b := &uxBuffer{idx: i, addr: c.next}
+	bufs := make([]uxBuffer, p.UnexpectedBuffers) // one allocation for a rank's buffers
+	c.bufs = make([]*uxBuffer, 0, p.UnexpectedBuffers)
+	for i := range bufs {
+		b := &bufs[i]
+		*b = uxBuffer{idx: i, addr: c.next}
 		c.next += uint64(p.UnexpectedBufferBytes)
 		c.bufs = append(c.bufs, b)
 		if err := c.post(b); err != nil {
