@@ -287,8 +287,8 @@ func (e *env) halo(c *mpi.Comm, lg *rankLog, size int64) func(int, bool) error {
 	g := e.grid
 	r := c.Rank()
 	pos := [3]int{r % g[0], r / g[0] % g[1], r / (g[0] * g[1])}
-	var nbr []int // neighbour in direction k, for the directions that exist
-	var dirs []int
+	nbr := make([]int, 0, 6) // neighbour in direction k, for the directions that exist
+	dirs := make([]int, 0, 6)
 	for d := range 3 {
 		if g[d] < 2 {
 			continue

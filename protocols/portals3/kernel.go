@@ -112,6 +112,7 @@ type opRecords struct {
 // host-managed TX pending pool.
 func NewStack(p Params, node router.NodeID, cpu *host.CPU) *Stack {
 	s := &Stack{p: p, node: node, cpu: cpu, nis: map[ptl.PID]*Process{}, txOps: map[int]*txOp{}, rxOps: map[int]*rxOp{}}
+	s.txFree = make([]int, 0, p.TxPendings)
 	for i := p.TxPendings - 1; i >= 0; i-- {
 		s.txFree = append(s.txFree, i)
 	}
