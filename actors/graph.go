@@ -29,7 +29,7 @@ type block struct {
 	name  string
 	actor Actor
 	ports []string
-	open  []bool // ports declared intentionally unconnected
+	open  []bool // ports declared intentionally unconnected (nil: none)
 }
 
 type linkSpec struct {
@@ -69,7 +69,7 @@ func (g *Graph) Add(name string, a Actor) Ref {
 			}
 		}
 	}
-	g.blocks = append(g.blocks, block{name: name, actor: a, ports: ports, open: make([]bool, len(ports))})
+	g.blocks = append(g.blocks, block{name: name, actor: a, ports: ports})
 	return Ref{g: g, i: int32(len(g.blocks) - 1)}
 }
 
@@ -103,7 +103,11 @@ func (g *Graph) Connect(a, b PortRef, latency Duration) {
 // an unconnected port fails the run.
 func (g *Graph) Unconnected(p PortRef) {
 	if p.p >= 0 {
-		g.blocks[p.b].open[p.p] = true
+		b := &g.blocks[p.b]
+		if b.open == nil { // most actors have none: made on the first
+			b.open = make([]bool, len(b.ports))
+		}
+		b.open[p.p] = true
 	}
 }
 
@@ -261,7 +265,7 @@ func (g *Graph) checkDangling(m *Model, idOf []ActorID, linked []bool) {
 		b := &g.blocks[bi]
 		base := m.portBase[idOf[bi]]
 		for p, name := range b.ports {
-			if !linked[base+int32(p)] && !b.open[p] {
+			if !linked[base+int32(p)] && (b.open == nil || !b.open[p]) {
 				g.errorf("graph: port %s.%s is not connected (link it, or declare it with Graph.Unconnected)", b.name, name)
 			}
 		}
