@@ -62,7 +62,7 @@ func (g *Graph) Add(name string, a Actor) Ref {
 	}
 	var ports []string
 	if p, ok := a.(Ported); ok {
-		ports = slices.Clone(p.Ports())
+		ports = p.Ports() // kept as it is: Ported's contract is that the list does not change
 		for i, pn := range ports {
 			if pn == "" || slices.Index(ports, pn) != i {
 				g.errorf("graph: actor %q declares an empty or duplicate port name %q", name, pn)
