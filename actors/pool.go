@@ -57,8 +57,15 @@ func (p *Pool[T, P]) Release(v *T) {
 
 // FreeList recycles values of type T within one actor (a record it sends itself and
 // takes back when it is delivered): no synchronization, unlike Pool. The zero value is
-// empty.
-type FreeList[T any] struct{ free []*T }
+// empty and makes values one at a time.
+type FreeList[T any] struct {
+	free []*T
+	// Chunk, if above 1, is how many values an empty list makes at once, in one array:
+	// for a holder that takes many before it gives any back (a program registering a
+	// thousand triggered operations before the first fires). The values of a chunk
+	// stay allocated while any of them is in use.
+	Chunk int
+}
 
 // Get returns a recycled value, or a new one; the caller sets every field.
 func (l *FreeList[T]) Get() *T {
@@ -66,6 +73,13 @@ func (l *FreeList[T]) Get() *T {
 		v := l.free[n-1]
 		l.free = l.free[:n-1]
 		return v
+	}
+	if l.Chunk > 1 {
+		c := make([]T, l.Chunk)
+		for i := len(c) - 1; i > 0; i-- { // handed out in order, &c[1] next
+			l.free = append(l.free, &c[i])
+		}
+		return &c[0]
 	}
 	return new(T)
 }

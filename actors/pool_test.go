@@ -3,6 +3,7 @@ package actors
 import (
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -57,4 +58,25 @@ func TestRefsLastHolder(t *testing.T) {
 	require.True(t, r.Drop(), "the third drop of three holders is the last")
 	var never Refs
 	require.False(t, never.Drop(), "a count never set is never last")
+}
+
+// TestFreeListChunk checks that a chunked free list hands out distinct values, a chunk
+// at a time, and takes back what it is given first.
+func TestFreeListChunk(t *testing.T) {
+	l := FreeList[int]{Chunk: 4}
+	seen := map[*int]bool{}
+	var got []*int
+	for range 10 {
+		v := l.Get()
+		require.False(t, seen[v], "a value handed out twice")
+		seen[v] = true
+		got = append(got, v)
+	}
+	assert.Equal(t, 2, len(l.free), "three chunks of 4 made for 10 values")
+	l.Put(got[3])
+	assert.Same(t, got[3], l.Get(), "the value given back comes out first")
+	var plain FreeList[int]
+	a, b := plain.Get(), plain.Get()
+	assert.NotSame(t, a, b)
+	assert.Empty(t, plain.free)
 }

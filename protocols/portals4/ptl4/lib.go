@@ -50,8 +50,15 @@ type Work struct {
 // New returns the library of a process whose memory is mem, on the node with physical
 // id nid, with process id pid and user id uid.
 func New(mem Memory, nid, pid, uid uint32) *Lib {
-	return &Lib{mem: mem, nid: nid, pid: pid, uid: uid}
+	l := &Lib{mem: mem, nid: nid, pid: pid, uid: uid}
+	l.trigs.Chunk = trigChunk
+	return l
 }
+
+// trigChunk is how many triggered-operation records the library makes at once: a
+// program typically registers a batch of them (every iteration's, in p4-trig) before the
+// first fires and gives its record back.
+const trigChunk = 16
 
 // PID returns the process id.
 func (l *Lib) PID() uint32 { return l.pid }
