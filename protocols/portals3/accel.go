@@ -436,9 +436,7 @@ func (f *Firmware) accelTxDone(x *ppc.Exec, k, id int) {
 	case roleReply:
 		pd.state = rxDone
 		f.record(x, k, Record{Kind: RecGetDone, Pending: id, Wire: pd.wire, D: *f.delivery(id), Failed: failed})
-		if f.g == nil { // the sender's hold on the reply (newWire; gbn's wires are the collector's)
-			f.done = append(f.done, pd.reply)
-		}
+		f.done = append(f.done, pd.reply) // the firmware's hold as the reply's sender (a no-op under gbn, newWire)
 		pd.reply = nil
 	case roleAck:
 		f.freeAccel(x, id)

@@ -41,11 +41,11 @@ func (ni *NI) DeliverHeader(h Header) Delivery {
 			d.Reason = DropBadOp
 		}
 	}
-	if !d.Accepted && ni != nil {
-		ni.sr[SRDropCount]++
-		ni.sr[SRDropLength] += h.Length
-	}
 	if ni != nil {
+		if !d.Accepted {
+			ni.sr[SRDropCount]++
+			ni.sr[SRDropLength] += h.Length
+		}
 		ni.delivered = d.Posted[:0] // with the capacity appends gave it
 	}
 	if len(d.Posted) == 0 {

@@ -546,22 +546,19 @@ func (l *Lib) TriggeredUnlink(h Handle, ctr Handle, threshold uint64) Ret {
 
 // newTrig returns a record of a triggered operation of kind on n, recycled or new;
 // addTrig takes it.
-func (l *Lib) newTrig(n *ni, kind trigKind) *trig {
-	t := l.trigs.Get()
-	*t = trig{n: n, kind: kind}
-	return t
-}
+func (l *Lib) newTrig(n *ni, kind trigKind) *trig { return l.trigs.New(trig{n: n, kind: kind}) }
 
 // addTrig registers triggered operation t on counter ctr of t.n, to fire at threshold;
 // a record it refuses is recycled.
 func (l *Lib) addTrig(t *trig, ctr Handle, threshold uint64) Ret {
 	n := t.n
 	c := l.ctOf(n, ctr)
-	if c == nil || n.nTrig >= n.lim.MaxTriggeredOps {
+	switch {
+	case c == nil:
 		l.dropTrig(t)
-		if c == nil {
-			return ArgInvalid
-		}
+		return ArgInvalid
+	case n.nTrig >= n.lim.MaxTriggeredOps:
+		l.dropTrig(t)
 		return NoSpace
 	}
 	l.seq++

@@ -91,8 +91,7 @@ func (l *Lib) Deliver(m *Msg) *Msg {
 	l.post(n, p.eq, ev, e.d.Options&MECommDisable != 0 || fail == NIOK && e.d.Options&MESuccessDisable != 0)
 	l.countEntry(n, e, mlength, false)
 	if keep {
-		u := l.uhdrs.Get()
-		*u = uhdr{m: *m, ev: ev, ov: e, mlength: mlength}
+		u := l.uhdrs.New(uhdr{m: *m, ev: ev, ov: e, mlength: mlength})
 		u.m.Data, u.m.Operand, u.m.payload, u.m.PoolMark = nil, nil, nil, actors.PoolMark{} // the header's own copy
 		u.m.refs = actors.Refs{}
 		p.unexp = append(p.unexp, u)
