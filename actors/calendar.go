@@ -17,6 +17,7 @@ import (
 // as eventHeap's, whatever the width: only the speed depends on it.
 type calQueue struct {
 	b     []calBucket // buckets, each sorted by key
+	occ   []uint64    // bit i set: bucket i holds events (seek skips the empty ones)
 	msgs  msgSlots
 	n     int  // events held
 	shift uint // a day is 1<<shift ps
@@ -96,6 +97,12 @@ func (q *calQueue) layout(nb int, shift uint, t Time) {
 		// spare, where a bucket that grows takes it.
 		q.b[i] = calBucket{e: q.keep(q.b[i].e)}
 	}
+	if words := nb / 64; cap(q.occ) >= words {
+		q.occ = q.occ[:words]
+		clear(q.occ)
+	} else {
+		q.occ = make([]uint64, words)
+	}
 	q.shift, q.mask = shift, nb-1
 	q.setCursor(t)
 }
@@ -137,7 +144,9 @@ func (q *calQueue) insert(x heapEntry) {
 	if x.at < q.dayStart() {
 		q.setCursor(x.at)
 	}
-	b := &q.b[int(uint64(x.at)>>q.shift)&q.mask]
+	i := int(uint64(x.at)>>q.shift) & q.mask
+	q.occ[i>>6] |= 1 << (i & 63)
+	b := &q.b[i]
 	if b.h > 0 && b.h >= len(b.e)/2 { // reclaim the taken half
 		b.e = b.e[:copy(b.e, b.e[b.h:])]
 		b.h = 0
@@ -145,11 +154,14 @@ func (q *calQueue) insert(x heapEntry) {
 	if len(b.e) == cap(b.e) {
 		q.grow(b)
 	}
-	b.e = append(b.e, x)
-	j := len(b.e) - 1
-	for j > b.h && x.less(b.e[j-1].eventKey) {
+	j := len(b.e)
+	if j == b.h || !x.less(b.e[j-1].eventKey) { // the usual case: x is the latest
+		b.e = append(b.e, x)
+		return
+	}
+	b.e = append(b.e, b.e[j-1])
+	for j--; j > b.h && x.less(b.e[j-1].eventKey); j-- {
 		b.e[j] = b.e[j-1]
-		j--
 	}
 	b.e[j] = x
 }
@@ -206,31 +218,85 @@ func (q *calQueue) minTime() Time {
 	return x.at
 }
 
-// seek moves the cursor to the bucket of the earliest event (q.n > 0).
+// seek moves the cursor to the bucket of the earliest event (q.n > 0): the first
+// bucket from the cursor on whose earliest event falls in that bucket's day of the
+// cursor's year, skipping empty buckets by their occupancy bits, else (a whole year
+// without a due event) straight to the day of the earliest event.
 func (q *calQueue) seek() {
-	for range len(q.b) {
-		if x, ok := q.b[q.cur].first(); ok && x.at < q.top {
-			return
-		}
-		q.cur = (q.cur + 1) & q.mask
-		if q.top == MaxTime {
-			break
-		}
-		q.top += Time(1) << q.shift
+	if b := &q.b[q.cur]; b.h >= len(b.e) || b.e[b.h].at >= q.top {
+		q.search()
 	}
-	// A whole year without a due event: go straight to the earliest.
+}
+
+// search is seek's search from the cursor on.
+func (q *calQueue) search() {
+	nb := len(q.b)
+	if q.top != MaxTime {
+		c0, top0 := q.cur, q.top
+		room := Time(uint64(MaxTime-top0) >> q.shift) // days after the cursor's before MaxTime
+		for o := q.nextOccupied(c0); o < nb && Time(o) <= room; o += q.nextOccupied((c0 + o) & q.mask) {
+			j := (c0 + o) & q.mask
+			top := top0 + Time(o)<<q.shift
+			if b := &q.b[j]; b.e[b.h].at < top {
+				q.cur, q.top = j, top
+				return
+			}
+		}
+	}
 	first := MaxTime
-	for i := range q.b {
-		if x, ok := q.b[i].first(); ok {
-			first = min(first, x.at)
+	for w, word := range q.occ {
+		for ; word != 0; word &= word - 1 {
+			b := &q.b[w<<6|bits.TrailingZeros64(word)]
+			first = min(first, b.e[b.h].at)
 		}
 	}
 	q.setCursor(first)
 }
 
+// nextOccupied is the distance, from 1 to the bucket count, from bucket c to the next
+// bucket after it (in cursor order, wrapping around) that holds events: the bucket
+// count if no other does.
+func (q *calQueue) nextOccupied(c int) int {
+	i := (c + 1) & q.mask
+	w := i >> 6
+	word := q.occ[w] >> (i & 63) << (i & 63) // the buckets from i on in i's word
+	for range len(q.occ) + 1 {
+		if word != 0 {
+			j := w<<6 | bits.TrailingZeros64(word)
+			if o := (j - c) & q.mask; o != 0 {
+				return o
+			}
+			return len(q.b) // c itself: no other
+		}
+		w = (w + 1) & (len(q.occ) - 1)
+		word = q.occ[w]
+	}
+	return len(q.b)
+}
+
 // pop removes the earliest event into *e (q.n > 0).
 func (q *calQueue) pop(e *event) {
 	q.take(e)
+	q.shrink()
+}
+
+// popBefore removes the earliest event into *e if it is before limit, and reports
+// whether it did (one search for both).
+func (q *calQueue) popBefore(limit Time, e *event) bool {
+	if q.n == 0 {
+		return false
+	}
+	q.seek()
+	if b := &q.b[q.cur]; b.e[b.h].at >= limit {
+		return false
+	}
+	q.remove(e)
+	q.shrink()
+	return true
+}
+
+// shrink halves the bucket count when the events are fewer than half of it.
+func (q *calQueue) shrink() {
 	if q.n < len(q.b)/2 && len(q.b) > calMinBuckets {
 		q.resize(len(q.b) / 2)
 	}
@@ -239,10 +305,17 @@ func (q *calQueue) pop(e *event) {
 // take removes the earliest event into *e (q.n > 0) and keeps the bucket count.
 func (q *calQueue) take(e *event) {
 	q.seek()
+	q.remove(e)
+}
+
+// remove removes the earliest event of the cursor's bucket, the earliest of all after
+// a seek, into *e.
+func (q *calQueue) remove(e *event) {
 	b := &q.b[q.cur]
 	x := b.e[b.h]
 	if b.h++; b.h == len(b.e) {
 		b.e, b.h = q.keep(b.e), 0
+		q.occ[q.cur>>6] &^= 1 << (q.cur & 63)
 	}
 	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs.take(x.slot)
 	q.n--
@@ -343,6 +416,11 @@ func (q *pendingQueue) pop(e *event) {
 		return
 	}
 	q.cal.pop(e)
+	q.leaveCalendar()
+}
+
+// leaveCalendar goes back to the heap once the calendar holds few events.
+func (q *pendingQueue) leaveCalendar() {
 	if q.cal.len() < calendarToHeap {
 		// Emptied without shrinking: the calendar keeps its buckets and their arrays
 		// for the next time the set grows (halving it down to its smallest size
@@ -366,10 +444,10 @@ func (q *pendingQueue) popBefore(limit Time, e *event) bool {
 		q.heap.pop(e)
 		return true
 	}
-	if q.cal.minTime() >= limit { // leaves the cursor on the earliest: pop does not search again
+	if !q.cal.popBefore(limit, e) {
 		return false
 	}
-	q.pop(e)
+	q.leaveCalendar()
 	return true
 }
 

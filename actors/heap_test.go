@@ -141,9 +141,15 @@ func TestCalendarQueueOrder(t *testing.T) {
 					require.Equal(t, h.minTime(), q.minTime(), "round %d", round)
 					var a, b event
 					h.pop(&a)
-					q.pop(&b)
+					// popBefore takes nothing at or before the earliest's time,
+					// and takes the earliest after it.
+					require.False(t, q.popBefore(a.at, &b), "round %d", round)
+					require.True(t, q.popBefore(a.at+1, &b), "round %d", round)
 					require.Equal(t, a, b, "round %d", round)
 					now = a.at
+				}
+				if seq%2003 == 0 {
+					checkCalendar(t, q)
 				}
 			}
 			keep := 0
@@ -161,7 +167,31 @@ func TestCalendarQueueOrder(t *testing.T) {
 		}
 		require.Equal(t, 0, q.len())
 		require.Equal(t, MaxTime, q.minTime())
+		checkCalendar(t, q)
 	}
+}
+
+// checkCalendar checks the calendar's invariants: a bucket's occupancy bit is set
+// exactly when it holds events (seek skips the others), every bucket's events are in
+// key order and in that bucket's days, none is before the cursor's day, and the count.
+func checkCalendar(t *testing.T, q *calQueue) {
+	t.Helper()
+	require.Len(t, q.occ, len(q.b)/64)
+	n := 0
+	for i := range q.b {
+		b := &q.b[i]
+		live := b.e[b.h:]
+		n += len(live)
+		require.Equal(t, len(live) > 0, q.occ[i/64]>>(i%64)&1 == 1, "bucket %d: occupancy bit", i)
+		for k, x := range live {
+			require.Equal(t, i, int(uint64(x.at)>>q.shift)&q.mask, "bucket %d holds an event of another", i)
+			require.GreaterOrEqual(t, x.at, q.dayStart(), "an event before the cursor's day")
+			if k > 0 {
+				require.True(t, live[k-1].less(x.eventKey), "bucket %d out of order", i)
+			}
+		}
+	}
+	require.Equal(t, q.n, n)
 }
 
 // A partition's pending queue switches between the heap and the calendar as its set
