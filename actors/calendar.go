@@ -24,6 +24,7 @@ type calQueue struct {
 	mask  int  // nb-1
 	cur   int  // the cursor's bucket
 	top   Time // end of the cursor's day (exclusive)
+	start Time // start of the cursor's day
 
 	// spare holds the large bucket arrays buckets gave back, by class (class c holds
 	// arrays of calBucketFirst<<c events): a burst takes them from here instead of
@@ -112,6 +113,7 @@ func (q *calQueue) setCursor(t Time) {
 	day := uint64(t) >> q.shift
 	q.cur = int(day) & q.mask
 	q.top = dayEnd(day, q.shift)
+	q.start = Time(day << q.shift)
 }
 
 // dayEnd is the end of day number day, clamped to MaxTime.
@@ -120,14 +122,6 @@ func dayEnd(day uint64, shift uint) Time {
 		return MaxTime
 	}
 	return Time((day + 1) << shift)
-}
-
-// dayStart is the start of the cursor's day.
-func (q *calQueue) dayStart() Time {
-	if q.top == MaxTime {
-		return Time(uint64(MaxTime) >> q.shift << q.shift)
-	}
-	return q.top - Time(1)<<q.shift
 }
 
 func (q *calQueue) push(e event) {
@@ -141,7 +135,7 @@ func (q *calQueue) push(e event) {
 // insert places x in its bucket, moving the cursor back if x is before its day (an
 // event from another partition may land before the earliest local one).
 func (q *calQueue) insert(x heapEntry) {
-	if x.at < q.dayStart() {
+	if x.at < q.start {
 		q.setCursor(x.at)
 	}
 	i := int(uint64(x.at)>>q.shift) & q.mask
@@ -238,7 +232,7 @@ func (q *calQueue) search() {
 			j := (c0 + o) & q.mask
 			top := top0 + Time(o)<<q.shift
 			if b := &q.b[j]; b.e[b.h].at < top {
-				q.cur, q.top = j, top
+				q.cur, q.top, q.start = j, top, top-Time(1)<<q.shift
 				return
 			}
 		}

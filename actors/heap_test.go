@@ -185,13 +185,15 @@ func checkCalendar(t *testing.T, q *calQueue) {
 		require.Equal(t, len(live) > 0, q.occ[i/64]>>(i%64)&1 == 1, "bucket %d: occupancy bit", i)
 		for k, x := range live {
 			require.Equal(t, i, int(uint64(x.at)>>q.shift)&q.mask, "bucket %d holds an event of another", i)
-			require.GreaterOrEqual(t, x.at, q.dayStart(), "an event before the cursor's day")
+			require.GreaterOrEqual(t, x.at, q.start, "an event before the cursor's day")
 			if k > 0 {
 				require.True(t, live[k-1].less(x.eventKey), "bucket %d out of order", i)
 			}
 		}
 	}
 	require.Equal(t, q.n, n)
+	require.Equal(t, q.top, dayEnd(uint64(q.start)>>q.shift, q.shift), "the cursor's day")
+	require.Equal(t, q.cur, int(uint64(q.start)>>q.shift)&q.mask, "the cursor's bucket")
 }
 
 // A partition's pending queue switches between the heap and the calendar as its set
