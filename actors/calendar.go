@@ -222,21 +222,40 @@ func (q *calQueue) seek() {
 	}
 }
 
-// search is seek's search from the cursor on.
+// search is seek's search from the cursor on: the occupied buckets after the cursor's,
+// in cursor order (their bits, from the word of the next bucket on, wrapping around
+// once), each in its day of the cursor's year.
 func (q *calQueue) search() {
-	nb := len(q.b)
 	if q.top != MaxTime {
 		c0, top0 := q.cur, q.top
 		room := Time(uint64(MaxTime-top0) >> q.shift) // days after the cursor's before MaxTime
-		for o := q.nextOccupied(c0); o < nb && Time(o) <= room; o += q.nextOccupied((c0 + o) & q.mask) {
-			j := (c0 + o) & q.mask
-			top := top0 + Time(o)<<q.shift
-			if b := &q.b[j]; b.e[b.h].at < top {
-				q.cur, q.top, q.start = j, top, top-Time(1)<<q.shift
-				return
+		i := (c0 + 1) & q.mask
+		w0 := i >> 6
+		lower := uint64(1)<<(i&63) - 1 // the bits of w0 before i: its buckets last in the year
+		w, word := w0, q.occ[w0]&^lower
+		for n := 0; ; n++ {
+			for ; word != 0; word &= word - 1 {
+				j := w<<6 | bits.TrailingZeros64(word)
+				o := (j - c0) & q.mask
+				if o == 0 || Time(o) > room {
+					goto year // back at the cursor's bucket, or past the end of time
+				}
+				if b := &q.b[j]; b.e[b.h].at < top0+Time(o)<<q.shift {
+					q.cur, q.top = j, top0+Time(o)<<q.shift
+					q.start = q.top - Time(1)<<q.shift
+					return
+				}
+			}
+			if n == len(q.occ) {
+				break // w0's bits before i were the last
+			}
+			w = (w + 1) & (len(q.occ) - 1)
+			if word = q.occ[w]; n+1 == len(q.occ) {
+				word &= lower // back at w0
 			}
 		}
 	}
+year: // a whole year without a due event: straight to the earliest
 	first := MaxTime
 	for w, word := range q.occ {
 		for ; word != 0; word &= word - 1 {
@@ -245,27 +264,6 @@ func (q *calQueue) search() {
 		}
 	}
 	q.setCursor(first)
-}
-
-// nextOccupied is the distance, from 1 to the bucket count, from bucket c to the next
-// bucket after it (in cursor order, wrapping around) that holds events: the bucket
-// count if no other does.
-func (q *calQueue) nextOccupied(c int) int {
-	i := (c + 1) & q.mask
-	w := i >> 6
-	word := q.occ[w] >> (i & 63) << (i & 63) // the buckets from i on in i's word
-	for range len(q.occ) + 1 {
-		if word != 0 {
-			j := w<<6 | bits.TrailingZeros64(word)
-			if o := (j - c) & q.mask; o != 0 {
-				return o
-			}
-			return len(q.b) // c itself: no other
-		}
-		w = (w + 1) & (len(q.occ) - 1)
-		word = q.occ[w]
-	}
-	return len(q.b)
 }
 
 // pop removes the earliest event into *e (q.n > 0).
