@@ -14,27 +14,37 @@ import (
 )
 
 // A bound keeps the least records of the order whatever order they arrive in, and
-// reports where it cut.
+// reports where it cut; with more records than a chunk (boundChunk) too, below and
+// beyond the bound.
 func TestBoundedKeepsTheLeastInAnyArrivalOrder(t *testing.T) {
-	var all []record
-	for i := range 200 {
-		all = append(all, record{run: i % 2, trace: uint64(i % 7), start: actors.Time(i * 37 % 101), name: "s"})
-	}
-	want := slices.Clone(all)
-	slices.SortFunc(want, func(a, b record) int { return timeOrder(&a, &b) })
-	for seed := range uint64(5) {
-		in := slices.Clone(all)
-		rand.New(rand.NewPCG(seed, 1)).Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
-		b := newBounded(50, timeOrder)
-		for i := range in {
-			b.add(&in[i])
+	for _, c := range []struct{ n, max int }{{200, 50}, {3 * boundChunk, 2*boundChunk + 17}, {3 * boundChunk, 5 * boundChunk}} {
+		var all []record
+		for i := range c.n {
+			all = append(all, record{run: i % 2, trace: uint64(i % 7), start: actors.Time(i * 37 % 101), name: "s", end: actors.Time(i)})
 		}
-		assert.Equal(t, int64(150), b.dropped)
-		assert.Equal(t, want[50], b.cut, "the least record left out")
-		assert.Equal(t, want[:50], b.sorted(), "seed %d", seed)
+		want := slices.Clone(all)
+		slices.SortFunc(want, func(a, b record) int { return timeOrder(&a, &b) })
+		kept := min(c.n, c.max)
+		for seed := range uint64(5) {
+			in := slices.Clone(all)
+			rand.New(rand.NewPCG(seed, 1)).Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
+			b := newBounded(c.max, timeOrder)
+			for i := range in {
+				b.add(&in[i])
+			}
+			assert.Equal(t, int64(c.n-kept), b.dropped)
+			if kept < c.n {
+				assert.Equal(t, want[kept], b.cut, "the least record left out")
+			}
+			got := b.sorted()
+			require.Len(t, got, kept)
+			for i, r := range got {
+				require.Equal(t, want[i], *r, "%d of %d, bound %d, seed %d", i, c.n, c.max, seed)
+			}
+		}
 	}
 	b := newBounded(0, timeOrder)
-	b.add(&all[0])
+	b.add(&record{name: "s"})
 	assert.Equal(t, int64(1), b.dropped)
 	assert.Empty(t, b.sorted())
 }

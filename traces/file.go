@@ -40,9 +40,9 @@ func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) 
 			n++
 		}
 		for ; k < len(kept) && kept[k].run == r.run && kept[k].trace == r.trace; k++ {
-			s := childSpanID(key, &kept[k])
+			s := childSpanID(key, kept[k])
 			parent := phaseSpanID(key, r.trace, kept[k].phase)
-			if err := enc.Encode(c.fileSpan(tid[:], s[:], parent[:], &kept[k])); err != nil {
+			if err := enc.Encode(c.fileSpan(tid[:], s[:], parent[:], kept[k])); err != nil {
 				return n, err
 			}
 			n++
