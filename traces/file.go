@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -19,33 +21,39 @@ func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) 
 		return 0, fmt.Errorf("trace file: %w", err)
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
-	enc := json.NewEncoder(w)
-	var n int64
+	var (
+		n    int64
+		line []byte
+		enc  lineEncoder
+	)
+	put := func(tid, sid, parent []byte, r *record) error {
+		line = enc.appendSpan(line[:0], c, tid, sid, parent, r)
+		_, err := w.Write(line)
+		n++
+		return err
+	}
 	k := 0
 	for i := range roots {
 		r := &roots[i]
 		key := c.runKey(r.run)
 		tid := TraceID(key, r.trace)
 		root := RootSpanID(key, r.trace)
-		if err := enc.Encode(c.fileSpan(tid[:], root[:], nil, r)); err != nil {
-			return n, err
+		if err := put(tid[:], root[:], nil, r); err != nil {
+			return n, fmt.Errorf("trace file: %w", err)
 		}
-		n++
 		for j := range phases[i] {
 			p := &phases[i][j]
 			id := phaseSpanID(key, r.trace, p.phase)
-			if err := enc.Encode(c.fileSpan(tid[:], id[:], root[:], p)); err != nil {
-				return n, err
+			if err := put(tid[:], id[:], root[:], p); err != nil {
+				return n, fmt.Errorf("trace file: %w", err)
 			}
-			n++
 		}
 		for ; k < len(kept) && kept[k].run == r.run && kept[k].trace == r.trace; k++ {
 			s := childSpanID(key, kept[k])
 			parent := phaseSpanID(key, r.trace, kept[k].phase)
-			if err := enc.Encode(c.fileSpan(tid[:], s[:], parent[:], kept[k])); err != nil {
-				return n, err
+			if err := put(tid[:], s[:], parent[:], kept[k]); err != nil {
+				return n, fmt.Errorf("trace file: %w", err)
 			}
-			n++
 		}
 	}
 	if err := w.Flush(); err != nil {
@@ -58,32 +66,112 @@ func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) 
 	return n, nil
 }
 
-func (c *Collector) fileSpan(tid, sid, parent []byte, r *record) FileSpan {
-	s := FileSpan{TraceID: hex.EncodeToString(tid), SpanID: hex.EncodeToString(sid), Name: r.name,
-		StartPS: int64(r.start), EndPS: int64(r.end), Actor: r.actor, Service: serviceOf(c.cfg, r.actor)}
+// lineEncoder writes a span as a line of the trace file: the bytes encoding/json's
+// Encoder writes for the FileSpan of the span (TestTraceFileLinesAreEncodingJSON
+// compares them), without the map, strings and reflection that cost a traced run of
+// millions of spans most of its writing time, in collections of the spans it keeps.
+type lineEncoder struct {
+	attrs []lineAttr
+}
+
+// lineAttr is an attribute of a span as FileSpan.Attrs holds it.
+type lineAttr struct {
+	key string
+	str string // the value, if isStr
+	num int64  // else the value
+	isStr bool
+}
+
+// appendSpan appends the line of span r (its trace id, span id and parent's, nil for
+// none) to b.
+func (e *lineEncoder) appendSpan(b []byte, c *Collector, tid, sid, parent []byte, r *record) []byte {
+	b = append(b, `{"trace_id":"`...)
+	b = hex.AppendEncode(b, tid)
+	b = append(b, `","span_id":"`...)
+	b = hex.AppendEncode(b, sid)
+	b = append(b, '"')
 	if parent != nil {
-		s.Parent = hex.EncodeToString(parent)
+		b = append(b, `,"parent_span_id":"`...)
+		b = hex.AppendEncode(b, parent)
+		b = append(b, '"')
+	}
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, r.name)
+	b = append(b, `,"start_ps":`...)
+	b = strconv.AppendInt(b, int64(r.start), 10)
+	b = append(b, `,"end_ps":`...)
+	b = strconv.AppendInt(b, int64(r.end), 10)
+	if r.actor != "" {
+		b = append(b, `,"actor":`...)
+		b = appendJSONString(b, r.actor)
+	}
+	if svc := serviceOf(c.cfg, r.actor); svc != "" {
+		b = append(b, `,"service":`...)
+		b = appendJSONString(b, svc)
 	}
 	if len(r.attrs) > 0 || r.root {
-		s.Attrs = make(map[string]any, len(r.attrs)+2)
-		for _, a := range r.attrs {
-			if a.Str != "" {
-				s.Attrs[a.Key] = a.Str
-			} else {
-				s.Attrs[a.Key] = a.Int
+		b = e.appendAttrs(b, c, r)
+	}
+	return append(b, "}\n"...)
+}
+
+// appendAttrs appends the attributes of r as FileSpan.Attrs has them: a key set twice
+// keeps its last value, a root's message ids (and run, if the collector has several)
+// are set last, and the keys come sorted.
+func (e *lineEncoder) appendAttrs(b []byte, c *Collector, r *record) []byte {
+	as := e.attrs[:0]
+	set := func(a lineAttr) {
+		for i := range as {
+			if as[i].key == a.key {
+				as[i] = a
+				return
 			}
 		}
-		if r.root {
-			s.Attrs["message.id"] = fmt.Sprint(r.trace)
-			if r.cause != 0 {
-				s.Attrs["cause.message.id"] = fmt.Sprint(r.cause)
-			}
-			if len(c.models) > 1 {
-				s.Attrs["run"] = r.run
-			}
+		as = append(as, a)
+	}
+	for _, a := range r.attrs {
+		set(lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""})
+	}
+	if r.root {
+		set(lineAttr{key: "message.id", str: strconv.FormatUint(r.trace, 10), isStr: true})
+		if r.cause != 0 {
+			set(lineAttr{key: "cause.message.id", str: strconv.FormatUint(r.cause, 10), isStr: true})
+		}
+		if len(c.models) > 1 {
+			set(lineAttr{key: "run", num: int64(r.run)})
 		}
 	}
-	return s
+	slices.SortFunc(as, func(x, y lineAttr) int { return strings.Compare(x.key, y.key) })
+	b = append(b, `,"attrs":{`...)
+	for i, a := range as {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, a.key)
+		b = append(b, ':')
+		if a.isStr {
+			b = appendJSONString(b, a.str)
+		} else {
+			b = strconv.AppendInt(b, a.num, 10)
+		}
+	}
+	e.attrs = as
+	return append(b, '}')
+}
+
+// appendJSONString appends s as encoding/json writes a string: as it is when every
+// byte is printable ASCII that needs no escape (names of blocks, stages and
+// attributes are), else as json.Marshal escapes it.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, _ := json.Marshal(s) // a string always encodes
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // nodeOf returns the node part of a hierarchical actor name ("node[1,0,0]" of
