@@ -76,9 +76,9 @@ type lineEncoder struct {
 
 // lineAttr is an attribute of a span as FileSpan.Attrs holds it.
 type lineAttr struct {
-	key string
-	str string // the value, if isStr
-	num int64  // else the value
+	key   string
+	str   string // the value, if isStr
+	num   int64  // else the value
 	isStr bool
 }
 
