@@ -117,32 +117,43 @@ func (e *lineEncoder) appendSpan(b []byte, c *Collector, tid, sid, parent []byte
 
 // appendAttrs appends the attributes of r as FileSpan.Attrs has them: a key set twice
 // keeps its last value, a root's message ids (and run, if the collector has several)
-// are set last, and the keys come sorted.
+// are set last.
 func (e *lineEncoder) appendAttrs(b []byte, c *Collector, r *record) []byte {
 	as := e.attrs[:0]
-	set := func(a lineAttr) {
-		for i := range as {
-			if as[i].key == a.key {
-				as[i] = a
-				return
-			}
-		}
-		as = append(as, a)
-	}
 	for _, a := range r.attrs {
-		set(lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""})
+		as = setAttr(as, lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""})
 	}
 	if r.root {
-		set(lineAttr{key: "message.id", str: strconv.FormatUint(r.trace, 10), isStr: true})
+		as = setAttr(as, lineAttr{key: "message.id", str: strconv.FormatUint(r.trace, 10), isStr: true})
 		if r.cause != 0 {
-			set(lineAttr{key: "cause.message.id", str: strconv.FormatUint(r.cause, 10), isStr: true})
+			as = setAttr(as, lineAttr{key: "cause.message.id", str: strconv.FormatUint(r.cause, 10), isStr: true})
 		}
 		if len(c.models) > 1 {
-			set(lineAttr{key: "run", num: int64(r.run)})
+			as = setAttr(as, lineAttr{key: "run", num: int64(r.run)})
 		}
 	}
+	e.attrs = as
+	b = append(b, `,"attrs":`...)
+	return appendJSONObject(b, as)
+}
+
+// setAttr sets a in as, as a map assignment would: a key already there takes the new
+// value in place.
+func setAttr(as []lineAttr, a lineAttr) []lineAttr {
+	for i := range as {
+		if as[i].key == a.key {
+			as[i] = a
+			return as
+		}
+	}
+	return append(as, a)
+}
+
+// appendJSONObject appends as (distinct keys) as encoding/json writes a
+// map[string]any of them: keys sorted, strings and integers. It sorts as.
+func appendJSONObject(b []byte, as []lineAttr) []byte {
 	slices.SortFunc(as, func(x, y lineAttr) int { return strings.Compare(x.key, y.key) })
-	b = append(b, `,"attrs":{`...)
+	b = append(b, '{')
 	for i, a := range as {
 		if i > 0 {
 			b = append(b, ',')
@@ -155,7 +166,6 @@ func (e *lineEncoder) appendAttrs(b []byte, c *Collector, r *record) []byte {
 			b = strconv.AppendInt(b, a.num, 10)
 		}
 	}
-	e.attrs = as
 	return append(b, '}')
 }
 

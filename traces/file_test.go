@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,5 +90,63 @@ func TestTraceFileLinesAreEncodingJSON(t *testing.T) {
 			got := enc.appendSpan(nil, c, tid, sid, parent, &rec)
 			require.Equal(t, want.String(), string(got), "span %d, %d models", i, models)
 		}
+	}
+}
+
+// refTLEvent is a timeline event as the Chrome trace-event format has it, for
+// encoding/json: what tlEvent.appendJSON must write.
+type refTLEvent struct {
+	Name string         `json:"name"`
+	Cat  string         `json:"cat,omitempty"`
+	Ph   string         `json:"ph"`
+	Ts   json.Number    `json:"ts,omitempty"`
+	Dur  json.Number    `json:"dur,omitempty"`
+	Pid  int            `json:"pid"`
+	Tid  int            `json:"tid,omitempty"`
+	ID   int            `json:"id,omitempty"`
+	Bp   string         `json:"bp,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
+}
+
+// Every timeline event is what encoding/json writes for it (times in microseconds with
+// six decimals, omitted fields, escaped strings, sorted arguments).
+func TestTimelineEventsAreEncodingJSON(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	words := []string{"", "X", "M", "flow", "stage", "node[1,2,3] ppc", "a\"b", "<i>&", "tab\t", "\xff", "é", "sep\u2028"}
+	word := func() string { return words[r.IntN(len(words))] }
+	us := func(t actors.Time) json.Number { return json.Number(strconv.FormatFloat(float64(t)/1e6, 'f', 6, 64)) }
+	for i := range 5000 {
+		e := tlEvent{name: word(), cat: word(), ph: word(), pid: r.IntN(5), tid: r.IntN(3), id: r.IntN(3), bp: word()}
+		ref := refTLEvent{Name: e.name, Cat: e.cat, Ph: e.ph, Pid: e.pid, Tid: e.tid, ID: e.id, Bp: e.bp}
+		if r.IntN(3) > 0 {
+			e.ts, e.hasTs = actors.Time(r.Int64N(1<<45)), true
+			ref.Ts = us(e.ts)
+		}
+		if r.IntN(2) == 0 {
+			e.dur, e.hasDur = actors.Time(r.Int64N(1<<20)), true
+			ref.Dur = us(e.dur)
+		}
+		for range r.IntN(4) {
+			a := lineAttr{key: word()}
+			if r.IntN(2) == 0 {
+				a.str, a.isStr = word()+"v", true
+			} else {
+				a.num = r.Int64N(1 << 50)
+			}
+			e.args = setAttr(e.args, a)
+		}
+		if len(e.args) > 0 {
+			ref.Args = map[string]any{}
+			for _, a := range e.args {
+				if a.isStr {
+					ref.Args[a.key] = a.str
+				} else {
+					ref.Args[a.key] = a.num
+				}
+			}
+		}
+		want, err := json.Marshal(ref)
+		require.NoError(t, err)
+		require.Equal(t, string(want), string(e.appendJSON(nil)), "event %d", i)
 	}
 }

@@ -2,7 +2,6 @@ package traces
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"os"
 	"slices"
@@ -21,22 +20,87 @@ import (
 // ("ppc (2)"), so that no track holds overlapping events. Times are microseconds with
 // picosecond precision; the content and order depend only on the simulation.
 
-// tlEvent is one trace event.
+// tlEvent is one trace event: name, cat, ph, ts and dur (microseconds, if has), pid,
+// tid, id, bp and args, written by appendJSON as encoding/json writes the struct of
+// those fields with omitempty on cat, ts, dur, tid, id, bp and args (args a map;
+// TestTimelineEventsAreEncodingJSON compares them).
 type tlEvent struct {
-	Name string         `json:"name"`
-	Cat  string         `json:"cat,omitempty"`
-	Ph   string         `json:"ph"`
-	Ts   json.Number    `json:"ts,omitempty"`
-	Dur  json.Number    `json:"dur,omitempty"`
-	Pid  int            `json:"pid"`
-	Tid  int            `json:"tid,omitempty"`
-	ID   int            `json:"id,omitempty"`
-	Bp   string         `json:"bp,omitempty"`
-	Args map[string]any `json:"args,omitempty"`
+	name, cat, ph string
+	ts, dur       actors.Time
+	hasTs, hasDur bool
+	pid, tid, id  int
+	bp            string
+	args          []lineAttr // distinct keys
 }
 
-func usTime(t actors.Time) json.Number {
-	return json.Number(strconv.FormatFloat(float64(t)/1e6, 'f', 6, 64))
+// appendJSON appends the event's object to b.
+func (e *tlEvent) appendJSON(b []byte) []byte {
+	b = append(b, `{"name":`...)
+	b = appendJSONString(b, e.name)
+	if e.cat != "" {
+		b = append(b, `,"cat":`...)
+		b = appendJSONString(b, e.cat)
+	}
+	b = append(b, `,"ph":`...)
+	b = appendJSONString(b, e.ph)
+	if e.hasTs {
+		b = append(b, `,"ts":`...)
+		b = appendUs(b, e.ts)
+	}
+	if e.hasDur {
+		b = append(b, `,"dur":`...)
+		b = appendUs(b, e.dur)
+	}
+	b = append(b, `,"pid":`...)
+	b = strconv.AppendInt(b, int64(e.pid), 10)
+	if e.tid != 0 {
+		b = append(b, `,"tid":`...)
+		b = strconv.AppendInt(b, int64(e.tid), 10)
+	}
+	if e.id != 0 {
+		b = append(b, `,"id":`...)
+		b = strconv.AppendInt(b, int64(e.id), 10)
+	}
+	if e.bp != "" {
+		b = append(b, `,"bp":`...)
+		b = appendJSONString(b, e.bp)
+	}
+	if len(e.args) > 0 {
+		b = append(b, `,"args":`...)
+		b = appendJSONObject(b, e.args)
+	}
+	return append(b, '}')
+}
+
+// appendUs appends t in microseconds with picosecond precision.
+func appendUs(b []byte, t actors.Time) []byte {
+	return strconv.AppendFloat(b, float64(t)/1e6, 'f', 6, 64)
+}
+
+// tlWriter writes the events of a timeline as they come, in their order.
+type tlWriter struct {
+	w    *bufio.Writer
+	buf  []byte
+	args []lineAttr // the current event's arguments, reused
+	n    int
+}
+
+// emit writes e.
+func (t *tlWriter) emit(e *tlEvent) {
+	t.buf = t.buf[:0]
+	if t.n > 0 {
+		t.buf = append(t.buf, ',')
+	}
+	t.buf = append(e.appendJSON(t.buf), '\n')
+	t.n++
+	_, _ = t.w.Write(t.buf) // a failed write fails the Flush at the end
+}
+
+// arg starts the arguments of an event (in the writer's reused list) with key and
+// string value s; setAttr adds to them.
+func (t *tlWriter) arg(key, s string) []lineAttr {
+	t.args = append(t.args[:0], lineAttr{key: key, str: s, isStr: true})
+	return t.args
 }
 
 // place splits an actor name into its process ("node[...]", or "network") and block.
@@ -75,11 +139,16 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 	}
 	slices.Sort(procs)
 	procs = slices.Compact(procs)
+	f, err := os.Create(c.cfg.Timeline)
+	if err != nil {
+		return fmt.Errorf("trace timeline: %w", err)
+	}
+	out := &tlWriter{w: bufio.NewWriterSize(f, 1<<16)}
+	_, _ = out.w.WriteString("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
 	pid := map[string]int{}
-	var events []tlEvent
 	for i, p := range procs {
 		pid[p] = i + 1
-		events = append(events, tlEvent{Name: "process_name", Ph: "M", Pid: i + 1, Args: map[string]any{"name": p}})
+		out.emit(&tlEvent{name: "process_name", ph: "M", pid: i + 1, args: out.arg("name", p)})
 	}
 	type lane struct {
 		key  string // process and block
@@ -107,20 +176,17 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 			if k > 0 {
 				name = fmt.Sprintf("%s (%d)", b, k+1)
 			}
-			events = append(events, tlEvent{Name: "thread_name", Ph: "M", Pid: pid[pn], Tid: tid, Args: map[string]any{"name": name}})
+			out.emit(&tlEvent{name: "thread_name", ph: "M", pid: pid[pn], tid: tid, args: out.arg("name", name)})
 		}
 		l.ends[k] = r.end
 		where[i] = [2]int{pid[pn], l.tids[k]}
-		args := map[string]any{"message": strconv.FormatUint(r.trace, 10)}
+		args := out.arg("message", strconv.FormatUint(r.trace, 10))
 		for _, a := range r.attrs {
-			if a.Str != "" {
-				args[a.Key] = a.Str
-			} else {
-				args[a.Key] = a.Int
-			}
+			args = setAttr(args, lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""})
 		}
-		events = append(events, tlEvent{Name: r.name, Cat: "stage", Ph: "X", Ts: usTime(r.start), Dur: usTime(r.end - r.start),
-			Pid: where[i][0], Tid: where[i][1], Args: args})
+		out.args = args
+		out.emit(&tlEvent{name: r.name, cat: "stage", ph: "X", ts: r.start, hasTs: true, dur: r.end - r.start, hasDur: true,
+			pid: where[i][0], tid: where[i][1], args: args})
 	}
 	// Flows: each stage of a message to its next stage, in start order.
 	byMsg := map[msgKey][]int{}
@@ -139,35 +205,18 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 			a, b := stages[idx[j-1]], stages[idx[j]]
 			flow++
 			name := "message " + strconv.FormatUint(k.id, 10)
-			events = append(events,
-				tlEvent{Name: name, Cat: "flow", Ph: "s", ID: flow, Ts: usTime(a.start), Pid: where[idx[j-1]][0], Tid: where[idx[j-1]][1]},
-				tlEvent{Name: name, Cat: "flow", Ph: "f", Bp: "e", ID: flow, Ts: usTime(b.start), Pid: where[idx[j]][0], Tid: where[idx[j]][1]})
+			out.emit(&tlEvent{name: name, cat: "flow", ph: "s", id: flow, ts: a.start, hasTs: true, pid: where[idx[j-1]][0], tid: where[idx[j-1]][1]})
+			out.emit(&tlEvent{name: name, cat: "flow", ph: "f", bp: "e", id: flow, ts: b.start, hasTs: true, pid: where[idx[j]][0], tid: where[idx[j]][1]})
 		}
 	}
 	// Counters: one track per block and gauge.
 	for _, g := range gauges {
 		p, b := place(g.actor)
-		events = append(events, tlEvent{Name: b + " " + g.name, Ph: "C", Ts: usTime(g.start), Pid: pid[procName(g.run, p)],
-			Args: map[string]any{g.name: g.attrs[0].Int}})
+		out.args = append(out.args[:0], lineAttr{key: g.name, num: g.attrs[0].Int})
+		out.emit(&tlEvent{name: b + " " + g.name, ph: "C", ts: g.start, hasTs: true, pid: pid[procName(g.run, p)], args: out.args})
 	}
-	f, err := os.Create(c.cfg.Timeline)
-	if err != nil {
-		return fmt.Errorf("trace timeline: %w", err)
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	fmt.Fprint(w, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
-	enc := json.NewEncoder(w)
-	for i := range events {
-		if i > 0 {
-			fmt.Fprint(w, ",")
-		}
-		if err := enc.Encode(&events[i]); err != nil {
-			_ = f.Close()
-			return fmt.Errorf("trace timeline: %w", err)
-		}
-	}
-	fmt.Fprint(w, "]}\n")
-	if err := w.Flush(); err != nil {
+	_, _ = out.w.WriteString("]}\n")
+	if err := out.w.Flush(); err != nil {
 		_ = f.Close()
 		return fmt.Errorf("trace timeline: %w", err)
 	}
