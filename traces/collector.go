@@ -147,6 +147,7 @@ type Collector struct {
 	cfg     Config
 	sampler Sampler
 	ch      chan []record
+	free    chan []record // chunks the exporter has consumed, for the partitions to fill again
 	done    chan struct{}
 
 	mu     sync.Mutex
@@ -185,7 +186,7 @@ func New(cfg Config) (*Collector, error) {
 	if cfg.Service == "" {
 		cfg.Service = "seastar-sim"
 	}
-	c := &Collector{cfg: cfg, sampler: NewSampler(cfg.Sample), ch: make(chan []record, 16), done: make(chan struct{}),
+	c := &Collector{cfg: cfg, sampler: NewSampler(cfg.Sample), ch: make(chan []record, 16), free: make(chan []record, 32), done: make(chan struct{}),
 		msgs: map[msgKey]*message{}, phases: map[string]string{}, models: map[*actors.Model]int{},
 		kept: newBounded(cfg.MaxFileSpans, fileOrder), tl: newBounded(cfg.MaxFileSpans, timeOrder),
 		gauges: newBounded(cfg.MaxCounters, gaugeOrder)}
@@ -264,7 +265,12 @@ func (t *partTracer) Gauge(g actors.Gauge) {
 // push buffers r and hands the buffer over when full.
 func (t *partTracer) push(r record) {
 	if t.buf == nil {
-		t.buf = make([]record, 0, chunkSpans)
+		select {
+		case b := <-t.c.free:
+			t.buf = b
+		default:
+			t.buf = make([]record, 0, chunkSpans)
+		}
 	}
 	t.buf = append(t.buf, r)
 	if len(t.buf) == chunkSpans {
@@ -292,6 +298,13 @@ func (c *Collector) work() {
 	for chunk := range c.ch {
 		for i := range chunk {
 			c.consume(&chunk[i])
+		}
+		if cap(chunk) == chunkSpans { // what consume keeps it has copied: the chunk goes back
+			clear(chunk)
+			select {
+			case c.free <- chunk[:0]:
+			default:
+			}
 		}
 	}
 }
