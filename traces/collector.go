@@ -128,8 +128,9 @@ type message struct {
 	id         uint64
 	start, end actors.Time
 	root       *record
-	phases     []*phase
-	first      *record // the earliest stage (its actor names the initiator when no root does)
+	phases     []phase
+	first      record // the earliest first stage of a phase, attributes left out (its actor names the initiator when no root does)
+	hasFirst   bool
 }
 
 type msgKey struct {
@@ -318,7 +319,7 @@ func (c *Collector) consume(r *record) {
 	k := msgKey{r.run, r.trace}
 	m := c.msgs[k]
 	if m == nil {
-		m = &message{run: r.run, id: r.trace, start: r.start, end: r.end}
+		m = &message{run: r.run, id: r.trace, start: r.start, end: r.end, phases: make([]phase, 0, 4)}
 		c.msgs[k] = m
 	}
 	m.start, m.end = min(m.start, r.start), max(m.end, r.end)

@@ -49,29 +49,28 @@ type phase struct {
 // add extends the message's phase of r.
 func (m *message) add(r *record) {
 	key := r.phase
-	for _, p := range m.phases {
-		if p.key == key {
+	for i := range m.phases {
+		if p := &m.phases[i]; p.key == key {
 			p.start, p.end = min(p.start, r.start), max(p.end, r.end)
 			p.stages++
 			return
 		}
 	}
-	m.phases = append(m.phases, &phase{key: key, start: r.start, end: r.end, stages: 1})
-	if m.first == nil || recordCmp(r, m.first) < 0 {
-		first := *r
-		first.attrs = nil
-		m.first = &first
+	m.phases = append(m.phases, phase{key: key, start: r.start, end: r.end, stages: 1})
+	if !m.hasFirst || recordCmp(r, &m.first) < 0 {
+		m.first, m.hasFirst = *r, true
+		m.first.attrs = nil
 	}
 }
 
 // phaseRecords are the phase spans of m, in start order, named by their role.
 func phaseRecords(m *message, root *record) []record {
 	initiator := nodeOf(root.actor)
-	if initiator == "" && m.first != nil {
+	if initiator == "" && m.hasFirst {
 		initiator = nodeOf(m.first.actor)
 	}
 	ps := slices.Clone(m.phases)
-	slices.SortFunc(ps, func(a, b *phase) int {
+	slices.SortFunc(ps, func(a, b phase) int {
 		return cmp.Or(cmp.Compare(a.start, b.start), cmp.Compare(a.end, b.end), strings.Compare(a.key, b.key))
 	})
 	out := make([]record, 0, len(ps))
