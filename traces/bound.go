@@ -20,8 +20,9 @@ import (
 // larger array (a traced run of 4 M spans spent a fifth of its time in those copies).
 type bounded struct {
 	max     int
-	less    func(a, b *record) int
-	chunks  [][]record // the records kept, in chunks of boundChunk
+	order   recordOrder
+	less    func(a, b *record) int // order.cmp
+	chunks  [][]record             // the records kept, in chunks of boundChunk
 	n       int
 	dropped int64
 	// cut is the least record left out (valid when dropped > 0): everything kept is
@@ -32,9 +33,20 @@ type bounded struct {
 // boundChunk is the number of records in a chunk of a bounded set (about 140 KiB).
 const boundChunk = 1024
 
-func newBounded(max int, order func(a, b *record) int) *bounded {
-	return &bounded{max: max, less: order}
+func newBounded(max int, order recordOrder) *bounded {
+	return &bounded{max: max, order: order, less: order.cmp}
 }
+
+// recordOrder is a total order of records (cmp) that compares run first and then the
+// two keys that keys returns, as unsigned numbers, before anything else: sorting
+// compares those from an array of them and reads the records only for ties.
+type recordOrder struct {
+	cmp  func(a, b *record) int
+	keys func(r *record) (uint64, uint64)
+}
+
+// timeKey maps a time to an unsigned number in the same order.
+func timeKey(t actors.Time) uint64 { return uint64(t) ^ 1<<63 }
 
 // at is record i.
 func (b *bounded) at(i int) *record { return &b.chunks[i/boundChunk][i%boundChunk] }
@@ -83,34 +95,61 @@ func (b *bounded) add(r *record) {
 	b.dropped++
 }
 
-// sorted returns the records kept, least first: pointers into the set's chunks
-// (sorting the pointers moves 8 bytes where a record is about 140, and each comparison
-// of records passed by value copied two).
+// sorted returns the records kept, least first: pointers into the set's chunks. The
+// sort runs over an array of the order's leading keys beside the pointers, so that
+// most comparisons read neither record (pointers sorted by comparing the records they
+// point to missed the cache on most comparisons of a set of millions).
 func (b *bounded) sorted() []*record {
-	recs := make([]*record, b.n)
-	for i := range recs {
-		recs[i] = b.at(i)
+	type item struct {
+		k1, k2 uint64
+		run    int
+		r      *record
 	}
-	slices.SortFunc(recs, b.less)
+	items := make([]item, b.n)
+	for i := range items {
+		r := b.at(i)
+		k1, k2 := b.order.keys(r)
+		items[i] = item{k1, k2, r.run, r}
+	}
+	slices.SortFunc(items, func(x, y item) int {
+		if c := cmp.Or(cmp.Compare(x.run, y.run), cmp.Compare(x.k1, y.k1), cmp.Compare(x.k2, y.k2)); c != 0 {
+			return c
+		}
+		return b.less(x.r, y.r)
+	})
+	recs := make([]*record, b.n)
+	for i := range items {
+		recs[i] = items[i].r
+	}
 	return recs
 }
 
-// fileOrder is the trace file's order: by run, message and then recordCmp, so that a
-// bounded file holds whole messages, the lowest ids first.
-func fileOrder(a, b *record) int {
-	return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.trace, b.trace), recordCmp(a, b))
+// fileOrder is the trace file's order: by run, message and then recordCmp (start
+// first), so that a bounded file holds whole messages, the lowest ids first.
+var fileOrder = recordOrder{
+	cmp: func(a, b *record) int {
+		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.trace, b.trace), recordCmp(a, b))
+	},
+	keys: func(r *record) (uint64, uint64) { return r.trace, timeKey(r.start) },
 }
 
-// timeOrder is the timeline's order for stages: by run, start, then recordCmp.
-func timeOrder(a, b *record) int {
-	return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.start, b.start), recordCmp(a, b), cmp.Compare(a.trace, b.trace))
+// timeOrder is the timeline's order for stages: by run, start, then recordCmp (start,
+// end, ...).
+var timeOrder = recordOrder{
+	cmp: func(a, b *record) int {
+		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.start, b.start), recordCmp(a, b), cmp.Compare(a.trace, b.trace))
+	},
+	keys: func(r *record) (uint64, uint64) { return timeKey(r.start), timeKey(r.end) },
 }
 
 // gaugeOrder is the timeline's order for gauge values: by run, time, block, gauge and
 // value.
-func gaugeOrder(a, b *record) int {
-	return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.start, b.start), strings.Compare(a.actor, b.actor),
-		strings.Compare(a.name, b.name), cmp.Compare(gaugeValue(a), gaugeValue(b)))
+var gaugeOrder = recordOrder{
+	cmp: func(a, b *record) int {
+		return cmp.Or(cmp.Compare(a.run, b.run), cmp.Compare(a.start, b.start), strings.Compare(a.actor, b.actor),
+			strings.Compare(a.name, b.name), cmp.Compare(gaugeValue(a), gaugeValue(b)))
+	},
+	keys: func(r *record) (uint64, uint64) { return timeKey(r.start), 0 },
 }
 
 func gaugeValue(r *record) int64 {

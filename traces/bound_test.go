@@ -17,18 +17,23 @@ import (
 // reports where it cut; with more records than a chunk (boundChunk) too, below and
 // beyond the bound.
 func TestBoundedKeepsTheLeastInAnyArrivalOrder(t *testing.T) {
-	for _, c := range []struct{ n, max int }{{200, 50}, {3 * boundChunk, 2*boundChunk + 17}, {3 * boundChunk, 5 * boundChunk}} {
+	for _, c := range []struct {
+		n, max int
+		order  recordOrder
+	}{{200, 50, timeOrder}, {3 * boundChunk, 2*boundChunk + 17, timeOrder}, {3 * boundChunk, 5 * boundChunk, timeOrder},
+		{3 * boundChunk, 2*boundChunk + 17, fileOrder}, {3 * boundChunk, 2*boundChunk + 17, gaugeOrder}} {
 		var all []record
 		for i := range c.n {
-			all = append(all, record{run: i % 2, trace: uint64(i % 7), start: actors.Time(i * 37 % 101), name: "s", end: actors.Time(i)})
+			all = append(all, record{run: i % 2, trace: uint64(i % 7), start: actors.Time(i * 37 % 101), name: "s", end: actors.Time(i),
+				attrs: []actors.Attr{actors.IntAttr("value", int64(i))}})
 		}
 		want := slices.Clone(all)
-		slices.SortFunc(want, func(a, b record) int { return timeOrder(&a, &b) })
+		slices.SortFunc(want, func(a, b record) int { return c.order.cmp(&a, &b) })
 		kept := min(c.n, c.max)
 		for seed := range uint64(5) {
 			in := slices.Clone(all)
 			rand.New(rand.NewPCG(seed, 1)).Shuffle(len(in), func(i, j int) { in[i], in[j] = in[j], in[i] })
-			b := newBounded(c.max, timeOrder)
+			b := newBounded(c.max, c.order)
 			for i := range in {
 				b.add(&in[i])
 			}
