@@ -1,6 +1,7 @@
 package traces
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -145,7 +146,7 @@ func newOTLPSink(cfg Config) (*otlpSink, error) {
 			return nil, err
 		}
 	}
-	proc := &batcher{exp: exp, size: 512, timeout: cfg.ExportTimeout, retries: cfg.Retries}
+	proc := newBatcher(exp, 512, cfg.ExportTimeout, cfg.Retries)
 	return &otlpSink{cfg: cfg, epoch: cfg.Epoch, scale: max(cfg.TimeScale, 1), proc: proc, tracers: map[string]trace.Tracer{}}, nil
 }
 
@@ -234,32 +235,48 @@ func (s *otlpSink) span(run uint64, r *record, root bool) {
 func (s *otlpSink) close() (exported, dropped int64, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*s.proc.timeout+time.Second)
 	defer cancel()
+	var tpErr error
 	for _, tp := range s.tps {
-		if e := tp.Shutdown(ctx); e != nil && s.proc.err == nil {
-			s.proc.err = e
+		if e := tp.Shutdown(ctx); e != nil && tpErr == nil {
+			tpErr = e
 		}
 	}
-	if e := s.proc.Shutdown(ctx); e != nil && s.proc.err == nil {
-		s.proc.err = e
-	}
-	return s.proc.exported, s.proc.dropped, s.proc.err
+	shutErr := s.proc.Shutdown(ctx) // the exporting goroutine is done: its counts are final
+	return s.proc.exported, s.proc.dropped, cmp.Or(s.proc.err, tpErr, shutErr)
 }
 
-// batcher is a span processor that exports in batches, synchronously, on the goroutine
-// that ends the spans (the collector's): unlike the SDK's BatchSpanProcessor it never
-// drops a span for lack of queue room. A failed export counts its spans as dropped;
-// after retries consecutive failures it stops trying and counts the rest.
+// batcher is a span processor that exports in batches, in order, on a goroutine of its
+// own, so that the collector goes on making spans while a batch travels: unlike the
+// SDK's BatchSpanProcessor it never drops a span for lack of queue room (the collector
+// waits while batchQueue batches are waiting). A failed export counts its spans as
+// dropped; after retries consecutive failures it stops trying and counts the rest.
 type batcher struct {
-	mu       sync.Mutex
-	exp      sdktrace.SpanExporter
-	batch    []sdktrace.ReadOnlySpan
-	size     int
-	timeout  time.Duration
-	retries  int
+	mu      sync.Mutex // guards batch
+	exp     sdktrace.SpanExporter
+	batch   []sdktrace.ReadOnlySpan
+	size    int
+	timeout time.Duration
+	retries int
+	queue   chan []sdktrace.ReadOnlySpan // batches for the exporting goroutine
+	pending sync.WaitGroup               // batches queued and not exported yet
+	closed  bool
+	done    chan struct{} // closed when the exporting goroutine has ended
+
+	// owned by the exporting goroutine until done is closed
 	failures int
 	exported int64
 	dropped  int64
 	err      error
+}
+
+// batchQueue is the number of full batches that may wait for the exporting goroutine.
+const batchQueue = 4
+
+func newBatcher(exp sdktrace.SpanExporter, size int, timeout time.Duration, retries int) *batcher {
+	b := &batcher{exp: exp, size: size, timeout: timeout, retries: retries,
+		queue: make(chan []sdktrace.ReadOnlySpan, batchQueue), done: make(chan struct{})}
+	go b.run()
+	return b
 }
 
 func (b *batcher) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
@@ -273,12 +290,26 @@ func (b *batcher) OnEnd(s sdktrace.ReadOnlySpan) {
 	}
 }
 
+// flush queues the batch (b.mu held).
 func (b *batcher) flush() {
-	if len(b.batch) == 0 {
+	if len(b.batch) == 0 || b.closed {
 		return
 	}
-	batch := b.batch
+	b.pending.Add(1)
+	b.queue <- b.batch
 	b.batch = make([]sdktrace.ReadOnlySpan, 0, b.size)
+}
+
+// run is the exporting goroutine.
+func (b *batcher) run() {
+	defer close(b.done)
+	for batch := range b.queue {
+		b.export(batch)
+		b.pending.Done()
+	}
+}
+
+func (b *batcher) export(batch []sdktrace.ReadOnlySpan) {
 	if b.failures >= b.retries {
 		b.dropped += int64(len(batch))
 		return
@@ -297,16 +328,25 @@ func (b *batcher) flush() {
 	b.exported += int64(len(batch))
 }
 
+// ForceFlush exports every span ended so far and returns once they are.
 func (b *batcher) ForceFlush(context.Context) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.flush()
-	return nil
-}
-
-func (b *batcher) Shutdown(ctx context.Context) error {
 	b.mu.Lock()
 	b.flush()
 	b.mu.Unlock()
+	b.pending.Wait()
+	return nil
+}
+
+// Shutdown exports what is left, ends the exporting goroutine and shuts the exporter
+// down.
+func (b *batcher) Shutdown(ctx context.Context) error {
+	b.mu.Lock()
+	b.flush()
+	if !b.closed {
+		b.closed = true
+		close(b.queue)
+	}
+	b.mu.Unlock()
+	<-b.done
 	return b.exp.Shutdown(ctx)
 }
