@@ -121,51 +121,63 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 	gauges := c.gauges.sorted()
 	st.Stages, st.Counters = int64(len(stages)), int64(len(gauges))
 	multi := len(c.models) > 1
-	procName := func(run int, proc string) string {
-		if multi {
-			return fmt.Sprintf("run %d %s", run, proc)
-		}
-		return proc
+	// Processes, numbered in order of name: a node (or the network), in a run if there
+	// are several.
+	type procKey struct {
+		run  int
+		proc string
 	}
-	// Processes and tracks, numbered in order of name.
-	var procs []string
+	pid := map[procKey]int{}
 	for _, r := range stages {
 		p, _ := place(r.actor)
-		procs = append(procs, procName(r.run, p))
+		pid[procKey{r.run, p}] = 0
 	}
 	for _, g := range gauges {
 		p, _ := place(g.actor)
-		procs = append(procs, procName(g.run, p))
+		pid[procKey{g.run, p}] = 0
 	}
-	slices.Sort(procs)
-	procs = slices.Compact(procs)
+	type proc struct {
+		key  procKey
+		name string
+	}
+	procs := make([]proc, 0, len(pid))
+	for k := range pid { //lint:ordered sorted below
+		name := k.proc
+		if multi {
+			name = fmt.Sprintf("run %d %s", k.run, k.proc)
+		}
+		procs = append(procs, proc{k, name})
+	}
+	slices.SortFunc(procs, func(a, b proc) int { return strings.Compare(a.name, b.name) })
 	f, err := os.Create(c.cfg.Timeline)
 	if err != nil {
 		return fmt.Errorf("trace timeline: %w", err)
 	}
 	out := &tlWriter{w: bufio.NewWriterSize(f, 1<<16)}
 	_, _ = out.w.WriteString("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
-	pid := map[string]int{}
 	for i, p := range procs {
-		pid[p] = i + 1
-		out.emit(&tlEvent{name: "process_name", ph: "M", pid: i + 1, args: out.arg("name", p)})
+		pid[p.key] = i + 1
+		out.emit(&tlEvent{name: "process_name", ph: "M", pid: i + 1, args: out.arg("name", p.name)})
+	}
+	// Tracks: a block of a process, in lanes where its stages overlap.
+	type laneKey struct {
+		proc  procKey
+		block string
 	}
 	type lane struct {
-		key  string // process and block
 		ends []actors.Time
 		tids []int
 	}
-	lanes := map[string]*lane{}
+	lanes := map[laneKey]*lane{}
 	tid := 0
 	where := make([][2]int, len(stages)) // pid, tid of each stage
 	for i, r := range stages {
 		p, b := place(r.actor)
-		pn := procName(r.run, p)
-		key := pn + "\x00" + b
-		l := lanes[key]
+		pk := procKey{r.run, p}
+		l := lanes[laneKey{pk, b}]
 		if l == nil {
-			l = &lane{key: key}
-			lanes[key] = l
+			l = &lane{}
+			lanes[laneKey{pk, b}] = l
 		}
 		k := slices.IndexFunc(l.ends, func(end actors.Time) bool { return end <= r.start })
 		if k < 0 {
@@ -176,10 +188,10 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 			if k > 0 {
 				name = fmt.Sprintf("%s (%d)", b, k+1)
 			}
-			out.emit(&tlEvent{name: "thread_name", ph: "M", pid: pid[pn], tid: tid, args: out.arg("name", name)})
+			out.emit(&tlEvent{name: "thread_name", ph: "M", pid: pid[pk], tid: tid, args: out.arg("name", name)})
 		}
 		l.ends[k] = r.end
-		where[i] = [2]int{pid[pn], l.tids[k]}
+		where[i] = [2]int{pid[pk], l.tids[k]}
 		args := out.arg("message", strconv.FormatUint(r.trace, 10))
 		for _, a := range r.attrs {
 			args = setAttr(args, lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""})
@@ -213,7 +225,7 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 	for _, g := range gauges {
 		p, b := place(g.actor)
 		out.args = append(out.args[:0], lineAttr{key: g.name, num: g.attrs[0].Int})
-		out.emit(&tlEvent{name: b + " " + g.name, ph: "C", ts: g.start, hasTs: true, pid: pid[procName(g.run, p)], args: out.args})
+		out.emit(&tlEvent{name: b + " " + g.name, ph: "C", ts: g.start, hasTs: true, pid: pid[procKey{g.run, p}], args: out.args})
 	}
 	_, _ = out.w.WriteString("]}\n")
 	if err := out.w.Flush(); err != nil {
