@@ -26,11 +26,13 @@ func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) 
 		line []byte
 		enc  lineEncoder
 	)
-	put := func(tid, sid, parent []byte, r *record) error {
+	// A failed write fails the Flush at the end (a bufio.Writer keeps its first error
+	// and writes nothing after it); n counts the lines written before it.
+	put := func(tid, sid, parent []byte, r *record) {
 		line = enc.appendSpan(line[:0], c, tid, sid, parent, r)
-		_, err := w.Write(line)
-		n++
-		return err
+		if _, err := w.Write(line); err == nil {
+			n++
+		}
 	}
 	k := 0
 	for i := range roots {
@@ -38,22 +40,16 @@ func (c *Collector) writeFile(roots []record, phases [][]record) (int64, error) 
 		key := c.runKey(r.run)
 		tid := TraceID(key, r.trace)
 		root := RootSpanID(key, r.trace)
-		if err := put(tid[:], root[:], nil, r); err != nil {
-			return n, fmt.Errorf("trace file: %w", err)
-		}
+		put(tid[:], root[:], nil, r)
 		for j := range phases[i] {
 			p := &phases[i][j]
 			id := phaseSpanID(key, r.trace, p.phase)
-			if err := put(tid[:], id[:], root[:], p); err != nil {
-				return n, fmt.Errorf("trace file: %w", err)
-			}
+			put(tid[:], id[:], root[:], p)
 		}
 		for ; k < len(kept) && kept[k].run == r.run && kept[k].trace == r.trace; k++ {
 			s := childSpanID(key, kept[k])
 			parent := phaseSpanID(key, r.trace, kept[k].phase)
-			if err := put(tid[:], s[:], parent[:], kept[k]); err != nil {
-				return n, fmt.Errorf("trace file: %w", err)
-			}
+			put(tid[:], s[:], parent[:], kept[k])
 		}
 	}
 	if err := w.Flush(); err != nil {
