@@ -240,9 +240,8 @@ func (q *calQueue) search() {
 				if o == 0 || Time(o) > room {
 					goto year // back at the cursor's bucket, or past the end of time
 				}
-				if b := &q.b[j]; b.e[b.h].at < top0+Time(o)<<q.shift {
-					q.cur, q.top = j, top0+Time(o)<<q.shift
-					q.start = q.top - Time(1)<<q.shift
+				if b, top := &q.b[j], top0+Time(o)<<q.shift; b.e[b.h].at < top {
+					q.cur, q.top, q.start = j, top, top-Time(1)<<q.shift
 					return
 				}
 			}
