@@ -21,8 +21,7 @@ import (
 type bounded struct {
 	max     int
 	order   recordOrder
-	less    func(a, b *record) int // order.cmp
-	chunks  [][]record             // the records kept, in chunks of boundChunk
+	chunks  [][]record // the records kept, in chunks of boundChunk
 	n       int
 	dropped int64
 	// cut is the least record left out (valid when dropped > 0): everything kept is
@@ -34,7 +33,7 @@ type bounded struct {
 const boundChunk = 1024
 
 func newBounded(max int, order recordOrder) *bounded {
-	return &bounded{max: max, order: order, less: order.cmp}
+	return &bounded{max: max, order: order}
 }
 
 // recordOrder is a total order of records (cmp) that compares run first and then the
@@ -52,7 +51,7 @@ func timeKey(t actors.Time) uint64 { return uint64(t) ^ 1<<63 }
 func (b *bounded) at(i int) *record { return &b.chunks[i/boundChunk][i%boundChunk] }
 
 func (b *bounded) Len() int           { return b.n }
-func (b *bounded) Less(i, j int) bool { return b.less(b.at(i), b.at(j)) > 0 }
+func (b *bounded) Less(i, j int) bool { return b.order.cmp(b.at(i), b.at(j)) > 0 }
 func (b *bounded) Swap(i, j int)      { x, y := b.at(i), b.at(j); *x, *y = *y, *x }
 func (b *bounded) Push(x any)         { b.append(x.(record)) }
 func (b *bounded) Pop() any {
@@ -83,13 +82,13 @@ func (b *bounded) add(r *record) {
 		return
 	}
 	out := r
-	if b.max > 0 && b.less(r, b.at(0)) < 0 {
+	if b.max > 0 && b.order.cmp(r, b.at(0)) < 0 {
 		top := *b.at(0)
 		*b.at(0) = *r
 		heap.Fix(b, 0)
 		out = &top
 	}
-	if b.dropped == 0 || b.less(out, &b.cut) < 0 {
+	if b.dropped == 0 || b.order.cmp(out, &b.cut) < 0 {
 		b.cut = *out
 	}
 	b.dropped++
@@ -115,7 +114,7 @@ func (b *bounded) sorted() []*record {
 		if c := cmp.Or(cmp.Compare(x.run, y.run), cmp.Compare(x.k1, y.k1), cmp.Compare(x.k2, y.k2)); c != 0 {
 			return c
 		}
-		return b.less(x.r, y.r)
+		return b.order.cmp(x.r, y.r)
 	})
 	recs := make([]*record, b.n)
 	for i := range items {

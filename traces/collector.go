@@ -129,8 +129,7 @@ type message struct {
 	start, end actors.Time
 	root       *record
 	phases     []phase
-	first      record // the earliest first stage of a phase, attributes left out (its actor names the initiator when no root does)
-	hasFirst   bool
+	first      record // with phases: the earliest first stage of a phase, attributes left out (its actor names the initiator when no root does)
 }
 
 type msgKey struct {

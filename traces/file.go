@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/seastar-sim/seastar/actors"
 )
 
 // writeFile writes the roots and the kept stages, one JSON object per line, each
@@ -117,7 +119,7 @@ func (e *lineEncoder) appendSpan(b []byte, c *Collector, tid, sid, parent []byte
 func (e *lineEncoder) appendAttrs(b []byte, c *Collector, r *record) []byte {
 	as := e.attrs[:0]
 	for _, a := range r.attrs {
-		as = setAttr(as, lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""})
+		as = setAttr(as, attrOf(a))
 	}
 	if r.root {
 		as = setAttr(as, lineAttr{key: "message.id", str: strconv.FormatUint(r.trace, 10), isStr: true})
@@ -131,6 +133,12 @@ func (e *lineEncoder) appendAttrs(b []byte, c *Collector, r *record) []byte {
 	e.attrs = as
 	b = append(b, `,"attrs":`...)
 	return appendJSONObject(b, as)
+}
+
+// attrOf is span attribute a as FileSpan.Attrs holds it: a string if it has one, else
+// its integer.
+func attrOf(a actors.Attr) lineAttr {
+	return lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""}
 }
 
 // setAttr sets a in as, as a map assignment would: a key already there takes the new

@@ -57,8 +57,8 @@ func (m *message) add(r *record) {
 		}
 	}
 	m.phases = append(m.phases, phase{key: key, start: r.start, end: r.end, stages: 1})
-	if !m.hasFirst || recordCmp(r, &m.first) < 0 {
-		m.first, m.hasFirst = *r, true
+	if len(m.phases) == 1 || recordCmp(r, &m.first) < 0 {
+		m.first = *r
 		m.first.attrs = nil
 	}
 }
@@ -66,7 +66,7 @@ func (m *message) add(r *record) {
 // phaseRecords are the phase spans of m, in start order, named by their role.
 func phaseRecords(m *message, root *record) []record {
 	initiator := nodeOf(root.actor)
-	if initiator == "" && m.hasFirst {
+	if initiator == "" && len(m.phases) > 0 {
 		initiator = nodeOf(m.first.actor)
 	}
 	ps := slices.Clone(m.phases)

@@ -194,7 +194,7 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 		where[i] = [2]int{pid[pk], l.tids[k]}
 		args := out.arg("message", strconv.FormatUint(r.trace, 10))
 		for _, a := range r.attrs {
-			args = setAttr(args, lineAttr{key: a.Key, str: a.Str, num: a.Int, isStr: a.Str != ""})
+			args = setAttr(args, attrOf(a))
 		}
 		out.args = args
 		out.emit(&tlEvent{name: r.name, cat: "stage", ph: "X", ts: r.start, hasTs: true, dur: r.end - r.start, hasDur: true,
