@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -351,4 +352,12 @@ func TestReportAccounting(t *testing.T) {
 	assert.Equal(t, rep.Events, sum)
 	assert.Len(t, rep.Digest, 16)
 	assert.True(t, strings.HasPrefix(rep.String(), "parallel engine, 2 partitions on 2 workers (window)"), rep.String())
+}
+
+// TestActorStateIsALine checks that an actor's engine state, its actor included, fills
+// one cache line: delivering an event then reads one line of it, and a large table of
+// them (page-aligned by the runtime) has no state across two lines.
+func TestActorStateIsALine(t *testing.T) {
+	assert.Equal(t, uintptr(actorStateSize), unsafe.Sizeof(actorState{}))
+	assert.Zero(t, unsafe.Offsetof(actorState{}.clock), "the first field a delivery reads")
 }

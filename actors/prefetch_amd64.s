@@ -1,10 +1,8 @@
 #include "textflag.h"
 
-// func prefetchEvent(st, actor, msg, actorSlot, msgSlot uintptr)
+// func prefetchEvent(actor, msg, out, st, msgSlot uintptr)
 TEXT ·prefetchEvent(SB), NOSPLIT, $0-40
-	MOVQ st+0(FP), AX
-	PREFETCHT0 (AX)
-	MOVQ actor+8(FP), AX
+	MOVQ actor+0(FP), AX
 	PREFETCHT0 (AX)
 	PREFETCHT0 64(AX)
 	PREFETCHT0 128(AX)
@@ -13,9 +11,12 @@ TEXT ·prefetchEvent(SB), NOSPLIT, $0-40
 	PREFETCHT0 320(AX)
 	PREFETCHT0 384(AX)
 	PREFETCHT0 448(AX)
-	MOVQ msg+16(FP), AX
+	MOVQ msg+8(FP), AX
 	PREFETCHT0 (AX)
-	MOVQ actorSlot+24(FP), AX
+	MOVQ out+16(FP), AX
+	PREFETCHT0 (AX)
+	PREFETCHT0 64(AX)
+	MOVQ st+24(FP), AX
 	PREFETCHT0 (AX)
 	MOVQ msgSlot+32(FP), AX
 	PREFETCHT0 (AX)
