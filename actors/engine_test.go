@@ -361,3 +361,33 @@ func TestActorStateIsALine(t *testing.T) {
 	assert.Equal(t, uintptr(actorStateSize), unsafe.Sizeof(actorState{}))
 	assert.Zero(t, unsafe.Offsetof(actorState{}.clock), "the first field a delivery reads")
 }
+
+type wideActor struct {
+	pad [700]byte
+}
+
+func (*wideActor) Receive(Context, Msg) {}
+
+type hugeActor struct {
+	pad [4096]byte
+}
+
+func (*hugeActor) Receive(Context, Msg) {}
+
+type valueActor struct{ x, y int64 }
+
+func (valueActor) Receive(Context, Msg) {}
+
+// TestPrefetchLines checks the lines a partition prefetches of each actor: every line
+// its struct spans where it lies, at most maxPrefetchLines, one for an actor held by
+// value.
+func TestPrefetchLines(t *testing.T) {
+	w, h := &wideActor{}, &hugeActor{}
+	st := []actorState{{actor: w}, {actor: h}, {actor: valueActor{}}}
+	lines := prefetchLines(st)
+	addr := uintptr(unsafe.Pointer(w))
+	assert.Equal(t, uint8((addr+699)/64-addr/64+1), lines[0])
+	assert.Contains(t, []uint8{11, 12}, lines[0], "700 bytes span 11 lines, 12 if they do not start a line")
+	assert.Equal(t, uint8(maxPrefetchLines), lines[1])
+	assert.Equal(t, uint8(1), lines[2])
+}

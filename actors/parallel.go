@@ -310,10 +310,14 @@ func chooseSync(opts *Options, parts int) (SyncMode, error) {
 
 func newPartitions(r *prun, n int, opts *Options) []*partition {
 	parts := make([]*partition, n)
+	var lines []uint8
+	if havePrefetch && r.m.NumActors() >= prefetchMinActors {
+		lines = prefetchLines(r.st)
+	}
 	for i := range parts {
-		p := &partition{r: r, id: int32(i), prefetching: havePrefetch && r.m.NumActors() >= prefetchMinActors}
+		p := &partition{r: r, id: int32(i), prefetching: lines != nil}
 		p.inMin.Store(int64(MaxTime))
-		p.runner = runner{m: r.m, st: r.st, sink: p}
+		p.runner = runner{m: r.m, st: r.st, lines: lines, sink: p}
 		p.setTracer(newTracer(opts, r.m, i))
 		p.out.init(p, n)
 		parts[i] = p

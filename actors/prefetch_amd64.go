@@ -4,9 +4,9 @@ package actors
 const havePrefetch = true
 
 // prefetchEvent asks the CPU to bring into its caches, without waiting for them
-// (PREFETCHT0), the eight lines from actor on, the line at msg, the two lines from out
-// on, and the lines at st and msgSlot: hints with no effect on the program's results,
-// which never fault, whatever the addresses (runner.prefetch).
+// (PREFETCHT0), lines lines from actor on (at least one), the line at msg, the two
+// lines from out on, and the lines at st and msgSlot: hints with no effect on the
+// program's results, which never fault, whatever the addresses (runner.prefetch).
 //
 //go:noescape
-func prefetchEvent(actor, msg, out, st, msgSlot uintptr)
+func prefetchEvent(actor, lines, msg, out, st, msgSlot uintptr)

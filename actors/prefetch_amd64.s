@@ -1,23 +1,21 @@
 #include "textflag.h"
 
-// func prefetchEvent(actor, msg, out, st, msgSlot uintptr)
-TEXT ·prefetchEvent(SB), NOSPLIT, $0-40
+// func prefetchEvent(actor, lines, msg, out, st, msgSlot uintptr)
+TEXT ·prefetchEvent(SB), NOSPLIT, $0-48
 	MOVQ actor+0(FP), AX
+	MOVQ lines+8(FP), CX
+loop:
+	PREFETCHT0 (AX)
+	ADDQ $64, AX
+	DECQ CX
+	JNZ loop
+	MOVQ msg+16(FP), AX
+	PREFETCHT0 (AX)
+	MOVQ out+24(FP), AX
 	PREFETCHT0 (AX)
 	PREFETCHT0 64(AX)
-	PREFETCHT0 128(AX)
-	PREFETCHT0 192(AX)
-	PREFETCHT0 256(AX)
-	PREFETCHT0 320(AX)
-	PREFETCHT0 384(AX)
-	PREFETCHT0 448(AX)
-	MOVQ msg+8(FP), AX
+	MOVQ st+32(FP), AX
 	PREFETCHT0 (AX)
-	MOVQ out+16(FP), AX
-	PREFETCHT0 (AX)
-	PREFETCHT0 64(AX)
-	MOVQ st+24(FP), AX
-	PREFETCHT0 (AX)
-	MOVQ msgSlot+32(FP), AX
+	MOVQ msgSlot+40(FP), AX
 	PREFETCHT0 (AX)
 	RET

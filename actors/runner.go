@@ -2,6 +2,7 @@ package actors
 
 import (
 	"fmt"
+	"reflect"
 	"runtime/debug"
 	"unsafe"
 )
@@ -44,6 +45,7 @@ type sink interface {
 type runner struct {
 	m      *Model
 	st     []actorState
+	lines  []uint8 // cache lines each actor's own struct spans (prefetchLines); nil if the partition does not prefetch
 	sink   sink
 	tracer Tracer
 	gauges GaugeTracer // tracer's gauge recorder if it records gauges, else nil (setTracer)
@@ -58,23 +60,45 @@ var _ Context = (*runner)(nil)
 
 // prefetch starts bringing into the cache what delivering the next two events reads
 // first, while the event before them runs. For the next event (actor d, message slot
-// m): the first eight lines of d itself, the message's first line and the first two
-// lines of d's outgoing links (a Send's route reads one of them); for the one after it
-// (d2, m2), the engine state the next call reads the actor from (one line: its
-// interface value is in it) and the message slot. A router port's fields that a credit
-// or a packet reads (its queues, credits, crossbar credits and queue states) lie in
-// its first eight lines (eight against four: halo3d 16x16x16 3% faster in three
-// pairs). In a machine of thousands of nodes every window touches every node's state
-// afresh after the other partitions have evicted it, and these are the first misses
-// of each event. The actor and the message are found from the data word of their
-// interface values (the second of its two words); the links from the port table,
+// m): d itself (every line its struct spans: a router port's fields that a credit or a
+// packet reads, its queues, credits, crossbar credits, queue states and statistics,
+// span eleven), the message's first line and the first two lines of d's outgoing links
+// (a Send's route reads one of them); for the one after it (d2, m2), the engine state
+// the next call reads the actor from (one line: its interface value is in it) and the
+// message slot. In a machine of thousands of nodes every window touches every node's
+// state afresh after the other partitions have evicted it, and these are the first
+// misses of each event. The actor and the message are found from the data word of
+// their interface values (the second of its two words); the links from the port table,
 // small enough to stay in the cache, without a bounds check (an actor with no port
 // has its base at the table's end: a prefetch never faults).
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
-	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1],
+	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1], uintptr(r.lines[d]),
 		(*[2]uintptr)(unsafe.Pointer(m))[1], out,
 		uintptr(unsafe.Pointer(&r.st[d2])), uintptr(unsafe.Pointer(m2)))
+}
+
+// maxPrefetchLines bounds the lines prefetched of one actor: an actor's struct larger
+// than this (none of the SeaStar model's is) has its first lines prefetched only.
+const maxPrefetchLines = 16
+
+// prefetchLines returns, for every actor of st, the cache lines its struct spans where
+// it lies in memory (from the line of its first byte to that of its last, so that an
+// object not aligned to a line is covered), at most maxPrefetchLines; 1 for an actor
+// that is not a pointer (its interface value points at a copy).
+func prefetchLines(st []actorState) []uint8 {
+	lines := make([]uint8, len(st))
+	for i := range st {
+		n := uintptr(1)
+		if t := reflect.TypeOf(st[i].actor); t != nil && t.Kind() == reflect.Pointer {
+			addr := (*[2]uintptr)(unsafe.Pointer(&st[i].actor))[1]
+			if size := t.Elem().Size(); size > 0 {
+				n = (addr+size-1)/64 - addr/64 + 1
+			}
+		}
+		lines[i] = uint8(min(n, maxPrefetchLines))
+	}
+	return lines
 }
 
 // prefetchMinActors is the model size from which partitions prefetch. The hints cost
