@@ -204,7 +204,10 @@ const maxFrame = 1 << 30
 const flowWindow = 16 << 20
 
 // writerQueue is the initial size, in frames, of the queue protoactor keeps for each
-// peer (it grows by doubling when full): a software size, not a model parameter.
+// peer: a software size, not a model parameter. protoactor's default is a ring of a
+// million slots (16 MB a peer, whose slots a session walks through, a fresh line for
+// every frame); the ring doubles when full, and a window sends each peer one report
+// (a run's start and end a few frames more).
 const writerQueue = 1024
 
 // Frame kinds.
@@ -388,12 +391,8 @@ func newEndpoint(host string, port int, allow bool, tc *tls.Config) (ep *endpoin
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
 	rc := remote.Configure(host, port)
-	rc.MaxRetryCount = 1 // a peer that cannot be reached fails the session at once
-	// The queue of frames for a peer starts small: protoactor's default is a ring of a
-	// million slots (16 MB a peer, whose slots a session walks through, a fresh line
-	// for every frame), and the ring doubles when full. A window sends each peer one
-	// report; a run's start and end a few frames more.
-	rc.EndpointWriterQueueSize = writerQueue
+	rc.MaxRetryCount = 1                     // a peer that cannot be reached fails the session at once
+	rc.EndpointWriterQueueSize = writerQueue // starts small, grows when full
 	rc.ServerOptions = append(rc.ServerOptions, grpc.MaxRecvMsgSize(maxFrame), grpc.MaxSendMsgSize(maxFrame))
 	rc.DialOptions = append(rc.DialOptions, grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxFrame),
 		grpc.MaxCallSendMsgSize(maxFrame)))

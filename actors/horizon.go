@@ -127,7 +127,7 @@ func (p *partition) executeHorizon(limit, safe Time) {
 	var e event
 	n := 0
 	for p.heap.popBefore(limit, &e) {
-		if p.prefetching {
+		if p.lines != nil {
 			p.prefetchNext()
 		}
 		p.events++

@@ -112,9 +112,6 @@ type partition struct {
 	out    outbox
 	floor  Time // events for other partitions must not be earlier (lookahead check)
 	solo   bool // running a solo window, which each send to another partition shortens
-	// prefetching: the model's state outgrows a core's caches (prefetchMinActors) and
-	// the CPU has a prefetch instruction the engine uses (havePrefetch)
-	prefetching bool
 
 	winStart, winEnd Time
 	startMsg         windowStart
@@ -310,12 +307,14 @@ func chooseSync(opts *Options, parts int) (SyncMode, error) {
 
 func newPartitions(r *prun, n int, opts *Options) []*partition {
 	parts := make([]*partition, n)
+	// The partitions prefetch (runner.lines set) when the model's state outgrows a
+	// core's caches and the CPU has a prefetch instruction the engine uses.
 	var lines []uint8
 	if havePrefetch && r.m.NumActors() >= prefetchMinActors {
 		lines = prefetchLines(r.st)
 	}
 	for i := range parts {
-		p := &partition{r: r, id: int32(i), prefetching: lines != nil}
+		p := &partition{r: r, id: int32(i)}
 		p.inMin.Store(int64(MaxTime))
 		p.runner = runner{m: r.m, st: r.st, lines: lines, sink: p}
 		p.setTracer(newTracer(opts, r.m, i))

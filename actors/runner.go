@@ -45,7 +45,7 @@ type sink interface {
 type runner struct {
 	m      *Model
 	st     []actorState
-	lines  []uint8 // cache lines each actor's own struct spans (prefetchLines); nil if the partition does not prefetch
+	lines  []uint8 // cache lines each actor's own struct spans (prefetchLines); nil: the partition does not prefetch
 	sink   sink
 	tracer Tracer
 	gauges GaugeTracer // tracer's gauge recorder if it records gauges, else nil (setTracer)
