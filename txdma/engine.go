@@ -1,6 +1,8 @@
 package txdma
 
 import (
+	"unsafe"
+
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/ht"
 	"github.com/seastar-sim/seastar/router"
@@ -19,8 +21,12 @@ type Engine struct {
 	node router.NodeID
 	inj  router.Injector // credits and serialization of the link into the router
 
-	// command FIFO, addressed by absolute sequence numbers
-	q        []*Command
+	// command FIFO, addressed by absolute sequence numbers. It holds the commands
+	// themselves, a line each: the packetizer and the read issuer look at the head and
+	// issue commands on most of the engine's events, and a FIFO of pointers cost a miss
+	// on the FIFO and another on the command (the PPC's pooled record, long evicted on
+	// a large machine) each time.
+	q        []fifoCommand
 	headSeq  uint64 // sequence number of the FIFO head
 	tailSeq  uint64 // next sequence number to push
 	issueSeq uint64 // command whose data is being requested
@@ -56,6 +62,14 @@ type Engine struct {
 	told      uint64 // retired count last reported to the PPC
 
 	Stats Stats
+}
+
+// fifoCommand is a command in the FIFO, padded to a cache line (the array is
+// line-aligned: a size class of at least a line). A Command larger than a line does
+// not compile here.
+type fifoCommand struct {
+	Command
+	_ [64 - unsafe.Sizeof(Command{})]byte
 }
 
 type message struct {
@@ -94,7 +108,7 @@ type Stats struct {
 // New returns an engine for node that injects through inj (router.NewInjector of the
 // network's router parameters). p must be valid.
 func New(p Params, node router.NodeID, inj router.Injector) *Engine {
-	return &Engine{p: p, node: node, inj: inj, q: make([]*Command, p.CommandsMax), reads: make([]ht.Read, p.OutstandingReads)}
+	return &Engine{p: p, node: node, inj: inj, q: make([]fifoCommand, p.CommandsMax), reads: make([]ht.Read, p.OutstandingReads)}
 }
 
 // Ports implements actors.Ported.
@@ -151,7 +165,10 @@ func (e *Engine) onCommand(ctx actors.Context, c *Command) {
 	if c.Kind > EndMessage || (c.Kind == Transmit && c.Bytes < 0) {
 		ctx.Fatalf("txdma: malformed command %s", c)
 	}
-	e.q[e.tailSeq%uint64(len(e.q))] = c
+	q := &e.q[e.tailSeq%uint64(len(e.q))]
+	q.Command = *c
+	q.PoolMark = actors.PoolMark{}
+	c.release() // taken in: the PPC's record is free for its next command
 	e.tailSeq++
 	e.Stats.Commands++
 }
@@ -194,13 +211,12 @@ func (e *Engine) head() *Command {
 	if e.headSeq == e.tailSeq {
 		return nil
 	}
-	return e.q[e.headSeq%uint64(len(e.q))]
+	return &e.q[e.headSeq%uint64(len(e.q))].Command
 }
 
 func (e *Engine) pop() {
 	i := e.headSeq % uint64(len(e.q))
-	e.q[i].release() // carried out: nothing refers to it any more
-	e.q[i] = nil
+	e.q[i].Command = Command{} // carried out: drop its descriptor
 	e.headSeq++
 	e.retired++
 	e.consumed = 0
@@ -310,7 +326,7 @@ func (e *Engine) emit(eom, notify bool, tag uint64) {
 // and staging-buffer limits.
 func (e *Engine) issueReads(ctx actors.Context) {
 	for e.readsOut < e.p.OutstandingReads && e.issueSeq < e.tailSeq {
-		c := e.q[e.issueSeq%uint64(len(e.q))]
+		c := &e.q[e.issueSeq%uint64(len(e.q))].Command
 		if c.Kind != Transmit || e.issueOff == c.Bytes {
 			e.issueSeq++
 			e.issueOff = 0

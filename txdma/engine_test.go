@@ -361,3 +361,30 @@ func doneValues(out []actorstest.Sent) []Done {
 	}
 	return ds
 }
+
+// The FIFO takes a command in by value, as the hardware latches a written entry: a
+// writer that reuses its record once the engine has it (a pooled command is recycled at
+// intake) does not change the message, even while the command waits behind others.
+func TestCommandsAreTakenInByValue(t *testing.T) {
+	h, _ := newTestBench(t, unitParams())
+	send := NewCommand(Command{Kind: Transmit, Bytes: 200, Addr: 0x1000})
+	end := &Command{Kind: EndMessage, Notify: true, Tag: 7}
+	next := &Command{Kind: Transmit, Bytes: 64, Addr: 0x2000}
+	h.Inject(0, PortPPC, &Command{Kind: LoadDest, Dst: 5, Class: 1, Data: label("m")})
+	h.Inject(0, PortPPC, send)
+	h.Inject(0, PortPPC, end)
+	h.Inject(1, PortPPC, &Command{Kind: LoadDest, Dst: 6, Data: label("n")})
+	h.Inject(1, PortPPC, next)
+	h.Inject(1, PortPPC, &Command{Kind: EndMessage, Notify: true, Tag: 8})
+	h.Run(2) // every command is in the FIFO; the data of the first transmit is being read
+	assert.Equal(t, Command{}, *send, "a pooled command is recycled once the engine has taken it in")
+	*end = Command{Kind: EndMessage, Tag: 99}
+	*next = Command{Kind: Transmit, Bytes: 1}
+	out := h.Run(actors.MaxTime)
+	payloads := map[router.NodeID][]int32{}
+	for _, p := range actorstest.MsgsOf[*router.Packet](out) {
+		payloads[p.Dst] = append(payloads[p.Dst], p.Payload)
+	}
+	assert.Equal(t, map[router.NodeID][]int32{5: {64, 64, 64, 8}, 6: {64}}, payloads)
+	assert.Equal(t, []Done{{Tag: 7}, {Tag: 8}}, doneValues(out))
+}

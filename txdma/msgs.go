@@ -36,24 +36,24 @@ func (k Kind) String() string {
 // Command is one entry of the TX command FIFO.
 type Command struct {
 	Kind   Kind
-	Dst    router.NodeID // LoadDest
 	Class  uint8         // LoadDest: traffic class of the message's packets
-	Data   any           // LoadDest: the message descriptor every packet carries (router.Packet.Data)
-	Addr   uint64        // Transmit: host address
-	Bytes  int64         // Transmit: length
 	CRC    bool          // EndPacket, EndMessage: append the end-to-end CRC
 	Notify bool          // EndMessage: send Done to the PPC when the last packet has left
+	Dst    router.NodeID // LoadDest
+	Bytes  int64         // Transmit: length
+	Addr   uint64        // Transmit: host address
 	Tag    uint64        // EndMessage: echoed in Done
+	Data   any           // LoadDest: the message descriptor every packet carries (router.Packet.Data)
 
-	actors.PoolMark // from NewCommand: the engine recycles it once done with it
+	actors.PoolMark // from NewCommand: the engine recycles it once it has taken it in
 }
 
 // commandPool recycles the commands of NewCommand once the engine is done with them
 // (one pool for all partitions: actors.Pool is safe across the engine's workers).
 var commandPool actors.Pool[Command, *Command]
 
-// NewCommand returns a copy of c that the engine recycles once it has carried it out
-// (its last holder): a command then costs no heap allocation. A command built
+// NewCommand returns a copy of c that the engine recycles once it has taken it into its
+// FIFO (its last holder): a command then costs no heap allocation. A command built
 // otherwise (a host's MMIO command, a test's) is left to the garbage collector.
 func NewCommand(c Command) *Command { return commandPool.New(c) }
 
