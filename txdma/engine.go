@@ -88,9 +88,23 @@ type outPacket struct {
 	p      *router.Packet
 	staged int64           // staging bytes released when it leaves
 	cost   actors.Duration // decode time of the commands that produced it
-	notify bool
 	tag    uint64
 	start  actors.Time // when the engine started on the packet's message
+	notify bool
+	// The packet's fields the data path reads when it takes the packet and times it,
+	// copied as it is made: the packet itself is read again only as it enters the
+	// router (on a large machine its line has long left the cache by then, and the
+	// data path took it in another event).
+	dst     router.NodeID
+	payload int32
+	class   uint8
+	eom     bool
+}
+
+// queued returns p ready for injection.
+func queued(p *router.Packet, staged int64, cost actors.Duration, notify bool, tag uint64, start actors.Time) outPacket {
+	return outPacket{p: p, staged: staged, cost: cost, tag: tag, start: start, notify: notify,
+		dst: p.Dst, payload: p.Payload, class: p.Class, eom: p.EOM}
 }
 
 // Stats counts the engine's work.
@@ -193,7 +207,7 @@ func (e *Engine) onPIO(ctx actors.Context, m *PIO) {
 		left -= n
 		last := left == 0
 		p := router.NewPacket(router.Packet{Src: e.node, Dst: m.Dst, Class: m.Class, Payload: int32(n), SOM: seq == 0, EOM: last, Seq: seq, Data: m.Data})
-		e.pioQ.Push(outPacket{p: p, notify: last && m.Notify, tag: m.Tag, start: ctx.Now()})
+		e.pioQ.Push(queued(p, 0, 0, last && m.Notify, m.Tag, ctx.Now()))
 	}
 }
 
@@ -315,7 +329,7 @@ func (e *Engine) emit(eom, notify bool, tag uint64) {
 	m := &e.msg
 	p := router.NewPacket(router.Packet{Src: e.node, Dst: m.dst, Class: m.class, Payload: int32(m.fill),
 		SOM: !m.sent, EOM: eom, Seq: m.seq, Data: m.data})
-	e.out.Push(outPacket{p: p, staged: m.dfill, cost: e.cost, notify: notify, tag: tag, start: m.start}) // CRC bytes were never staged
+	e.out.Push(queued(p, m.dfill, e.cost, notify, tag, m.start)) // CRC bytes were never staged
 	e.cost = 0
 	m.seq++
 	m.sent = true
@@ -353,14 +367,12 @@ func (e *Engine) issueReads(ctx actors.Context) {
 // of Dillow & Atchley 2011, s.II).
 func (e *Engine) next() (*actors.FIFO[outPacket], bool) {
 	if e.pioQ.Len() > 0 {
-		p := e.pioQ.Front().p
-		if !(e.inDMA && e.midDMA == p.Dst) {
+		if !(e.inDMA && e.midDMA == e.pioQ.Front().dst) {
 			return &e.pioQ, true
 		}
 	}
 	if e.out.Len() > 0 {
-		p := e.out.Front().p
-		if !(e.inPIO && e.midPIO == p.Dst) {
+		if !(e.inPIO && e.midPIO == e.out.Front().dst) {
 			return &e.out, true
 		}
 	}
@@ -379,7 +391,7 @@ func (e *Engine) inject(ctx actors.Context) {
 				e.wakeAt(ctx, e.freeAt)
 				return
 			}
-			class := e.proc.p.Class
+			class := e.proc.class
 			if e.inj.Credits(e.inj.VC(class)) == 0 {
 				if !e.stalled {
 					e.stalled, e.stallAt = true, now
@@ -403,8 +415,8 @@ func (e *Engine) inject(ctx actors.Context) {
 		}
 		e.procPIO = q == &e.pioQ
 		e.proc = q.Pop()
-		e.mark(e.proc.p, e.procPIO)
-		dt := e.p.packetTime(actors.Bytes(e.proc.p.Payload)) + e.proc.cost
+		e.mark(&e.proc, e.procPIO)
+		dt := e.p.packetTime(actors.Bytes(e.proc.payload)) + e.proc.cost
 		e.freeAt = now.Add(dt)
 		e.Stats.Busy += dt
 	}
@@ -421,12 +433,12 @@ func (e *Engine) wakeAt(ctx actors.Context, t actors.Time) {
 
 // mark tracks half-sent messages for the PIO/DMA interlock as packets enter the data
 // path.
-func (e *Engine) mark(p *router.Packet, pio bool) {
+func (e *Engine) mark(op *outPacket, pio bool) {
 	if pio {
-		e.inPIO, e.midPIO = !p.EOM, p.Dst
+		e.inPIO, e.midPIO = !op.eom, op.dst
 		return
 	}
-	e.inDMA, e.midDMA = !p.EOM, p.Dst
+	e.inDMA, e.midDMA = !op.eom, op.dst
 }
 
 func (e *Engine) send(ctx actors.Context, op outPacket, pio bool) {
