@@ -16,33 +16,39 @@ type NodeID int32
 // place and never look at Data.
 type Packet struct {
 	Src, Dst NodeID
+	// Payload is the number of payload bytes, 0..packet_payload. A partial packet
+	// still occupies a link for a full packet time.
+	Payload int32
+	// Seq is the index of the packet within its message.
+	Seq int32
 	// Class is the traffic class: 0 requests, 1 responses. Each class has its own
 	// virtual channels, so that protocol replies can never be blocked behind requests.
 	Class uint8
 	// VC is the virtual channel the packet currently occupies, set by the NIC on
 	// injection (Injector.VC) and by each router: 2*Class plus the dateline bit.
 	VC uint8
-	// Payload is the number of payload bytes, 0..packet_payload. A partial packet
-	// still occupies a link for a full packet time.
-	Payload int32
 	// SOM and EOM mark the first and the last packet of a message.
 	SOM, EOM bool
 	// Hops counts the router-to-router links traversed so far.
 	Hops int16
+
+	actors.PoolMark             // from NewPacket: Release recycles it
+	shared          actors.Refs // Share: its holders at the receiving NIC
+
 	// Injected is when the NIC handed the packet to the router (Injector.Inject sets
 	// it), for latency statistics.
 	Injected actors.Time
 	// Entered is when the packet entered the input buffer of the router it is in: the
 	// start of its router/hop trace span.
 	Entered actors.Time
-	// Seq is the index of the packet within its message.
-	Seq int32
 	// Data is the NIC's view of the message this packet belongs to.
 	Data any
-
-	shared          actors.Refs // Share: its holders at the receiving NIC
-	actors.PoolMark             // from NewPacket: Release recycles it
 }
+
+// A Packet is one cache line (TestPacketIsALine): every router port, NIC engine and
+// the digest read packets, pooled and reused across the machine, and at 72 bytes (in
+// the allocator's 80-byte class) most of them straddled two lines.
+const packetSize = 64
 
 // String renders the packet for logs and goldens, e.g.
 // "pkt 0->5 c0 vc1 #2 64B SOM EOM hops=3".

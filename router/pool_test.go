@@ -2,6 +2,7 @@ package router
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/require"
 )
@@ -21,4 +22,14 @@ func TestSharedPacketRecycledByTheLastHolder(t *testing.T) {
 	q.Unshare()
 	q.Unshare()
 	require.Equal(t, NodeID(3), q.Dst)
+}
+
+// A packet is one cache line, and the allocator's 64-byte class places each on a line
+// of its own: a router port or a NIC engine reading a packet reads one line.
+func TestPacketIsALine(t *testing.T) {
+	require.Equal(t, uintptr(packetSize), unsafe.Sizeof(Packet{}))
+	for i := range 100 {
+		p := NewPacket(Packet{Seq: int32(i)})
+		require.Zero(t, uintptr(unsafe.Pointer(p))%packetSize, "packet %d at %p", i, p)
+	}
 }
