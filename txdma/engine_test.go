@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/seastar-sim/seastar/actors/actorstest"
@@ -387,4 +388,15 @@ func TestCommandsAreTakenInByValue(t *testing.T) {
 	}
 	assert.Equal(t, map[router.NodeID][]int32{5: {64, 64, 64, 8}, 6: {64}}, payloads)
 	assert.Equal(t, []Done{{Tag: 7}, {Tag: 8}}, doneValues(out))
+}
+
+// A command in the FIFO lies within one cache line, so that reading the head's kind
+// and length, or its descriptor, reads one line.
+func TestFIFOCommandIsALine(t *testing.T) {
+	assert.Equal(t, uintptr(64), unsafe.Sizeof(fifoCommand{}))
+	e := New(unitParams(), 0, router.NewInjector(router.DefaultParams()))
+	for i := range e.q {
+		off := uintptr(unsafe.Pointer(&e.q[i].Command)) % 64
+		assert.LessOrEqual(t, off+unsafe.Sizeof(Command{}), uintptr(64), "slot %d crosses a line", i)
+	}
 }
