@@ -20,10 +20,10 @@ type Engine struct {
 	inj  router.Injector // credits and serialization of the link into the router
 
 	// command FIFO, addressed by absolute sequence numbers. It holds the commands
-	// themselves, each within a line: the packetizer and the read issuer look at the head and
-	// issue commands on most of the engine's events, and a FIFO of pointers cost a miss
-	// on the FIFO and another on the command (the PPC's pooled record, long evicted on
-	// a large machine) each time.
+	// themselves, each within a line: the packetizer and the read issuer look at the
+	// head and issue commands on most of the engine's events, and a FIFO of pointers
+	// cost a miss on the FIFO and another on the command (the PPC's pooled record, long
+	// evicted on a large machine) each time.
 	q        []fifoCommand
 	headSeq  uint64 // sequence number of the FIFO head
 	tailSeq  uint64 // next sequence number to push

@@ -48,8 +48,9 @@ type Command struct {
 	actors.PoolMark // from NewCommand: the engine recycles it once it has taken it in
 }
 
-// commandPool recycles the commands of NewCommand once the engine is done with them
-// (one pool for all partitions: actors.Pool is safe across the engine's workers).
+// commandPool recycles the commands of NewCommand once the engine has copied them into
+// its FIFO (one pool for all partitions: actors.Pool is safe across the engine's
+// workers).
 var commandPool actors.Pool[Command, *Command]
 
 // NewCommand returns a copy of c that the engine recycles once it has taken it into its
