@@ -23,7 +23,11 @@ type actorState struct {
 // large enough to matter, since the runtime page-aligns large allocations). With the
 // actor beside the state instead of in the Model's table, an event in a large
 // machine misses one line less (TestActorStateIsALine).
-const actorStateSize = 64
+const actorStateSize = cacheLine
+
+// cacheLine is the CPU's cache line in bytes (x86-64 and arm64 alike): the unit the
+// engine's layout and prefetches count in.
+const cacheLine = 64
 
 func newActorStates(m *Model, seed uint64) []actorState {
 	st := make([]actorState, m.NumActors())
@@ -68,9 +72,10 @@ var _ Context = (*runner)(nil)
 // message slot. In a machine of thousands of nodes every window touches every node's
 // state afresh after the other partitions have evicted it, and these are the first
 // misses of each event. The actor and the message are found from the data word of
-// their interface values (the second of its two words); the links from the port table,
-// small enough to stay in the cache, without a bounds check (an actor with no port
-// has its base at the table's end: a prefetch never faults).
+// their interface values (the second of its two words); the links from the port table
+// (its entry itself is not prefetched: doing so with the event after next did not pay,
+// BENCHMARKS.md, twentieth session), without a bounds check (an actor with no port has
+// its base at the table's end: a prefetch never faults).
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
 	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1], uintptr(r.lines[d]),
@@ -93,7 +98,7 @@ func prefetchLines(st []actorState) []uint8 {
 		if t := reflect.TypeOf(st[i].actor); t != nil && t.Kind() == reflect.Pointer {
 			addr := (*[2]uintptr)(unsafe.Pointer(&st[i].actor))[1]
 			if size := t.Elem().Size(); size > 0 {
-				n = (addr+size-1)/64 - addr/64 + 1
+				n = (addr+size-1)/cacheLine - addr/cacheLine + 1
 			}
 		}
 		lines[i] = uint8(min(n, maxPrefetchLines))

@@ -13,7 +13,10 @@ type NodeID int32
 // Packet is one network packet. It travels by pointer: the *Packet the NIC injects is
 // the one the destination NIC ejects, so a packet costs one allocation in its whole
 // life. Exactly one actor holds a packet at a time; routers update VC and Hops in
-// place and never look at Data.
+// place and never look at Data. A Packet fits one cache line (TestPacketIsALine):
+// every router port, NIC engine and the digest read packets, pooled and reused across
+// the machine, and at 72 bytes (in the allocator's 80-byte class) most of them
+// straddled two lines.
 type Packet struct {
 	Src, Dst NodeID
 	// Payload is the number of payload bytes, 0..packet_payload. A partial packet
@@ -44,11 +47,6 @@ type Packet struct {
 	// Data is the NIC's view of the message this packet belongs to.
 	Data any
 }
-
-// A Packet is one cache line (TestPacketIsALine): every router port, NIC engine and
-// the digest read packets, pooled and reused across the machine, and at 72 bytes (in
-// the allocator's 80-byte class) most of them straddled two lines.
-const packetSize = 64
 
 // String renders the packet for logs and goldens, e.g.
 // "pkt 0->5 c0 vc1 #2 64B SOM EOM hops=3".

@@ -27,6 +27,7 @@ func TestSharedPacketRecycledByTheLastHolder(t *testing.T) {
 // A packet is one cache line, and the allocator's 64-byte class places each on a line
 // of its own: a router port or a NIC engine reading a packet reads one line.
 func TestPacketIsALine(t *testing.T) {
+	const packetSize = 64 // a cache line
 	require.LessOrEqual(t, unsafe.Sizeof(Packet{}), uintptr(packetSize))
 	for i := range 100 {
 		p := NewPacket(Packet{Seq: int32(i)})

@@ -96,12 +96,15 @@ func (t *tlWriter) emit(e *tlEvent) {
 	_, _ = t.w.Write(t.buf) // a failed write fails the Flush at the end
 }
 
-// arg starts the arguments of an event (in the writer's reused list) with key and
-// string value s; setAttr adds to them.
-func (t *tlWriter) arg(key, s string) []lineAttr {
-	t.args = append(t.args[:0], lineAttr{key: key, str: s, isStr: true})
+// arg starts the arguments of an event, in the writer's reused list, with a; setAttr
+// adds to them (the caller stores the list back in args, to keep its array).
+func (t *tlWriter) arg(a lineAttr) []lineAttr {
+	t.args = append(t.args[:0], a)
 	return t.args
 }
+
+// strArg is a string argument.
+func strArg(key, s string) lineAttr { return lineAttr{key: key, str: s, isStr: true} }
 
 // place splits an actor name into its process ("node[...]", or "network") and block.
 func place(actor string) (proc, block string) {
@@ -157,7 +160,7 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 	_, _ = out.w.WriteString("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n")
 	for i, p := range procs {
 		pid[p.key] = i + 1
-		out.emit(&tlEvent{name: "process_name", ph: "M", pid: i + 1, args: out.arg("name", p.name)})
+		out.emit(&tlEvent{name: "process_name", ph: "M", pid: i + 1, args: out.arg(strArg("name", p.name))})
 	}
 	// Tracks: a block of a process, in lanes where its stages overlap.
 	type laneKey struct {
@@ -188,11 +191,11 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 			if k > 0 {
 				name = fmt.Sprintf("%s (%d)", b, k+1)
 			}
-			out.emit(&tlEvent{name: "thread_name", ph: "M", pid: pid[pk], tid: tid, args: out.arg("name", name)})
+			out.emit(&tlEvent{name: "thread_name", ph: "M", pid: pid[pk], tid: tid, args: out.arg(strArg("name", name))})
 		}
 		l.ends[k] = r.end
 		where[i] = [2]int{pid[pk], l.tids[k]}
-		args := out.arg("message", strconv.FormatUint(r.trace, 10))
+		args := out.arg(strArg("message", strconv.FormatUint(r.trace, 10)))
 		for _, a := range r.attrs {
 			args = setAttr(args, attrOf(a))
 		}
@@ -224,8 +227,8 @@ func (c *Collector) writeTimeline(st *TimelineStats) error {
 	// Counters: one track per block and gauge.
 	for _, g := range gauges {
 		p, b := place(g.actor)
-		out.args = append(out.args[:0], lineAttr{key: g.name, num: g.attrs[0].Int})
-		out.emit(&tlEvent{name: b + " " + g.name, ph: "C", ts: g.start, hasTs: true, pid: pid[procKey{g.run, p}], args: out.args})
+		out.emit(&tlEvent{name: b + " " + g.name, ph: "C", ts: g.start, hasTs: true, pid: pid[procKey{g.run, p}],
+			args: out.arg(lineAttr{key: g.name, num: g.attrs[0].Int})})
 	}
 	_, _ = out.w.WriteString("]}\n")
 	if err := out.w.Flush(); err != nil {
