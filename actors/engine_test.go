@@ -374,20 +374,31 @@ type hugeActor struct {
 
 func (*hugeActor) Receive(Context, Msg) {}
 
+// headActor's events read the first 100 bytes of its struct only.
+type headActor struct {
+	pad [700]byte
+}
+
+func (*headActor) Receive(Context, Msg)   {}
+func (*headActor) PrefetchBytes() uintptr { return 100 }
+
 type valueActor struct{ x, y int64 }
 
 func (valueActor) Receive(Context, Msg) {}
 
 // TestPrefetchLines checks the lines a partition prefetches of each actor: every line
-// its struct spans where it lies, at most maxPrefetchLines, one for an actor held by
-// value.
+// its struct spans where it lies, or up to its PrefetchBytes, at most
+// maxPrefetchLines, one for an actor held by value.
 func TestPrefetchLines(t *testing.T) {
-	w, h := &wideActor{}, &hugeActor{}
-	st := []actorState{{actor: w}, {actor: h}, {actor: valueActor{}}}
+	w, h, hd := &wideActor{}, &hugeActor{}, &headActor{}
+	st := []actorState{{actor: w}, {actor: h}, {actor: valueActor{}}, {actor: hd}}
 	lines := prefetchLines(st)
 	addr := uintptr(unsafe.Pointer(w))
 	assert.Equal(t, uint8((addr+699)/64-addr/64+1), lines[0])
 	assert.Contains(t, []uint8{11, 12}, lines[0], "700 bytes span 11 lines, 12 if they do not start a line")
 	assert.Equal(t, uint8(maxPrefetchLines), lines[1])
 	assert.Equal(t, uint8(1), lines[2])
+	addr = uintptr(unsafe.Pointer(hd))
+	assert.Equal(t, uint8((addr+99)/64-addr/64+1), lines[3])
+	assert.Contains(t, []uint8{2, 3}, lines[3], "its first 100 bytes span 2 lines, 3 if they do not start a line")
 }

@@ -87,17 +87,29 @@ func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 // than this (none of the SeaStar model's is) has its first lines prefetched only.
 const maxPrefetchLines = 16
 
+// PrefetchSizer is implemented by an actor whose events read only the first
+// PrefetchBytes bytes of its struct (tables sized for the largest configuration, of
+// which this one uses the first entries): the engine prefetches those lines only.
+type PrefetchSizer interface {
+	PrefetchBytes() uintptr
+}
+
 // prefetchLines returns, for every actor of st, the cache lines its struct spans where
 // it lies in memory (from the line of its first byte to that of its last, so that an
-// object not aligned to a line is covered), at most maxPrefetchLines; 1 for an actor
-// that is not a pointer (its interface value points at a copy).
+// object not aligned to a line is covered), up to its PrefetchBytes if it says, at
+// most maxPrefetchLines; 1 for an actor that is not a pointer (its interface value
+// points at a copy).
 func prefetchLines(st []actorState) []uint8 {
 	lines := make([]uint8, len(st))
 	for i := range st {
 		n := uintptr(1)
 		if t := reflect.TypeOf(st[i].actor); t != nil && t.Kind() == reflect.Pointer {
 			addr := (*[2]uintptr)(unsafe.Pointer(&st[i].actor))[1]
-			if size := t.Elem().Size(); size > 0 {
+			size := t.Elem().Size()
+			if s, ok := st[i].actor.(PrefetchSizer); ok {
+				size = min(size, s.PrefetchBytes())
+			}
+			if size > 0 {
 				n = (addr+size-1)/cacheLine - addr/cacheLine + 1
 			}
 		}

@@ -67,7 +67,7 @@ func (p *Port) inside() int {
 	if p.buffered >= 0 {
 		return p.buffered
 	}
-	n := p.in.total() + p.out.total()
+	n := p.queued()
 	if p.retry != nil {
 		n++
 	}
@@ -77,7 +77,7 @@ func (p *Port) inside() int {
 // Snapshot implements actors.Snapshotter: what CollectStats reads, so that every
 // process of a multi-process run collects the statistics of every port.
 func (p *Port) Snapshot(e *actors.Encoder) {
-	actors.Vars{&p.stats}.Snapshot(e)
+	actors.Vars{&p.counters}.Snapshot(e)
 	e.Int(int64(p.inside()))
 	e.Time(p.stallFrom)
 	e.Time(p.busyUntil)
@@ -85,7 +85,7 @@ func (p *Port) Snapshot(e *actors.Encoder) {
 
 // Restore implements actors.Snapshotter.
 func (p *Port) Restore(d *actors.Decoder) {
-	actors.Vars{&p.stats}.Restore(d)
+	actors.Vars{&p.counters}.Restore(d)
 	p.buffered = int(d.Int())
 	p.stallFrom, p.busyUntil = d.Time(), d.Time()
 }

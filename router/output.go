@@ -35,7 +35,7 @@ func (p *Port) transmit(ctx actors.Context) {
 	}
 	p.rrVC = uint8((v + 1) % p.cfg.vcs)
 	pk := p.dequeue(ctx, v)
-	p.credits[v]--
+	p.vc[v].credits--
 	p.endStall(now)
 	p.launch(ctx, pk)
 }
@@ -49,7 +49,7 @@ func (p *Port) ready() int {
 		if v >= vcs {
 			v -= vcs
 		}
-		if p.waiting[v] > 0 && p.credits[v] > 0 {
+		if c := &p.vc[v]; c.waiting > 0 && c.credits > 0 {
 			return v
 		}
 	}
@@ -58,7 +58,7 @@ func (p *Port) ready() int {
 
 func (p *Port) anyWaiting() bool {
 	for v := range p.cfg.vcs {
-		if p.waiting[v] > 0 {
+		if p.vc[v].waiting > 0 {
 			return true
 		}
 	}
@@ -69,32 +69,32 @@ func (p *Port) anyWaiting() bool {
 // arbitration (the oldest head packet, or round-robin order), and returns the slot's
 // crossbar credit to the input that owns it.
 func (p *Port) dequeue(ctx actors.Context, v int) *Packet {
-	vcs := p.cfg.vcs
+	c := &p.vc[v]
+	xs := p.x[xIndex(v, 0):xIndex(v+1, 0)]
 	best, bestAt := -1, actors.MaxTime
 	for i := range int(numDirs) {
-		j := int(p.rrIn[v]) + i
+		j := int(c.rrIn) + i
 		if j >= int(numDirs) {
 			j -= int(numDirs)
 		}
-		q := j*vcs + v
-		if p.out.len(q) == 0 {
+		if xs[j].out.n == 0 {
 			continue
 		}
 		if !p.cfg.age {
 			best = j
 			break
 		}
-		if at := p.out.peek(q).Injected; at < bestAt {
+		if at := xs[j].out.peek(p.outRing(xIndex(v, Dir(j)))).Injected; at < bestAt {
 			best, bestAt = j, at
 		}
 	}
 	if best >= 0 {
-		j, q := best, best*vcs+v
-		p.rrIn[v] = uint8((j + 1) % int(numDirs))
-		p.waiting[v]--
-		pk := p.out.pop(q)
+		j, k := best, xIndex(v, Dir(best))
+		c.rrIn = uint8((j + 1) % int(numDirs))
+		c.waiting--
+		pk := xs[j].out.pop(p.outRing(k))
 		if Dir(j) == p.dir { // loopback share of the NIC port: credit it locally
-			p.xcred[q]++
+			xs[j].xcred++
 			p.forwardAll(ctx)
 		} else {
 			ctx.Send(actors.Port(j), Credit(v), 0)
@@ -112,10 +112,10 @@ func (p *Port) launch(ctx actors.Context, pk *Packet) {
 	now := ctx.Now()
 	t := p.cfg.packetTime
 	end := now.Add(t)
-	p.stats.Busy += p.cfg.clip(now, end)
+	p.counters.Busy += p.cfg.clip(now, end)
 	if p.crc && p.cfg.p.CRCErrorRate.Sample(ctx.Rand().Uint64()) {
 		if p.cfg.inWindow(now) {
-			p.stats.Retries++
+			p.counters.Retries++
 		}
 		p.retry = pk
 		p.busyUntil = end.Add(p.cfg.p.RetryDelay)
@@ -124,8 +124,8 @@ func (p *Port) launch(ctx actors.Context, pk *Packet) {
 		return
 	}
 	if p.cfg.inWindow(now) {
-		p.stats.Packets++
-		p.stats.Bytes += uint64(pk.Payload)
+		p.counters.Packets++
+		p.counters.Bytes += uint64(pk.Payload)
 	}
 	if tr := actors.TracerOf(ctx); tr != nil {
 		p.traceHop(ctx, tr, pk, end)
@@ -155,7 +155,7 @@ func (p *Port) startStall(at actors.Time) {
 // endStall closes a credit stall at now; a stall that had not begun yet counts 0.
 func (p *Port) endStall(now actors.Time) {
 	if p.stallFrom >= 0 {
-		p.stats.CreditStall += p.cfg.clip(p.stallFrom, now)
+		p.counters.CreditStall += p.cfg.clip(p.stallFrom, now)
 		p.stallFrom = -1
 	}
 }

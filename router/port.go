@@ -1,6 +1,8 @@
 package router
 
 import (
+	"reflect"
+
 	"github.com/seastar-sim/seastar/actors"
 )
 
@@ -9,6 +11,9 @@ type config struct {
 	p            Params
 	topo         Topology
 	vcs          int
+	inCap        int // InputBufferPackets: a ring of the input buffer
+	outCap       int // OutputQueuePackets: a ring of the output queues
+	outBase      int // where the output queues' rings start in a port's buf
 	ejectCredits int
 	dateline     bool // false only in tests that demonstrate the deadlock
 	age          bool // age-based output arbitration
@@ -22,7 +27,8 @@ type config struct {
 
 func newConfig(topo Topology, p Params, ejectCredits int, dateline bool) *config {
 	c := &config{p: p, topo: topo, vcs: p.VCs, ejectCredits: ejectCredits, dateline: dateline,
-		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime}
+		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime,
+		inCap: p.InputBufferPackets, outCap: p.OutputQueuePackets, outBase: p.VCs * p.InputBufferPackets}
 	if p.DownNode >= 0 && p.DownFor > 0 {
 		c.downFrom, c.downTo = actors.Time(0).Add(p.DownAt), actors.Time(0).Add(p.DownAt+p.DownFor)
 	}
@@ -46,41 +52,78 @@ func (c *config) inWindow(t actors.Time) bool { return t >= c.from && t < c.to }
 // virtual channel and crossbar input), routes the packets at the heads of its input
 // buffers through the crossbar and transmits from its output queues. See doc.go for
 // the messages, the ports and the timing.
+//
+// Its tables are sized for MaxVCs virtual channels and ordered by channel, so that a
+// network of fewer channels uses their first entries only; the (channel, direction)
+// table comes last and the port's events read its struct up to the end of the
+// channels in use (PrefetchBytes): four lines of the nine at four channels are never
+// read. TestPortLayout checks the order.
 type Port struct {
-	// Fields used by most messages come first, to share cache lines.
 	cfg       *config
-	in        queues      // input buffer, by VC
-	out       queues      // output queues, by (crossbar input j, VC v) at j*vcs+v
+	buf       []*Packet   // the rings of the input buffers and output queues (queues.go)
 	busyUntil actors.Time // the link transmits (or waits to retry) until then
+	stallFrom actors.Time // start of the current credit stall, -1 if none
 	retry     *Packet     // a packet whose transmission failed its CRC
 	node      NodeID
-	coord     [3]int      // the node's coordinates, for routing
 	extOut    actors.Port // the outgoing external port: the link, or eject
-	routed    uint32      // bit v: hop[v] holds the route of in's head of VC v
+	coord     [3]int32    // the node's coordinates, for routing
+	routed    uint8       // bit v: vc[v].hop holds the route of input VC v's head
 	dir       Dir
-	rrVC      uint8         // round-robin cursor over VCs
-	wakeSet   bool          // a wake is scheduled at busyUntil
-	connected bool          // the external link exists (false on a mesh edge)
-	crc       bool          // its link has CRC errors (crc_error_rate, on every link or crc_node's)
-	down      bool          // its link is the one fault injection takes down (down_node, down_dir)
-	waiting   [MaxVCs]int16 // packets in out, by VC
-	credits   [MaxVCs]int16 // free slots downstream, by VC
-	hop       [MaxVCs]Hop   // cached routing decision of each input VC's head
-	rrIn      [MaxVCs]uint8 // round-robin cursor over crossbar inputs, per VC
-	// xcred are the crossbar credits: free slots of this input's share of output
-	// j's queue for VC v, at j*vcs+v.
-	xcred     [numDirs * MaxVCs]int16
-	stallFrom actors.Time // start of the current credit stall, -1 if none
-	// The states (head, length) of the input and output queues, inside the port: in and
-	// out point at them.
-	inState  [MaxVCs]qstate
-	outState [numDirs * MaxVCs]qstate
+	rrVC      uint8 // round-robin cursor over VCs
+	wakeSet   bool  // a wake is scheduled at busyUntil
+	connected bool  // the external link exists (false on a mesh edge)
+	crc       bool  // its link has CRC errors (crc_error_rate, on every link or crc_node's)
+	down      bool  // its link is the one fault injection takes down (down_node, down_dir)
 
-	stats PortStats
+	vc [MaxVCs]vcState // by virtual channel
+	// counters are the statistics the port counts (PortStats has the rest).
+	counters portCounters
 	// buffered is the count of packets inside the port restored from the process that
 	// ran it (multi-process runs, see codec.go); -1 in the process that ran it.
 	buffered int
+	// x holds, by virtual channel v and crossbar direction j (xIndex), the output queue
+	// of crossbar input j and this port's crossbar credits for output j.
+	x [MaxVCs * numDirs]xState
 }
+
+// vcState is what a port keeps of one virtual channel.
+type vcState struct {
+	in      qstate // the input buffer
+	waiting int16  // packets in the output queues
+	credits int16  // free slots downstream
+	hop     Hop    // cached routing decision of the input buffer's head (Port.routed)
+	rrIn    uint8  // round-robin cursor over crossbar inputs
+}
+
+// xState is what a port keeps of one virtual channel and crossbar direction j: the
+// output queue of packets from input j, and the crossbar credits, the free slots of
+// this input's share of output j's queue.
+type xState struct {
+	out   qstate
+	xcred int16
+}
+
+// portCounters are the counts of PortStats a port keeps while it runs.
+type portCounters struct {
+	Received    uint64
+	Packets     uint64
+	Bytes       uint64
+	Busy        actors.Duration
+	Retries     uint64
+	CreditStall actors.Duration
+}
+
+// PrefetchBytes implements actors.PrefetchSizer: the port's events read its struct up
+// to the (channel, direction) entries of the channels the network has.
+func (p *Port) PrefetchBytes() uintptr {
+	return portXOffset + uintptr(p.cfg.vcs)*uintptr(numDirs)*portXSize
+}
+
+// The offset of Port.x and the size of its entries.
+var (
+	portXOffset = func() uintptr { f, _ := reflect.TypeOf(Port{}).FieldByName("x"); return f.Offset }()
+	portXSize   = reflect.TypeOf(xState{}).Size()
+)
 
 // portNames lists the actor ports of every kind of router port. Port index j < 7,
 // j != dir, is the crossbar link to the port of direction j; index dir is the
@@ -101,25 +144,23 @@ var portNames = func() (names [numDirs][]string) {
 func (p *Port) Ports() []string { return portNames[p.dir] }
 
 func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
-	p := &Port{cfg: cfg, node: node, coord: cfg.topo.Coord(node), dir: d, extOut: actors.Port(d), connected: connected,
-		stallFrom: -1, buffered: -1}
+	c := cfg.topo.Coord(node)
+	p := &Port{cfg: cfg, node: node, coord: [3]int32{int32(c[0]), int32(c[1]), int32(c[2])}, dir: d, extOut: actors.Port(d),
+		connected: connected, stallFrom: -1, buffered: -1}
 	p.crc = cfg.crc && d != NIC && (cfg.p.CRCNode < 0 || node == NodeID(cfg.p.CRCNode) && dirNames[d] == cfg.p.CRCDir)
 	p.down = cfg.downTo > 0 && node == NodeID(cfg.p.DownNode) && dirNames[d] == cfg.p.DownDir
-	vcs := cfg.vcs
-	p.in = newQueues(p.inState[:vcs], cfg.p.InputBufferPackets)
-	p.out = newQueues(p.outState[:int(numDirs)*vcs], cfg.p.OutputQueuePackets)
-	for i := range int(numDirs) * vcs {
-		p.xcred[i] = int16(cfg.p.OutputQueuePackets)
-	}
-	downstream := cfg.p.InputBufferPackets
+	p.buf = make([]*Packet, cfg.outBase+cfg.vcs*int(numDirs)*cfg.outCap)
+	downstream := cfg.inCap
 	if d == NIC {
 		p.extOut = actors.Port(numDirs)
 		downstream = cfg.ejectCredits
 	}
-	for v := range vcs {
-		p.credits[v] = int16(downstream)
+	for v := range cfg.vcs {
+		p.vc[v].credits = int16(downstream)
+		for j := range numDirs {
+			p.x[xIndex(v, j)].xcred = int16(cfg.outCap)
+		}
 	}
-	p.stats = PortStats{Node: node, Dir: d, Connected: connected}
 	return p
 }
 
@@ -159,13 +200,13 @@ func (p *Port) onCredit(ctx actors.Context, from actors.Port, c Credit) {
 	}
 	switch {
 	case from == p.extOut:
-		if int(p.credits[v]) >= p.capacityDownstream() {
+		if int(p.vc[v].credits) >= p.capacityDownstream() {
 			ctx.Fatalf("router: %v on %s exceeds the downstream buffer (%d)", c, ctx.Name(), p.capacityDownstream())
 		}
-		p.credits[v]++
+		p.vc[v].credits++
 		p.transmit(ctx)
 	case from >= 0 && from < actors.Port(numDirs) && from != actors.Port(p.dir):
-		p.xcred[int(from)*p.cfg.vcs+v]++
+		p.x[xIndex(v, Dir(from))].xcred++
 		p.forwardAll(ctx)
 	default:
 		ctx.Fatalf("router: %v on port %d, which does not carry credits in", c, from)
@@ -176,7 +217,7 @@ func (p *Port) capacityDownstream() int {
 	if p.dir == NIC {
 		return p.cfg.ejectCredits
 	}
-	return p.cfg.p.InputBufferPackets
+	return p.cfg.inCap
 }
 
 // arrive puts a packet from the external link (or the NIC) into the input buffer.
@@ -186,16 +227,17 @@ func (p *Port) arrive(ctx actors.Context, pk *Packet) {
 	if v >= p.cfg.vcs || int(pk.Class) >= p.cfg.vcs/2 {
 		ctx.Fatalf("router: %v has a class or virtual channel this router does not have (vcs %d)", pk, p.cfg.vcs)
 	}
-	if p.in.full(v) {
+	s := &p.vc[v].in
+	if int(s.n) == p.cfg.inCap {
 		ctx.Fatalf("router: %v overflows the input buffer of vc%d (%d packets): the sender ignored credits",
-			pk, v, p.in.cap)
+			pk, v, p.cfg.inCap)
 	}
 	if p.cfg.inWindow(ctx.Now()) {
-		p.stats.Received++
+		p.counters.Received++
 	}
 	pk.Entered = ctx.Now()
-	p.in.push(v, pk)
-	if p.in.len(v) == 1 {
+	s.push(p.inRing(v), pk)
+	if s.n == 1 {
 		p.forward(ctx, v)
 	}
 }
@@ -210,14 +252,15 @@ func (p *Port) forwardAll(ctx actors.Context) {
 // forward moves packets from the head of input VC v through the crossbar while their
 // output queues have room. The head blocks the packets behind it.
 func (p *Port) forward(ctx actors.Context, v int) {
-	for p.in.len(v) > 0 {
+	s := &p.vc[v].in
+	for s.n > 0 {
 		h := p.headHop(v)
-		k := int(h.Out)*p.cfg.vcs + int(h.VC)
-		if p.xcred[k] == 0 {
+		x := &p.x[xIndex(int(h.VC), h.Out)]
+		if x.xcred == 0 {
 			return
 		}
-		p.xcred[k]--
-		pk := p.in.pop(v)
+		x.xcred--
+		pk := s.pop(p.inRing(v))
 		p.routed &^= 1 << v
 		pk.VC = h.VC
 		ctx.Send(actors.Port(p.dir), Credit(v), 0) // the slot is free: tell the sender
@@ -229,24 +272,29 @@ func (p *Port) forward(ctx actors.Context, v int) {
 	}
 }
 
+// coords returns the node's coordinates.
+func (p *Port) coords() [3]int { return [3]int{int(p.coord[0]), int(p.coord[1]), int(p.coord[2])} }
+
 // headHop routes the head of input VC v, once per packet.
 func (p *Port) headHop(v int) Hop {
+	c := &p.vc[v]
 	if p.routed&(1<<v) == 0 {
-		pk := p.in.peek(v)
-		p.hop[v] = p.cfg.topo.routeAt(p.coord, pk.Dst, p.dir, pk.Class, pk.VC, p.cfg.dateline)
+		pk := c.in.peek(p.inRing(v))
+		c.hop = p.cfg.topo.routeAt(p.coords(), pk.Dst, p.dir, pk.Class, pk.VC, p.cfg.dateline)
 		p.routed |= 1 << v
 	}
-	return p.hop[v]
+	return c.hop
 }
 
 // enqueue puts a packet from crossbar input j into this port's output queue.
 func (p *Port) enqueue(ctx actors.Context, j Dir, pk *Packet) {
-	q := int(j)*p.cfg.vcs + int(pk.VC)
-	if p.out.full(q) {
-		ctx.Fatalf("router: %v from %s overflows the output queue (%d packets): crossbar credits broken", pk, j, p.out.cap)
+	k := xIndex(int(pk.VC), j)
+	s := &p.x[k].out
+	if int(s.n) == p.cfg.outCap {
+		ctx.Fatalf("router: %v from %s overflows the output queue (%d packets): crossbar credits broken", pk, j, p.cfg.outCap)
 	}
-	p.out.push(q, pk)
-	p.waiting[pk.VC]++
+	s.push(p.outRing(k), pk)
+	p.vc[pk.VC].waiting++
 	p.gaugeQueue(ctx)
 	p.transmit(ctx)
 }
@@ -258,8 +306,8 @@ func (p *Port) gaugeQueue(ctx actors.Context) {
 		return
 	}
 	n := int64(0)
-	for _, w := range p.waiting {
-		n += int64(w)
+	for v := range p.cfg.vcs {
+		n += int64(p.vc[v].waiting)
 	}
 	g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "out_queue_packets", At: ctx.Now(), Value: n})
 }

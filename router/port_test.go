@@ -2,6 +2,7 @@ package router
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,8 +81,8 @@ func (r *portRig) state() string {
 	p := r.port
 	var sb strings.Builder
 	for v := range p.cfg.vcs {
-		fmt.Fprintf(&sb, "in vc%d: %d", v, p.in.len(v))
-		fmt.Fprintf(&sb, "  out vc%d: %d waiting, %d credits\n", v, p.waiting[v], p.credits[v])
+		fmt.Fprintf(&sb, "in vc%d: %d", v, p.vc[v].in.n)
+		fmt.Fprintf(&sb, "  out vc%d: %d waiting, %d credits\n", v, p.vc[v].waiting, p.vc[v].credits)
 	}
 	var xc []string
 	for j := range numDirs {
@@ -89,7 +90,7 @@ func (r *portRig) state() string {
 			continue
 		}
 		for v := range p.cfg.vcs {
-			if c := p.xcred[int(j)*p.cfg.vcs+v]; c != int16(p.cfg.p.OutputQueuePackets) {
+			if c := p.x[xIndex(v, j)].xcred; c != int16(p.cfg.p.OutputQueuePackets) {
 				xc = append(xc, fmt.Sprintf("%s/vc%d=%d", j, v, c))
 			}
 		}
@@ -98,7 +99,7 @@ func (r *portRig) state() string {
 		fmt.Fprintf(&sb, "crossbar credits below full: %s\n", strings.Join(xc, " "))
 	}
 	fmt.Fprintf(&sb, "busy until %s, retry %v\n", p.busyUntil, p.retry != nil)
-	s := p.stats
+	s := p.counters
 	fmt.Fprintf(&sb, "stats: received %d, sent %d (%dB), busy %s, retries %d, credit stall %s\n",
 		s.Received, s.Packets, s.Bytes, s.Busy, s.Retries, s.CreditStall)
 	return sb.String()
@@ -332,7 +333,7 @@ func TestCreditViolationsFail(t *testing.T) {
 	p := DefaultParams()
 	p.InputBufferPackets = 1
 	r := newPortRig(t, Torus(4, 4, 4), p, [3]int{0, 0, 0}, XM, 2, 1)
-	r.port.xcred[int(XP)*p.VCs] = 0 // the xp output is full: the packet stays in the buffer
+	r.port.x[xIndex(0, XP)].xcred = 0 // the xp output is full: the packet stays in the buffer
 	r.deliver(0, actors.Port(XM), &Packet{Dst: r.topo.ID(1, 0, 0), Payload: 64})
 	msg := actorstest.Catch(func() { r.deliver(1, actors.Port(XM), &Packet{Dst: r.topo.ID(1, 0, 0), Payload: 64}) })
 	assert.Contains(t, msg, "overflows the input buffer of vc0 (1 packets): the sender ignored credits")
@@ -349,4 +350,23 @@ func TestCreditViolationsFail(t *testing.T) {
 	assert.Contains(t, actorstest.Catch(func() { inj.Inject(ctx, 0, &Packet{Dst: 1}) }), "without a credit")
 	inj.Return(ctx, Credit(0))
 	assert.Contains(t, actorstest.Catch(func() { inj.Return(ctx, Credit(0)) }), "unexpected credit vc0")
+}
+
+// The (virtual channel, direction) table is the port's last field and holds the
+// channels in order, so that the lines a port's events read end with the channels the
+// network has (PrefetchBytes): all of the struct at MaxVCs, less at fewer.
+func TestPortLayout(t *testing.T) {
+	ty := reflect.TypeOf(Port{})
+	last := ty.Field(ty.NumField() - 1)
+	require.Equal(t, "x", last.Name)
+	assert.Equal(t, ty.Size(), last.Offset+last.Type.Size(), "nothing after the table")
+	for _, vcs := range []int{2, 4, 6, MaxVCs} {
+		p := DefaultParams()
+		p.VCs = vcs
+		r := newPortRig(t, Torus(4, 4, 4), p, [3]int{0, 0, 0}, XP, 2, 1)
+		assert.Equal(t, last.Offset+uintptr(vcs*int(numDirs))*reflect.TypeOf(xState{}).Size(), r.port.PrefetchBytes(), "vcs %d", vcs)
+		assert.Equal(t, vcs*int(numDirs), xIndex(vcs, 0), "the entries of vcs channels come first")
+	}
+	assert.Equal(t, ty.Size(), newPortRig(t, Torus(4, 4, 4), func() Params { p := DefaultParams(); p.VCs = MaxVCs; return p }(),
+		[3]int{0, 0, 0}, XP, 2, 1).port.PrefetchBytes())
 }

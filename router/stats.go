@@ -57,7 +57,7 @@ func CollectStats(m *actors.Model) Stats {
 			continue
 		}
 		cfg, last = p.cfg, max(last, p.busyUntil)
-		ps := p.stats
+		ps := p.stats()
 		ps.Name = m.Name(id)
 		ps.Buffered = p.inside()
 		if p.stallFrom >= 0 && cfg.to != actors.MaxTime {
@@ -75,6 +75,13 @@ func CollectStats(m *actors.Model) Stats {
 	s.Measured = end.Sub(cfg.from)
 	s.utilization()
 	return s
+}
+
+// stats returns the port's statistics but its name and the packets it holds.
+func (p *Port) stats() PortStats {
+	c := p.counters
+	return PortStats{Node: p.node, Dir: p.dir, Connected: p.connected, Received: c.Received, Packets: c.Packets, Bytes: c.Bytes,
+		Busy: c.Busy, Retries: c.Retries, CreditStall: c.CreditStall}
 }
 
 func (s *Stats) add(ps PortStats) {
@@ -121,7 +128,7 @@ func CheckDrained(m *actors.Model) error {
 			continue
 		}
 		if d := p.describeBuffered(); d != "" {
-			total += p.in.total() + p.out.total()
+			total += p.queued()
 			if p.retry != nil {
 				total++
 			}
@@ -145,13 +152,13 @@ func CheckDrained(m *actors.Model) error {
 func (p *Port) describeBuffered() string {
 	var parts []string
 	for v := range p.cfg.vcs {
-		if n := p.in.len(v); n > 0 {
+		if n := p.vc[v].in.n; n > 0 {
 			parts = append(parts, fmt.Sprintf("in vc%d %d", v, n))
 		}
 	}
 	for v := range p.cfg.vcs {
-		if n := p.waiting[v]; n > 0 {
-			parts = append(parts, fmt.Sprintf("out vc%d %d (credits %d)", v, n, p.credits[v]))
+		if n := p.vc[v].waiting; n > 0 {
+			parts = append(parts, fmt.Sprintf("out vc%d %d (credits %d)", v, n, p.vc[v].credits))
 		}
 	}
 	if p.retry != nil {

@@ -27,7 +27,7 @@ func (p *Port) traceHop(ctx actors.Context, t actors.Tracer, pk *Packet, end act
 	case pk.EOM:
 		which = "tail"
 	}
-	c := p.coord
+	c := p.coords()
 	t.Span(actors.Span{Trace: id, Name: "router/hop", Actor: ctx.Self(), Start: pk.Entered, End: end, Attrs: []actors.Attr{
 		actors.StrAttr("router", strconv.Itoa(c[0])+","+strconv.Itoa(c[1])+","+strconv.Itoa(c[2])),
 		actors.StrAttr("out", p.dir.String()),
