@@ -56,8 +56,8 @@ func (c *config) inWindow(t actors.Time) bool { return t >= c.from && t < c.to }
 // Its tables are sized for MaxVCs virtual channels and ordered by channel, so that a
 // network of fewer channels uses their first entries only; the (channel, direction)
 // table comes last and the port's events read its struct up to the end of the
-// channels in use (PrefetchBytes): four lines of the nine at four channels are never
-// read. TestPortLayout checks the order.
+// channels in use (PrefetchBytes): at four channels the last two of its nine lines
+// are never read. TestPortLayout checks the order.
 type Port struct {
 	cfg       *config
 	buf       []*Packet   // the rings of the input buffers and output queues (queues.go)
