@@ -27,14 +27,16 @@ type Engine struct {
 	discard map[*router.Packet]bool // packets the PPC discards (onDiscard); nil until the first, so that the head check reads no map
 
 	cmds     map[router.NodeID]*active // command in progress per source
+	last     *active                   // the command found last (cmds[lastSrc]), nil if none
 	actives  actors.FreeList[active]   // records of commands done, for reuse
-	waiting  bool                      // a Lookup is outstanding
+	lastSrc  router.NodeID
+	waiting  bool // a Lookup is outstanding
+	ticking  bool
+	ackStall bool
 	waitAt   actors.Time
 	writes   int         // DMA writes not yet acknowledged
 	writeOf  []*ht.Write // the engine's writes by size, shared by every packet (see write)
 	freeAt   actors.Time
-	ticking  bool
-	ackStall bool
 	ackAt    actors.Time
 	dropping map[dropKey]bool        // messages being dropped (DropRate), by source and class
 	refused  map[dropKey]bool        // messages the PPC refused whole (Discard.Whole) whose first packet has left the head: their later packets are discarded
@@ -170,7 +172,7 @@ func (e *Engine) onGrant(ctx actors.Context, g cam.Grant) {
 		e.waiting = false
 		e.Stats.CAMStall += ctx.Now().Sub(e.waitAt)
 	}
-	if a := e.cmds[g.Src]; a != nil {
+	if a := e.command(g.Src); a != nil {
 		a.next = append(a.next, g.Cmd)
 		return
 	}
@@ -240,10 +242,25 @@ func (e *Engine) drain(ctx actors.Context) {
 	}
 }
 
+// command returns the source's command in progress, nil if none. The packets of a
+// message come in a row (98% of the packets of halo3d 8x8x8 follow one of the same
+// source), so the command found last is kept beside the engine's state: a lookup reads
+// the map's lines only when the source changes.
+func (e *Engine) command(src router.NodeID) *active {
+	if e.last != nil && e.lastSrc == src {
+		return e.last
+	}
+	a := e.cmds[src]
+	if a != nil {
+		e.last, e.lastSrc = a, src
+	}
+	return a
+}
+
 // dispose applies the source's command to the rest of the head packet; false if the
 // pipeline must wait (for a command or for HT write slots).
 func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
-	a := e.cmds[p.Src]
+	a := e.command(p.Src)
 	if a != nil && p.SOM && a.cmd.Cont && e.used == 0 {
 		// The source's commands continue a message that is not this one: this packet
 		// starts another message (another traffic class) and waits for the PPC, which
@@ -290,6 +307,9 @@ func (e *Engine) dispose(ctx actors.Context, p *router.Packet) bool {
 			a.cmd, a.left, a.next = a.next[0], a.next[0].Bytes, a.next[1:]
 		} else {
 			delete(e.cmds, p.Src)
+			if e.last == a {
+				e.last = nil
+			}
 			e.actives.Put(a)
 		}
 	}
