@@ -17,7 +17,7 @@
 //
 //	message       arrives on                  effect
 //	*Packet       link / inject               into the input buffer of its VC (the sender
-//	                                          held a credit); routed at the head
+//	                                          held a credit), with its route
 //	*Packet       crossbar port DIR           into DIR's share of the output queue
 //	*Packet       self (NIC port only)        a packet for this node from this node
 //	Credit        link / eject                one more free slot downstream for its VC

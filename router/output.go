@@ -84,7 +84,7 @@ func (p *Port) dequeue(ctx actors.Context, v int) *Packet {
 			best = j
 			break
 		}
-		if at := xs[j].out.peek(p.outRing(xIndex(v, Dir(j)))).Injected; at < bestAt {
+		if at := p.outRing(xIndex(v, Dir(j)))[xs[j].out.head].Injected; at < bestAt {
 			best, bestAt = j, at
 		}
 	}
@@ -92,7 +92,10 @@ func (p *Port) dequeue(ctx actors.Context, v int) *Packet {
 		j, k := best, xIndex(v, Dir(best))
 		c.rrIn = uint8((j + 1) % int(numDirs))
 		c.waiting--
-		pk := xs[j].out.pop(p.outRing(k))
+		r := p.outRing(k)
+		i := xs[j].out.take(len(r))
+		pk := r[i]
+		r[i] = nil
 		if Dir(j) == p.dir { // loopback share of the NIC port: credit it locally
 			xs[j].xcred++
 			p.forwardAll(ctx)

@@ -13,7 +13,6 @@ type config struct {
 	vcs          int
 	inCap        int // InputBufferPackets: a ring of the input buffer
 	outCap       int // OutputQueuePackets: a ring of the output queues
-	outBase      int // where the output queues' rings start in a port's buf
 	ejectCredits int
 	dateline     bool // false only in tests that demonstrate the deadlock
 	age          bool // age-based output arbitration
@@ -28,7 +27,7 @@ type config struct {
 func newConfig(topo Topology, p Params, ejectCredits int, dateline bool) *config {
 	c := &config{p: p, topo: topo, vcs: p.VCs, ejectCredits: ejectCredits, dateline: dateline,
 		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime,
-		inCap: p.InputBufferPackets, outCap: p.OutputQueuePackets, outBase: p.VCs * p.InputBufferPackets}
+		inCap: p.InputBufferPackets, outCap: p.OutputQueuePackets}
 	if p.DownNode >= 0 && p.DownFor > 0 {
 		c.downFrom, c.downTo = actors.Time(0).Add(p.DownAt), actors.Time(0).Add(p.DownAt+p.DownFor)
 	}
@@ -60,14 +59,14 @@ func (c *config) inWindow(t actors.Time) bool { return t >= c.from && t < c.to }
 // are never read. TestPortLayout checks the order.
 type Port struct {
 	cfg       *config
-	buf       []*Packet   // the rings of the input buffers and output queues (queues.go)
+	in        []inSlot    // the rings of the input buffers (queues.go)
+	out       []*Packet   // the rings of the output queues
 	busyUntil actors.Time // the link transmits (or waits to retry) until then
 	stallFrom actors.Time // start of the current credit stall, -1 if none
 	retry     *Packet     // a packet whose transmission failed its CRC
 	node      NodeID
 	extOut    actors.Port // the outgoing external port: the link, or eject
 	coord     [3]int32    // the node's coordinates, for routing
-	routed    uint8       // bit v: vc[v].hop holds the route of input VC v's head
 	dir       Dir
 	rrVC      uint8 // round-robin cursor over VCs
 	wakeSet   bool  // a wake is scheduled at busyUntil
@@ -91,7 +90,7 @@ type vcState struct {
 	in      qstate // the input buffer
 	waiting int16  // packets in the output queues
 	credits int16  // free slots downstream
-	hop     Hop    // cached routing decision of the input buffer's head (Port.routed)
+	hop     Hop    // the route of the input buffer's head, if it has one
 	rrIn    uint8  // round-robin cursor over crossbar inputs
 }
 
@@ -149,7 +148,7 @@ func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 		connected: connected, stallFrom: -1, buffered: -1}
 	p.crc = cfg.crc && d != NIC && (cfg.p.CRCNode < 0 || node == NodeID(cfg.p.CRCNode) && dirNames[d] == cfg.p.CRCDir)
 	p.down = cfg.downTo > 0 && node == NodeID(cfg.p.DownNode) && dirNames[d] == cfg.p.DownDir
-	p.buf = make([]*Packet, cfg.outBase+cfg.vcs*int(numDirs)*cfg.outCap)
+	p.in, p.out = make([]inSlot, cfg.vcs*cfg.inCap), make([]*Packet, cfg.vcs*int(numDirs)*cfg.outCap)
 	downstream := cfg.inCap
 	if d == NIC {
 		p.extOut = actors.Port(numDirs)
@@ -236,8 +235,10 @@ func (p *Port) arrive(ctx actors.Context, pk *Packet) {
 		p.counters.Received++
 	}
 	pk.Entered = ctx.Now()
-	s.push(p.inRing(v), pk)
+	r, h := p.inRing(v), p.cfg.topo.routeAt(p.coords(), pk.Dst, p.dir, pk.Class, pk.VC, p.cfg.dateline)
+	r[s.add(len(r))] = inSlot{pk: pk, hop: h}
 	if s.n == 1 {
+		p.vc[v].hop = h
 		p.forward(ctx, v)
 	}
 }
@@ -252,16 +253,20 @@ func (p *Port) forwardAll(ctx actors.Context) {
 // forward moves packets from the head of input VC v through the crossbar while their
 // output queues have room. The head blocks the packets behind it.
 func (p *Port) forward(ctx actors.Context, v int) {
-	s := &p.vc[v].in
-	for s.n > 0 {
-		h := p.headHop(v)
+	c, r := &p.vc[v], p.inRing(v)
+	for c.in.n > 0 {
+		h := c.hop
 		x := &p.x[xIndex(int(h.VC), h.Out)]
 		if x.xcred == 0 {
 			return
 		}
 		x.xcred--
-		pk := s.pop(p.inRing(v))
-		p.routed &^= 1 << v
+		i := c.in.take(len(r))
+		pk := r[i].pk
+		r[i] = inSlot{}
+		if c.in.n > 0 {
+			c.hop = r[c.in.head].hop
+		}
 		pk.VC = h.VC
 		ctx.Send(actors.Port(p.dir), Credit(v), 0) // the slot is free: tell the sender
 		if h.Out == p.dir {
@@ -275,17 +280,6 @@ func (p *Port) forward(ctx actors.Context, v int) {
 // coords returns the node's coordinates.
 func (p *Port) coords() [3]int { return [3]int{int(p.coord[0]), int(p.coord[1]), int(p.coord[2])} }
 
-// headHop routes the head of input VC v, once per packet.
-func (p *Port) headHop(v int) Hop {
-	c := &p.vc[v]
-	if p.routed&(1<<v) == 0 {
-		pk := c.in.peek(p.inRing(v))
-		c.hop = p.cfg.topo.routeAt(p.coords(), pk.Dst, p.dir, pk.Class, pk.VC, p.cfg.dateline)
-		p.routed |= 1 << v
-	}
-	return c.hop
-}
-
 // enqueue puts a packet from crossbar input j into this port's output queue.
 func (p *Port) enqueue(ctx actors.Context, j Dir, pk *Packet) {
 	k := xIndex(int(pk.VC), j)
@@ -293,7 +287,8 @@ func (p *Port) enqueue(ctx actors.Context, j Dir, pk *Packet) {
 	if int(s.n) == p.cfg.outCap {
 		ctx.Fatalf("router: %v from %s overflows the output queue (%d packets): crossbar credits broken", pk, j, p.cfg.outCap)
 	}
-	s.push(p.outRing(k), pk)
+	r := p.outRing(k)
+	r[s.add(len(r))] = pk
 	p.vc[pk.VC].waiting++
 	p.gaugeQueue(ctx)
 	p.transmit(ctx)

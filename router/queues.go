@@ -1,44 +1,45 @@
 package router
 
-// A port's queues are bounded FIFO rings of packets, all in one backing array of the
-// port (buf): first the input buffers, one ring of InputBufferPackets per virtual
-// channel, then the output queues, one ring of OutputQueuePackets per virtual channel
-// and crossbar input, those of one virtual channel side by side (xIndex), so that
-// arbitration among a channel's queues reads one or two lines. Each ring's state
-// (qstate) lives in the port's struct, beside what the same events read.
+// A port's queues are bounded FIFO rings: the input buffers, one ring of
+// InputBufferPackets slots per virtual channel (Port.in), and the output queues, one
+// ring of OutputQueuePackets packets per virtual channel and crossbar input (Port.out),
+// those of one virtual channel side by side (xIndex), so that arbitration among a
+// channel's queues reads one or two lines. Each ring's state (qstate) lives in the
+// port's struct, beside what the same events read.
 
 // qstate is a queue's state: its head's index in its ring and its length.
 type qstate struct{ head, n uint16 }
 
-// push appends p to the queue whose ring is r, which must not be full.
-func (s *qstate) push(r []*Packet, p *Packet) {
+// add counts in a slot after the queue's last, in a ring of c slots (the queue must
+// not be full), and returns its index.
+func (s *qstate) add(c int) int {
 	i := int(s.head) + int(s.n)
-	if i >= len(r) {
-		i -= len(r)
+	if i >= c {
+		i -= c
 	}
-	r[i] = p
 	s.n++
+	return i
 }
 
-// peek returns the head of the queue whose ring is r, nil if it is empty.
-func (s *qstate) peek(r []*Packet) *Packet {
-	if s.n == 0 {
-		return nil
-	}
-	return r[s.head]
-}
-
-// pop removes and returns the head of the queue whose ring is r, which must not be
-// empty.
-func (s *qstate) pop(r []*Packet) *Packet {
-	p := r[s.head]
-	r[s.head] = nil
-	s.head++
-	if int(s.head) == len(r) {
+// take counts out the queue's head, in a ring of c slots (the queue must not be
+// empty), and returns its index.
+func (s *qstate) take(c int) int {
+	i := int(s.head)
+	if s.head++; int(s.head) == c {
 		s.head = 0
 	}
 	s.n--
-	return p
+	return i
+}
+
+// inSlot is an input buffer's entry: a packet and its route, computed when it
+// arrived, when the packet's line is in the cache (once it has waited in a blocked
+// buffer, often not). The head's route is also kept in the port's struct (vcState),
+// so that a crossbar credit that does not unblock a buffer reads neither its ring nor
+// its packet.
+type inSlot struct {
+	pk  *Packet
+	hop Hop
 }
 
 // xIndex is the index of crossbar direction j of virtual channel v in a port's
@@ -47,16 +48,15 @@ func (s *qstate) pop(r []*Packet) *Packet {
 func xIndex(v int, j Dir) int { return v*int(numDirs) + int(j) }
 
 // inRing is the ring of input virtual channel v.
-func (p *Port) inRing(v int) []*Packet {
+func (p *Port) inRing(v int) []inSlot {
 	c := p.cfg.inCap
-	return p.buf[v*c : (v+1)*c : (v+1)*c]
+	return p.in[v*c : (v+1)*c : (v+1)*c]
 }
 
 // outRing is the ring of the output queue at index k (xIndex) of the port's tables.
 func (p *Port) outRing(k int) []*Packet {
 	c := p.cfg.outCap
-	i := p.cfg.outBase + k*c
-	return p.buf[i : i+c : i+c]
+	return p.out[k*c : (k+1)*c : (k+1)*c]
 }
 
 // queued is the number of packets in the port's input buffers and output queues.
