@@ -234,7 +234,7 @@ func runPingPong(t *testing.T, opts actors.Options) (*actors.Report, []string) {
 			}
 		})
 	}
-	rh, rl, rn := g.Add("n.host", c), g.Add("n.ht", ht.New(ht.DefaultParams())), g.Add("n.ppc", &nic{})
+	rh, rl, rn := g.Add("n.host", c), g.Add("n.ht", ht.New(new(ht.DefaultParams()))), g.Add("n.ppc", &nic{})
 	g.Connect(rh.Port("bus"), rl.Port("host"), actors.Nanosecond)
 	g.Connect(rl.Port("ppc"), rn.Port("ht"), actors.Nanosecond)
 	g.Unconnected(rl.Port("txdma"))

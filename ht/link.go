@@ -14,7 +14,7 @@ const (
 // and to the PPC and DMA engines; links to it should have zero latency, the link
 // itself models every delay.
 type Link struct {
-	p     Params
+	p     *Params        // shared by the links of a machine: read-only
 	busy  [2]actors.Time // each direction is free from this time on
 	Stats Stats
 	free  actors.FreeList[readReady] // reads served: the link sends them to itself, so it reuses them (no allocation per read)
@@ -29,8 +29,10 @@ type Stats struct {
 	Irqs   int64
 }
 
-// New returns a link. p must be valid.
-func New(p Params) *Link { return &Link{p: p} }
+// New returns a link that reads its parameters from *p, which must be valid and must
+// not change while the link lives: the links of a machine share one copy, so that a
+// link's own struct is the state its events change (two cache lines).
+func New(p *Params) *Link { return &Link{p: p} }
 
 // Ports implements actors.Ported: one port per Unit.
 func (l *Link) Ports() []string { return unitNames[:] }

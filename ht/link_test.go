@@ -51,7 +51,7 @@ func TestLinkScripts(t *testing.T) {
 					require.NoError(t, err)
 				}
 				require.NoError(t, p.Validate())
-				link = New(p)
+				link = New(&p)
 				h, _ = actorstest.NewHarness("node[0,0,0].ht", link, 1)
 				return fmt.Sprintf("payload bandwidth %s\n", p.PayloadBandwidth())
 			case "write":
@@ -89,7 +89,7 @@ func TestPayloadBandwidthIsAboutTwoPointEight(t *testing.T) {
 }
 
 func TestLinkRejectsMisroutedMessages(t *testing.T) {
-	h, _ := actorstest.NewHarness("ht", New(DefaultParams()), 1)
+	h, _ := actorstest.NewHarness("ht", New(new(DefaultParams())), 1)
 	h.Inject(0, actors.Port(PPC), &Write{To: RXDMA, Bytes: 8})
 	assert.Contains(t, actorstest.Catch(func() { h.Run(actors.MaxTime) }), "write from ppc to rxdma does not cross the link")
 	h.Inject(0, actors.Port(Host), Interrupt{})
@@ -107,7 +107,7 @@ func TestParamsValidate(t *testing.T) {
 // same time and with the same content as the answer to the same Read sent by value.
 func TestReadByPointerAnsweredInPlace(t *testing.T) {
 	answer := func(m actors.Msg) actorstest.Sent {
-		h, _ := actorstest.NewHarness("ht", New(DefaultParams()), 1)
+		h, _ := actorstest.NewHarness("ht", New(new(DefaultParams())), 1)
 		h.Inject(0, actors.Port(TXDMA), m)
 		out := h.Run(actors.MaxTime)
 		require.Len(t, out, 1)

@@ -41,6 +41,16 @@ type Machine struct {
 	Topo   router.Topology
 	Net    *router.Network
 	Nodes  []*Node
+
+	// blocks is the parameters the nodes' HT links and DMA engines read, one copy for
+	// the machine (Params may be changed after Build; this is not).
+	blocks *blockParams
+}
+
+type blockParams struct {
+	ht ht.Params
+	tx txdma.Params
+	rx rxdma.Params
 }
 
 // FirmwareFunc returns the firmware that node id's PPC runs.
@@ -74,7 +84,7 @@ func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Machine{Params: p, Topo: topo, Net: net, Nodes: make([]*Node, topo.Nodes())}
+	m := &Machine{Params: p, Topo: topo, Net: net, Nodes: make([]*Node, topo.Nodes()), blocks: &blockParams{ht: p.HT, tx: p.TXDMA, rx: p.RXDMA}}
 	g.Describe("machine", p.Machine)
 	g.Describe("torus", p.Torus)
 	g.Describe("wrap", p.Wrap)
@@ -98,8 +108,9 @@ func (m *Machine) buildNode(g *actors.Graph, id router.NodeID, fw ppc.Firmware) 
 	if int(id) == p.PPC.StallNode && p.PPC.StallFor > 0 {
 		core.Stall(p.PPC.StallAt, p.PPC.StallFor)
 	}
-	n := &Node{ID: id, Name: m.Topo.NodeName(id), Host: host.New(p.Host), HT: ht.New(p.HT), PPC: core,
-		TX: txdma.New(p.TXDMA, id, m.Net.Injector()), RX: rxdma.New(p.RXDMA, p.Router.VCs), CAM: cam.NewBlock(p.CAM)}
+	b := m.blocks
+	n := &Node{ID: id, Name: m.Topo.NodeName(id), Host: host.New(p.Host), HT: ht.New(&b.ht), PPC: core,
+		TX: txdma.New(&b.tx, id, m.Net.Injector()), RX: rxdma.New(&b.rx, p.Router.VCs), CAM: cam.NewBlock(p.CAM)}
 	hostR := g.Add(n.HostName(), n.Host)
 	htR := g.Add(n.Name+".ht", n.HT)
 	ppcR := g.Add(n.PPCName(), n.PPC)

@@ -133,6 +133,6 @@ func newBench(t *testing.T, d *datadriven.TestData) (*bench, int) {
 		require.NoError(t, err, a.Key)
 	}
 	require.NoError(t, p.Validate())
-	b.e = New(p, vcs)
+	b.e = New(&p, vcs)
 	return b, vcs
 }

@@ -21,7 +21,7 @@ func TestDropRateLosesWholeMessages(t *testing.T) {
 	}{{"0", 1}, {"1", 1}, {"0.5", 7}} {
 		p := unitParams()
 		p.DropRate = actors.MustParseProb(c.rate)
-		e := New(p, 4)
+		e := New(&p, 4)
 		h, _ := actorstest.NewHarness("rx", e, c.seed)
 		// Three-packet messages from two sources and two classes, interleaved packet by packet.
 		type key struct {
@@ -76,7 +76,7 @@ func TestDropNodeConfinesLosses(t *testing.T) {
 	}{{-1, 3, true}, {3, 3, true}, {4, 3, false}} {
 		p := unitParams()
 		p.DropRate, p.DropNode = actors.MustParseProb("1"), c.node
-		e := New(p, 4)
+		e := New(&p, 4)
 		h, _ := actorstest.NewHarness("rx", e, 1)
 		h.Inject(0, PortRouter, &router.Packet{Src: 1, Dst: router.NodeID(c.dst), Payload: 64, SOM: true, EOM: true})
 		h.Run(actors.Time(actors.Microsecond))

@@ -17,7 +17,7 @@ const (
 
 // Engine is the RX DMA engine actor of one node.
 type Engine struct {
-	p   Params
+	p   *Params // shared by the engines of a machine: read-only
 	vcs int
 
 	fifo    []*router.Packet // ring
@@ -80,8 +80,10 @@ type dropKey struct {
 
 // New returns an engine that announces p.Credits(vcs) credits per VC to the router.
 // Its FIFO holds the credits of the VCs the router ejects on, one per traffic class: a
-// packet on another VC would overflow it, and the run fails. p must be valid.
-func New(p Params, vcs int) *Engine {
+// packet on another VC would overflow it, and the run fails. It reads its parameters
+// from *p, which must be valid and must not change while the engine lives: the engines
+// of a machine share one copy.
+func New(p *Params, vcs int) *Engine {
 	return &Engine{p: p, vcs: vcs, fifo: make([]*router.Packet, p.Credits(vcs)*max(1, vcs/2)),
 		cmds: map[router.NodeID]*active{}}
 }

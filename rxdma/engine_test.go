@@ -24,7 +24,7 @@ func TestDispositionMatchesCommandModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	p := unitParams()
 	p.OutstandingWrites = 3
-	b := &bench{e: New(p, 4), ackLatency: 150 * actors.Nanosecond, cam: map[router.NodeID][]cam.Command{}}
+	b := &bench{e: New(&p, 4), ackLatency: 150 * actors.Nanosecond, cam: map[router.NodeID][]cam.Command{}}
 	h, _ := actorstest.NewHarness("rx", b, 1)
 	peak := 0
 	b.after = func() {
@@ -136,7 +136,7 @@ func TestDispositionMatchesCommandModel(t *testing.T) {
 // A full packet goes through the data path at the DMA rate plus the per-packet
 // overhead: 64 B at 1.1 GB/s is 58.182ns, + 4ns.
 func TestPacketsDrainAtTheDMARate(t *testing.T) {
-	b := &bench{e: New(unitParams(), 4), ackLatency: 50 * actors.Nanosecond,
+	b := &bench{e: New(new(unitParams()), 4), ackLatency: 50 * actors.Nanosecond,
 		cam: map[router.NodeID][]cam.Command{1: {{Bytes: 64 * 10}}}}
 	h, _ := actorstest.NewHarness("rx", b, 1)
 	for i := range 10 {
@@ -158,7 +158,7 @@ func TestPacketsDrainAtTheDMARate(t *testing.T) {
 func TestModelBugsAreFatal(t *testing.T) {
 	p := unitParams()
 	p.FIFOPackets = 2
-	e := New(p, 2)
+	e := New(&p, 2)
 	ctx := actorstest.New("rx", 1)
 	pk := func() *router.Packet { return &router.Packet{Src: 1, Payload: 64} }
 	got := actorstest.Catch(func() {
@@ -257,7 +257,7 @@ func TestEngineRunSerialAndParallelAgree(t *testing.T) {
 		p.FIFOPackets = 8
 		s := &source{pkts: pkts, credits: p.Credits(4) * 2}
 		f := &firmware{entries: map[router.NodeID]int{}}
-		rx, link, cb := New(p, 4), ht.New(ht.DefaultParams()), cam.NewBlock(cam.DefaultParams())
+		rx, link, cb := New(&p, 4), ht.New(new(ht.DefaultParams())), cam.NewBlock(cam.DefaultParams())
 		rs, rf, rr, rl, rc := g.Add("n.router", s), g.Add("n.ppc", f), g.Add("n.rxdma", rx), g.Add("n.ht", link), g.Add("n.cam", cb)
 		g.Connect(rs.Port("eject"), rr.Port("router"), 2*actors.Nanosecond)
 		g.Connect(rf.Port("cam"), rc.Port("ppc"), actors.Nanosecond)
@@ -296,7 +296,7 @@ func unitParams() Params {
 // them), except the first packet of a message, which the PPC was told of and may
 // still name; packets built otherwise are never touched.
 func TestPooledPacketsReleasedAfterTheFIFO(t *testing.T) {
-	b := &bench{e: New(unitParams(), 4), ackLatency: 50 * actors.Nanosecond,
+	b := &bench{e: New(new(unitParams()), 4), ackLatency: 50 * actors.Nanosecond,
 		cam: map[router.NodeID][]cam.Command{1: {{Bytes: 64 * 3}}, 2: {{Bytes: 64 * 2}}}}
 	h, _ := actorstest.NewHarness("rx", b, 1)
 	var pooled []*router.Packet

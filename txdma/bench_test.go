@@ -109,7 +109,7 @@ func newBench(t *testing.T, d *datadriven.TestData) (*bench, Params, router.Para
 	}
 	require.NoError(t, p.Validate())
 	require.NoError(t, rp.Validate())
-	b.e = New(p, 0, router.NewInjector(rp))
+	b.e = New(&p, 0, router.NewInjector(rp))
 	return b, p, rp
 }
 

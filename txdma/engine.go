@@ -15,7 +15,7 @@ const (
 
 // Engine is the TX DMA engine actor of one node.
 type Engine struct {
-	p    Params
+	p    *Params // shared by the engines of a machine: read-only
 	node router.NodeID
 	inj  router.Injector // credits and serialization of the link into the router
 
@@ -119,8 +119,9 @@ type Stats struct {
 }
 
 // New returns an engine for node that injects through inj (router.NewInjector of the
-// network's router parameters). p must be valid.
-func New(p Params, node router.NodeID, inj router.Injector) *Engine {
+// network's router parameters) and reads its parameters from *p, which must be valid
+// and must not change while the engine lives: the engines of a machine share one copy.
+func New(p *Params, node router.NodeID, inj router.Injector) *Engine {
 	return &Engine{p: p, node: node, inj: inj, q: make([]fifoCommand, p.CommandsMax), reads: make([]ht.Read, p.OutstandingReads)}
 }
 

@@ -21,7 +21,7 @@ import (
 func newTestBench(t *testing.T, p Params) (*actorstest.Harness, *bench) {
 	t.Helper()
 	require.NoError(t, p.Validate())
-	b := &bench{e: New(p, 0, router.NewInjector(router.DefaultParams())),
+	b := &bench{e: New(&p, 0, router.NewInjector(router.DefaultParams())),
 		memLatency: 300 * actors.Nanosecond, memGap: 22500, creditLatency: 100 * actors.Nanosecond}
 	h, _ := actorstest.NewHarness("node[0,0,0].txdma", b, 1)
 	return h, b
@@ -189,7 +189,7 @@ func TestStreamRateIsTheSlowerStage(t *testing.T) {
 func TestCreditStallResumesOnCredit(t *testing.T) {
 	rp := router.DefaultParams()
 	rp.InputBufferPackets = 1
-	b := &bench{e: New(unitParams(), 0, router.NewInjector(rp)), memLatency: 300 * actors.Nanosecond}
+	b := &bench{e: New(new(unitParams()), 0, router.NewInjector(rp)), memLatency: 300 * actors.Nanosecond}
 	h, _ := actorstest.NewHarness("tx", b, 1)
 	writeMessage(h, 0, 1, 0, nil, false, false, 0, 128)
 	ps := actorstest.MsgsOf[*router.Packet](h.Run(actors.MaxTime))
@@ -222,7 +222,7 @@ func TestWriterBugsAreFatal(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			p := unitParams()
 			p.CommandsMax, p.PIOCommandsMax = 1, 1
-			e := New(p, 0, router.NewInjector(router.DefaultParams()))
+			e := New(&p, 0, router.NewInjector(router.DefaultParams()))
 			ctx := actorstest.New("tx", 1)
 			got := actorstest.Catch(func() {
 				for _, m := range tc.msgs {
@@ -303,8 +303,8 @@ func TestEngineRunSerialAndParallelAgree(t *testing.T) {
 		}
 		cmds = append(cmds, &PIO{Dst: 1, Bytes: 100, Notify: true, Tag: 99})
 		f, s := &feeder{cmds: cmds}, &sink{}
-		link := ht.New(ht.DefaultParams())
-		tx := New(unitParams(), 7, router.NewInjector(router.DefaultParams()))
+		link := ht.New(new(ht.DefaultParams()))
+		tx := New(new(unitParams()), 7, router.NewInjector(router.DefaultParams()))
 		rf, rs, rl, rt := g.Add("node.ppc", f), g.Add("node.router", s), g.Add("node.ht", link), g.Add("node.txdma", tx)
 		g.Connect(rf.Port("txdma"), rt.Port("ppc"), actors.Nanosecond)
 		g.Connect(rt.Port("router"), rs.Port("inject"), 2*actors.Nanosecond)
@@ -394,7 +394,7 @@ func TestCommandsAreTakenInByValue(t *testing.T) {
 // and length, or its descriptor, reads one line.
 func TestFIFOCommandIsALine(t *testing.T) {
 	assert.LessOrEqual(t, unsafe.Sizeof(fifoCommand{}), uintptr(64))
-	e := New(unitParams(), 0, router.NewInjector(router.DefaultParams()))
+	e := New(new(unitParams()), 0, router.NewInjector(router.DefaultParams()))
 	for i := range e.q {
 		off := uintptr(unsafe.Pointer(&e.q[i].Command)) % 64
 		assert.LessOrEqual(t, off+unsafe.Sizeof(Command{}), uintptr(64), "slot %d crosses a line", i)
