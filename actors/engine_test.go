@@ -402,3 +402,16 @@ func TestPrefetchLines(t *testing.T) {
 	assert.Equal(t, uint8((addr+99)/64-addr/64+1), lines[3])
 	assert.Contains(t, []uint8{2, 3}, lines[3], "its first 100 bytes span 2 lines, 3 if they do not start a line")
 }
+
+// Prefetch records the calling actor's hint lines where its partition prefetches, and
+// is a no-op elsewhere (no table, or a Context that is not the engine's).
+func TestPrefetchRecordsHints(t *testing.T) {
+	var a, b int64
+	r := &runner{hints: make([][2]uintptr, 3), cur: 1}
+	Prefetch(r, &a, &b)
+	assert.Equal(t, [2]uintptr{uintptr(unsafe.Pointer(&a)), uintptr(unsafe.Pointer(&b))}, r.hints[1])
+	assert.Zero(t, r.hints[0])
+	Prefetch(r, &a, (*int64)(nil))
+	assert.Equal(t, [2]uintptr{uintptr(unsafe.Pointer(&a)), 0}, r.hints[1], "nil: no second line")
+	assert.NotPanics(t, func() { Prefetch(&runner{cur: 1}, &a, &b) }, "a partition that does not prefetch")
+}

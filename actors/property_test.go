@@ -39,6 +39,11 @@ func (a *randActor) Receive(ctx Context, m Msg) {
 		ctx.Fatalf("injected failure after %d receives", a.recvd)
 	}
 	a.act(ctx)
+	if a.recvd%2 == 0 { // hints, where the partition prefetches (TestPrefetchingChangesNoOutcome)
+		Prefetch(ctx, &a.state, &a.ports)
+	} else {
+		Prefetch(ctx, (*int)(nil), (*int)(nil))
+	}
 }
 
 func (a *randActor) act(ctx Context) {

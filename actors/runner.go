@@ -49,7 +49,8 @@ type sink interface {
 type runner struct {
 	m      *Model
 	st     []actorState
-	lines  []uint8 // cache lines each actor's own struct spans (prefetchLines); nil: the partition does not prefetch
+	lines  []uint8      // cache lines each actor's own struct spans (prefetchLines); nil: the partition does not prefetch
+	hints  [][2]uintptr // lines each actor's next event reads outside its struct (Prefetch), 0 for none; nil with lines
 	sink   sink
 	tracer Tracer
 	gauges GaugeTracer // tracer's gauge recorder if it records gauges, else nil (setTracer)
@@ -64,23 +65,36 @@ var _ Context = (*runner)(nil)
 
 // prefetch starts bringing into the cache what delivering the next two events reads
 // first, while the event before them runs. For the next event (actor d, message slot
-// m): d itself (every line its struct spans: a router port's fields that a credit or a
-// packet reads, its queues, credits, crossbar credits, queue states and statistics,
-// span eleven), the message's first line and the first two lines of d's outgoing links
-// (a Send's route reads one of them); for the one after it (d2, m2), the engine state
-// the next call reads the actor from (one line: its interface value is in it) and the
-// message slot. In a machine of thousands of nodes every window touches every node's
-// state afresh after the other partitions have evicted it, and these are the first
-// misses of each event. The actor and the message are found from the data word of
-// their interface values (the second of its two words); the links from the port table
-// (its entry itself is not prefetched: doing so with the event after next did not pay,
-// BENCHMARKS.md, twentieth session), without a bounds check (an actor with no port has
-// its base at the table's end: a prefetch never faults).
+// m): d itself (every line its struct spans up to its PrefetchBytes: a router port's
+// fields that a credit or a packet reads, its queue states, credits, crossbar credits
+// and statistics, seven lines of nine at four channels), the message's first line, the
+// first two lines of d's outgoing links (a Send's route reads one of them) and the
+// lines d named for its next event (Prefetch: a DMA engine's ring head); for the one
+// after it (d2, m2), the engine state the next call reads the actor from (one line: its
+// interface value is in it) and the message slot. In a machine of thousands of nodes
+// every window touches every node's state afresh after the other partitions have
+// evicted it, and these are the first misses of each event. The actor and the message
+// are found from the data word of their interface values (the second of its two
+// words); the links from the port table (its entry itself is not prefetched: doing so
+// with the event after next did not pay, BENCHMARKS.md, twentieth session), without a
+// bounds check (an actor with no port has its base at the table's end: a prefetch
+// never faults).
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
 	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1], uintptr(r.lines[d]),
 		(*[2]uintptr)(unsafe.Pointer(m))[1], out,
-		uintptr(unsafe.Pointer(&r.st[d2])), uintptr(unsafe.Pointer(m2)))
+		uintptr(unsafe.Pointer(&r.st[d2])), uintptr(unsafe.Pointer(m2)), &r.hints[d])
+}
+
+// Prefetch tells the engine which lines outside its struct the calling actor's next
+// event will read first, a and b (nil for none): a ring's head slot, the packet in it.
+// A partition that prefetches brings them in with the actor's own lines while the
+// event before runs, as it does the actor's struct. A hint only, for what the actor's
+// state already says: it changes no result, and costs a small model nothing.
+func Prefetch[A, B any](ctx Context, a *A, b *B) {
+	if r, ok := ctx.(*runner); ok && r.hints != nil {
+		r.hints[r.cur] = [2]uintptr{uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b))}
+	}
 }
 
 // maxPrefetchLines bounds the lines prefetched of one actor: an actor's struct larger

@@ -114,6 +114,9 @@ func (e *Engine) Receive(ctx actors.Context, m actors.Msg) {
 		ctx.Fatalf("rxdma: unexpected %T", m)
 	}
 	e.drain(ctx)
+	if e.n > 0 { // the next drain reads the head's slot and then the packet
+		actors.Prefetch(ctx, &e.fifo[e.head], e.fifo[e.head])
+	}
 }
 
 func (e *Engine) onPacket(ctx actors.Context, p *router.Packet) {
