@@ -27,6 +27,11 @@
 // (Block, Node, Auto, or any implementation of Partitioner) decide which actors share a
 // partition; the lookahead is the minimum latency of links crossing partitions.
 //
+// In a large model the partitions prefetch, while an event runs, the memory the next
+// ones read first: their actors' structs (up to PrefetchBytes, for an actor that
+// implements PrefetchSizer), messages, routes and engine state, and the lines an actor
+// named for its next event with Prefetch. These are hints: they change no result.
+//
 // # Units
 //
 // Time and Duration are integer picoseconds. Freq, Bytes, Bandwidth and Prob complete
