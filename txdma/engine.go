@@ -160,7 +160,9 @@ func (e *Engine) step(ctx actors.Context) {
 	e.issueReads(ctx)
 	e.inject(ctx)
 	e.issueReads(ctx) // injection may have freed staging space
-	if c := e.head(); c != nil { // the next packetize reads the head command
+
+	// The next packetize reads the head command.
+	if c := e.head(); c != nil {
 		actors.Prefetch(ctx, c, (*Command)(nil))
 	}
 	if g := actors.GaugeOf(ctx); g != nil {
