@@ -67,7 +67,7 @@ var _ Context = (*runner)(nil)
 // first, while the event before them runs. For the next event (actor d, message slot
 // m): d itself (every line its struct spans up to its PrefetchBytes: a router port's
 // fields that a credit or a packet reads, its queue states, credits, crossbar credits
-// and statistics, seven lines of nine at four channels), the message's first line, the
+// and statistics, seven lines of ten at four channels), the message's first line, the
 // first two lines of d's outgoing links (a Send's route reads one of them) and the
 // lines d named for its next event (Prefetch: a DMA engine's ring head); for the one
 // after it (d2, m2), the engine state the next call reads the actor from (one line: its

@@ -55,8 +55,8 @@ func (c *config) inWindow(t actors.Time) bool { return t >= c.from && t < c.to }
 // Its tables are sized for MaxVCs virtual channels and ordered by channel, so that a
 // network of fewer channels uses their first entries only; the (channel, direction)
 // table comes last and the port's events read its struct up to the end of the
-// channels in use (PrefetchBytes): at four channels the last two of its nine lines
-// are never read. TestPortLayout checks the order.
+// channels in use (PrefetchBytes): at four channels 432 of its 600 bytes, 7 lines of
+// the 10 its allocation spans. TestPortLayout checks the order.
 type Port struct {
 	cfg       *config
 	in        []inSlot    // the rings of the input buffers (queues.go)
