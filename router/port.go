@@ -76,7 +76,7 @@ type Port struct {
 
 	vc [MaxVCs]vcState // by virtual channel
 	// counters are the statistics the port counts (PortStats has the rest).
-	counters portCounters
+	counters PortCounters
 	// buffered is the count of packets inside the port restored from the process that
 	// ran it (multi-process runs, see codec.go); -1 in the process that ran it.
 	buffered int
@@ -100,16 +100,6 @@ type vcState struct {
 type xState struct {
 	out   qstate
 	xcred int16
-}
-
-// portCounters are the counts of PortStats a port keeps while it runs.
-type portCounters struct {
-	Received    uint64
-	Packets     uint64
-	Bytes       uint64
-	Busy        actors.Duration
-	Retries     uint64
-	CreditStall actors.Duration
 }
 
 // PrefetchBytes implements actors.PrefetchSizer: the port's events read its struct up

@@ -15,14 +15,18 @@ type PortStats struct {
 	Node      NodeID
 	Dir       Dir
 	Connected bool // the port has an external link (false on a mesh edge)
+	PortCounters
+	Buffered int // packets inside the port when the statistics were collected
+}
 
+// PortCounters are the counts of PortStats, which a port keeps as it runs.
+type PortCounters struct {
 	Received    uint64          // packets that arrived on the incoming link (or inject)
 	Packets     uint64          // packets transmitted successfully on the outgoing link
 	Bytes       uint64          // payload bytes of those packets
 	Busy        actors.Duration // time the outgoing link spent transmitting, failed attempts included
 	Retries     uint64          // transmissions that failed their CRC and were repeated
 	CreditStall actors.Duration // time the link was idle with packets waiting, all for lack of downstream credits
-	Buffered    int             // packets inside the port when the statistics were collected
 }
 
 // Stats summarizes a network after a run. Totals and utilizations are over the
@@ -79,9 +83,7 @@ func CollectStats(m *actors.Model) Stats {
 
 // stats returns the port's statistics but its name and the packets it holds.
 func (p *Port) stats() PortStats {
-	c := p.counters
-	return PortStats{Node: p.node, Dir: p.dir, Connected: p.connected, Received: c.Received, Packets: c.Packets, Bytes: c.Bytes,
-		Busy: c.Busy, Retries: c.Retries, CreditStall: c.CreditStall}
+	return PortStats{Node: p.node, Dir: p.dir, Connected: p.connected, PortCounters: p.counters}
 }
 
 func (s *Stats) add(ps PortStats) {
