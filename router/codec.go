@@ -67,11 +67,7 @@ func (p *Port) inside() int {
 	if p.buffered >= 0 {
 		return p.buffered
 	}
-	n := p.queued()
-	if p.retry != nil {
-		n++
-	}
-	return n
+	return p.held()
 }
 
 // Snapshot implements actors.Snapshotter: what CollectStats reads, so that every

@@ -59,9 +59,13 @@ func (p *Port) outRing(k int) []*Packet {
 	return p.out[k*c : (k+1)*c : (k+1)*c]
 }
 
-// queued is the number of packets in the port's input buffers and output queues.
-func (p *Port) queued() int {
+// held is the number of packets the port holds: in its input buffers and output
+// queues, and one awaiting a retry.
+func (p *Port) held() int {
 	t := 0
+	if p.retry != nil {
+		t++
+	}
 	for v := range p.cfg.vcs {
 		t += int(p.vc[v].in.n)
 		for j := range numDirs {

@@ -130,10 +130,7 @@ func CheckDrained(m *actors.Model) error {
 			continue
 		}
 		if d := p.describeBuffered(); d != "" {
-			total += p.queued()
-			if p.retry != nil {
-				total++
-			}
+			total += p.held()
 			stuck = append(stuck, m.Name(id)+": "+d)
 		}
 	}
