@@ -11,8 +11,6 @@ type config struct {
 	p            Params
 	topo         Topology
 	vcs          int
-	inCap        int // InputBufferPackets: a ring of the input buffer
-	outCap       int // OutputQueuePackets: a ring of the output queues
 	ejectCredits int
 	dateline     bool // false only in tests that demonstrate the deadlock
 	age          bool // age-based output arbitration
@@ -26,8 +24,7 @@ type config struct {
 
 func newConfig(topo Topology, p Params, ejectCredits int, dateline bool) *config {
 	c := &config{p: p, topo: topo, vcs: p.VCs, ejectCredits: ejectCredits, dateline: dateline,
-		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime,
-		inCap: p.InputBufferPackets, outCap: p.OutputQueuePackets}
+		crc: p.CRCErrorRate != actors.Prob{}, age: p.Arbitration != "round_robin", packetTime: p.PacketTime(), hop: p.HopLatency(), to: actors.MaxTime}
 	if p.DownNode >= 0 && p.DownFor > 0 {
 		c.downFrom, c.downTo = actors.Time(0).Add(p.DownAt), actors.Time(0).Add(p.DownAt+p.DownFor)
 	}
@@ -138,8 +135,8 @@ func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 		connected: connected, stallFrom: -1, buffered: -1}
 	p.crc = cfg.crc && d != NIC && (cfg.p.CRCNode < 0 || node == NodeID(cfg.p.CRCNode) && dirNames[d] == cfg.p.CRCDir)
 	p.down = cfg.downTo > 0 && node == NodeID(cfg.p.DownNode) && dirNames[d] == cfg.p.DownDir
-	p.in, p.out = make([]inSlot, cfg.vcs*cfg.inCap), make([]*Packet, cfg.vcs*int(numDirs)*cfg.outCap)
-	downstream := cfg.inCap
+	p.in, p.out = make([]inSlot, cfg.vcs*cfg.p.InputBufferPackets), make([]*Packet, cfg.vcs*int(numDirs)*cfg.p.OutputQueuePackets)
+	downstream := cfg.p.InputBufferPackets
 	if d == NIC {
 		p.extOut = actors.Port(numDirs)
 		downstream = cfg.ejectCredits
@@ -147,7 +144,7 @@ func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 	for v := range cfg.vcs {
 		p.vc[v].credits = int16(downstream)
 		for j := range numDirs {
-			p.x[xIndex(v, j)].xcred = int16(cfg.outCap)
+			p.x[xIndex(v, j)].xcred = int16(cfg.p.OutputQueuePackets)
 		}
 	}
 	return p
@@ -206,7 +203,7 @@ func (p *Port) capacityDownstream() int {
 	if p.dir == NIC {
 		return p.cfg.ejectCredits
 	}
-	return p.cfg.inCap
+	return p.cfg.p.InputBufferPackets
 }
 
 // arrive puts a packet from the external link (or the NIC) into the input buffer.
@@ -217,9 +214,9 @@ func (p *Port) arrive(ctx actors.Context, pk *Packet) {
 		ctx.Fatalf("router: %v has a class or virtual channel this router does not have (vcs %d)", pk, p.cfg.vcs)
 	}
 	s := &p.vc[v].in
-	if int(s.n) == p.cfg.inCap {
+	if int(s.n) == p.cfg.p.InputBufferPackets {
 		ctx.Fatalf("router: %v overflows the input buffer of vc%d (%d packets): the sender ignored credits",
-			pk, v, p.cfg.inCap)
+			pk, v, p.cfg.p.InputBufferPackets)
 	}
 	if p.cfg.inWindow(ctx.Now()) {
 		p.counters.Received++
@@ -274,8 +271,8 @@ func (p *Port) coords() [3]int { return [3]int{int(p.coord[0]), int(p.coord[1]),
 func (p *Port) enqueue(ctx actors.Context, j Dir, pk *Packet) {
 	k := xIndex(int(pk.VC), j)
 	s := &p.x[k].out
-	if int(s.n) == p.cfg.outCap {
-		ctx.Fatalf("router: %v from %s overflows the output queue (%d packets): crossbar credits broken", pk, j, p.cfg.outCap)
+	if int(s.n) == p.cfg.p.OutputQueuePackets {
+		ctx.Fatalf("router: %v from %s overflows the output queue (%d packets): crossbar credits broken", pk, j, p.cfg.p.OutputQueuePackets)
 	}
 	r := p.outRing(k)
 	r[s.add(len(r))] = pk

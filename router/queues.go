@@ -49,13 +49,13 @@ func xIndex(v int, j Dir) int { return v*int(numDirs) + int(j) }
 
 // inRing is the ring of input virtual channel v.
 func (p *Port) inRing(v int) []inSlot {
-	c := p.cfg.inCap
+	c := p.cfg.p.InputBufferPackets
 	return p.in[v*c : (v+1)*c : (v+1)*c]
 }
 
 // outRing is the ring of the output queue at index k (xIndex) of the port's tables.
 func (p *Port) outRing(k int) []*Packet {
-	c := p.cfg.outCap
+	c := p.cfg.p.OutputQueuePackets
 	return p.out[k*c : (k+1)*c : (k+1)*c]
 }
 
