@@ -33,8 +33,8 @@ import (
 //   - while the reports travel, the partitions with no link to another process run one
 //     lookahead past the window (exchange.runAhead), which is all the work they could do
 //     in the next window if it starts at the end of this one; the report says so, and
-//     the next window is then not a solo window. On halo3d 16x16x16, 38 of each
-//     process's 52 partitions.
+//     the next window is then not a solo window. On halo3d 16x16x16, 9 of each
+//     process's 13 partitions.
 //   - when the reports end the run (a failure, an error, the end time), the workers
 //     wait and the coordinator ends it (finish); every worker then sends the final
 //     state of its actors (clock, digest, event count), its partition statistics and

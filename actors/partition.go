@@ -77,11 +77,17 @@ func (n Node) Partition(m *Model, _ int) ([]int32, error) {
 
 // autoPartitionActors is the largest partition Auto makes: a model with more actors
 // per worker is split into more partitions than workers (each worker runs several in
-// every window), because a partition's event heap grows with its actors and, past a
-// few hundred nodes' worth, its sift walks miss the caches. halo3d on 16x16x16 (53,000
-// actors) runs about 1.4 times faster on one worker in 100 partitions than in one; on
-// small models the windows this adds cost about as much as they save.
-const autoPartitionActors = 512
+// every window). A window's events run partition by partition, each partition's in
+// time order, so its nodes' state is reused while it is in the caches: halo3d on
+// 16x16x16 (53,000 actors) runs about 1.3 times slower on one worker in one partition
+// (time order across the whole machine) than in 26. Every partition costs an
+// activation a window, and the events on its cut links travel in batches; the pending
+// events of a large partition are in a calendar queue, whose cost does not grow with
+// it (BENCHMARKS.md, twenty-third session: 2,048 against 512 actors, about 160 SeaStar
+// nodes against 40, halo3d 16x16x16 and Red Storm 5-10% faster on one worker and on
+// two processes, the same on two workers; larger partitions leave fewer that run
+// ahead across processes).
+const autoPartitionActors = 2048
 
 // Auto balances actors over the workers while keeping the lookahead large: it merges
 // actors joined by low-latency links into components, cutting only links at or above a
