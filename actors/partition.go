@@ -92,7 +92,8 @@ const autoPartitionActors = 2048
 // Auto balances actors over the workers while keeping the lookahead large: it merges
 // actors joined by low-latency links into components, cutting only links at or above a
 // latency threshold, and chooses the highest threshold whose components still split
-// into Workers partitions (more for large models, see autoPartitionActors) with the
+// into Workers partitions (more for large models, see autoPartitionActors, rounded up
+// to a multiple of Workers so that every worker has as many) with the
 // largest within 10% of perfect balance, or within one
 // component of it (a few large components, such as nine nodes on two workers, cannot do
 // better). Components are laid out in id (name) order, so partitions are contiguous
@@ -110,7 +111,11 @@ func (Auto) Name() string { return "auto" }
 // Partition implements Partitioner.
 func (a Auto) Partition(m *Model, workers int) ([]int32, error) {
 	n := m.NumActors()
-	w := min(max(workers, n/autoPartitionActors), n)
+	w := max(workers, n/autoPartitionActors)
+	if w > workers && workers > 1 { // the same number for every worker (process)
+		w = (w + workers - 1) / workers * workers
+	}
+	w = min(w, n)
 	if n < a.MinActors {
 		w = 1
 	}

@@ -96,13 +96,18 @@ func TestAutoMinActorsKeepsSmallModelsWhole(t *testing.T) {
 }
 
 // A model with more than autoPartitionActors actors per worker is split into more
-// partitions than workers, balanced, still cutting only the highest-latency links.
+// partitions than workers, balanced, still cutting only the highest-latency links; the
+// count is a multiple of the workers, so that each has as many.
 func TestAutoSplitsLargeModelsBeyondWorkers(t *testing.T) {
 	m := ring(t, 3*autoPartitionActors/2, 2, Nanosecond, 10*Nanosecond) // 3 partitions' worth
+	want := map[int]map[int32]int{
+		1: {0: autoPartitionActors, 1: autoPartitionActors, 2: autoPartitionActors},
+		2: {0: 3 * autoPartitionActors / 4, 1: 3 * autoPartitionActors / 4, 2: 3 * autoPartitionActors / 4, 3: 3 * autoPartitionActors / 4},
+	}
 	for _, w := range []int{1, 2} {
 		of, err := Auto{}.Partition(m, w)
 		require.NoError(t, err)
-		assert.Equal(t, map[int32]int{0: autoPartitionActors, 1: autoPartitionActors, 2: autoPartitionActors}, sizes(of), "workers %d", w)
+		assert.Equal(t, want[w], sizes(of), "workers %d", w)
 		for i := 0; i < len(of); i += 2 {
 			assert.Equal(t, of[i], of[i+1], "blocks of one node split")
 		}
