@@ -112,10 +112,7 @@ func (Auto) Name() string { return "auto" }
 func (a Auto) Partition(m *Model, workers int) ([]int32, error) {
 	n := m.NumActors()
 	w := max(workers, n/autoPartitionActors)
-	if w > workers && workers > 1 { // the same number for every worker (process)
-		w = (w + workers - 1) / workers * workers
-	}
-	w = min(w, n)
+	w = min((w+workers-1)/workers*workers, n) // the same number for every worker (process)
 	if n < a.MinActors {
 		w = 1
 	}
