@@ -111,6 +111,7 @@ func (Auto) Name() string { return "auto" }
 // Partition implements Partitioner.
 func (a Auto) Partition(m *Model, workers int) ([]int32, error) {
 	n := m.NumActors()
+	workers = max(workers, 1)
 	w := max(workers, n/autoPartitionActors)
 	w = min((w+workers-1)/workers*workers, n) // the same number for every worker (process)
 	if n < a.MinActors {

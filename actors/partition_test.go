@@ -115,6 +115,9 @@ func TestAutoSplitsLargeModelsBeyondWorkers(t *testing.T) {
 	of, err := Auto{}.Partition(m, 4)
 	require.NoError(t, err)
 	assert.Len(t, sizes(of), 4, "as many as workers when that is more")
+	of, err = Auto{}.Partition(m, 0) // a caller's zero: one worker's partitions
+	require.NoError(t, err)
+	assert.Len(t, sizes(of), 3)
 }
 
 func TestNodeGroupsByTopSegment(t *testing.T) {
