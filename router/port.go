@@ -136,11 +136,10 @@ func newPort(cfg *config, node NodeID, d Dir, connected bool) *Port {
 	p.crc = cfg.crc && d != NIC && (cfg.p.CRCNode < 0 || node == NodeID(cfg.p.CRCNode) && dirNames[d] == cfg.p.CRCDir)
 	p.down = cfg.downTo > 0 && node == NodeID(cfg.p.DownNode) && dirNames[d] == cfg.p.DownDir
 	p.in, p.out = make([]inSlot, cfg.vcs*cfg.p.InputBufferPackets), make([]*Packet, cfg.vcs*int(numDirs)*cfg.p.OutputQueuePackets)
-	downstream := cfg.p.InputBufferPackets
 	if d == NIC {
 		p.extOut = actors.Port(numDirs)
-		downstream = cfg.ejectCredits
 	}
+	downstream := p.capacityDownstream()
 	for v := range cfg.vcs {
 		p.vc[v].credits = int16(downstream)
 		for j := range numDirs {
