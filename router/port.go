@@ -292,3 +292,9 @@ func (p *Port) gaugeQueue(ctx actors.Context) {
 	}
 	g.Gauge(actors.Gauge{Actor: ctx.Self(), Name: "out_queue_packets", At: ctx.Now(), Value: n})
 }
+
+// Start implements actors.Starter: it names the first lines of the port's rings
+// (actors.Prefetch) for the engine to prefetch with its struct.
+func (p *Port) Start(ctx actors.Context) {
+	actors.Prefetch(ctx, &p.in[0], &p.out[0])
+}

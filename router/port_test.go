@@ -370,3 +370,22 @@ func TestPortLayout(t *testing.T) {
 	assert.Equal(t, ty.Size(), newPortRig(t, Torus(4, 4, 4), func() Params { p := DefaultParams(); p.VCs = MaxVCs; return p }(),
 		[3]int{0, 0, 0}, XP, 2, 1).port.PrefetchBytes())
 }
+
+// A ring queue hands out its slots in FIFO order, wrapping around the ring, and starts
+// again at the first slot whenever it empties: a port's queues, which mostly hold one
+// packet at a time, then reuse the line Port.Start names for prefetching.
+func TestQueueRestartsAtFirstSlotWhenEmpty(t *testing.T) {
+	const c = 4
+	var s qstate
+	var got []int
+	for _, op := range "aatataaattttaat" {
+		if op == 'a' {
+			got = append(got, s.add(c))
+		} else {
+			got = append(got, -s.take(c)-1)
+		}
+	}
+	// adds as slots, takes as -slot-1: the queue empties after the twelfth operation
+	assert.Equal(t, []int{0, 1, -1, 2, -2, 3, 0, 1, -3, -4, -1, -2, 0, 1, -1}, got)
+	assert.Equal(t, qstate{head: 1, n: 1}, s)
+}
