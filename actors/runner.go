@@ -89,8 +89,10 @@ func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 // Prefetch tells the engine which lines outside its struct the calling actor's next
 // event will read first, a and b (nil for none): a ring's head slot, the packet in it.
 // A partition that prefetches brings them in with the actor's own lines while the
-// event before runs, as it does the actor's struct. A hint only, for what the actor's
-// state already says: it changes no result, and costs a small model nothing.
+// event before runs, as it does the actor's struct; they stay named until the actor
+// calls Prefetch again (a router port, whose rings do not move, names them once in its
+// Start). A hint only, for what the actor's state already says: it changes no result,
+// and costs a small model nothing.
 func Prefetch[A, B any](ctx Context, a *A, b *B) {
 	if r, ok := ctx.(*runner); ok && r.hints != nil {
 		r.hints[r.cur] = [2]uintptr{uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b))}
