@@ -32,6 +32,16 @@ func (f *FIFO[T]) Front() *T { return &f.q[f.h] }
 // caller must not append to it or keep it past the next Push or Pop.
 func (f *FIFO[T]) Queued() []T { return f.q[f.h:] }
 
+// Next returns where the value the next Pop returns is or, in an empty queue, where
+// the next Push puts its value, if the queue's array has that slot already; nil
+// otherwise. For prefetch hints (Prefetch): the slot may hold nothing yet.
+func (f *FIFO[T]) Next() *T {
+	if f.h < cap(f.q) {
+		return &f.q[:f.h+1][f.h]
+	}
+	return nil
+}
+
 // Pop removes and returns the first value (Len() > 0).
 func (f *FIFO[T]) Pop() T {
 	v := f.q[f.h]

@@ -91,3 +91,23 @@ func TestFIFODeleteFuncKeepsOrder(t *testing.T) {
 	f.Push(3)
 	require.Equal(t, 3, f.Pop(), "usable after everything was deleted")
 }
+
+// Next points at the slot the next Pop reads, or in an empty queue the one the next
+// Push fills, once the array has it; nil before.
+func TestFIFONextIsTheHeadSlot(t *testing.T) {
+	var f FIFO[int]
+	assert.Nil(t, f.Next(), "no array yet")
+	f.Push(1)
+	f.Push(2)
+	require.NotNil(t, f.Next())
+	assert.Equal(t, 1, *f.Next())
+	assert.Same(t, f.Front(), f.Next())
+	f.Pop()
+	assert.Equal(t, 2, *f.Next())
+	f.Pop() // empty: the next Push fills the first slot again
+	n := f.Next()
+	require.NotNil(t, n)
+	f.Push(3)
+	assert.Same(t, n, f.Front())
+	assert.Equal(t, 3, *n)
+}

@@ -161,10 +161,9 @@ func (e *Engine) step(ctx actors.Context) {
 	e.inject(ctx)
 	e.issueReads(ctx) // injection may have freed staging space
 
-	// The next packetize reads the head command.
-	if c := e.head(); c != nil {
-		actors.Prefetch(ctx, c, (*Command)(nil))
-	}
+	// The next packetize reads the head command, the next inject the packet at the
+	// head of the DMA packets (the slot the next one goes to, if none).
+	actors.Prefetch(ctx, e.head(), e.out.Next())
 	if g := actors.GaugeOf(ctx); g != nil {
 		if d := int64(e.tailSeq - e.headSeq); d != e.gaugeFIFO {
 			e.gaugeFIFO = d
