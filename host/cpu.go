@@ -57,6 +57,7 @@ type IRQHandler func(k *Kernel, vector int) (handled bool)
 type CPU struct {
 	p       Params
 	procs   []*Proc
+	first   *Proc // procs[0], read by its resumes without the array (Start)
 	mem     map[uint64]actors.Msg
 	waiters map[uint64][]*Proc
 	spare   [][]*Proc // waiter lists of addresses written, for the next addresses waited on
@@ -133,6 +134,7 @@ func (c *CPU) Spawn(name string, core int, prog Program) (*Proc, error) {
 	}
 	p := &Proc{cpu: c, ID: len(c.procs), Core: core, Name: name, prog: prog}
 	c.procs = append(c.procs, p)
+	c.first = c.procs[0]
 	return p, nil
 }
 
@@ -152,11 +154,16 @@ func (c *CPU) Memory(addr uint64) (actors.Msg, bool) {
 	return m, ok
 }
 
-// Start implements actors.Starter: every process runs until it first waits.
+// Start implements actors.Starter: every process runs until it first waits. It names
+// the lines of the first process that a resume reads (Proc) for the engine to prefetch
+// with the CPU's struct (actors.Prefetch).
 func (c *CPU) Start(ctx actors.Context) {
 	for _, p := range c.procs {
 		p.begin()
 		c.activate(ctx, p)
+	}
+	if c.first != nil {
+		actors.Prefetch(ctx, c.first, &c.first.expired)
 	}
 }
 
@@ -175,7 +182,10 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *resume:
 		r := c.resumes.Take(m)
-		p := c.procs[r.proc]
+		p := c.first
+		if r.proc != 0 {
+			p = c.procs[r.proc]
+		}
 		if r.tok != p.tok || (r.timer && !c.expire(p)) {
 			return
 		}
@@ -369,25 +379,28 @@ func (c *CPU) endIRQ(ctx actors.Context) {
 type Program func(p *Proc)
 
 // Proc is a process: a coroutine with its own clock, pinned to a core.
+//
+// Its first fields are those a resume reads (CPU.Receive, activate), side by side: on a
+// large machine a process is resumed long after it last ran, and the CPU names them
+// for the engine to prefetch (Start).
 type Proc struct {
-	cpu  *CPU
-	ID   int
-	Core int
-	Name string
-	prog Program
+	tok     uint64         // number of the current (or next) wait; resumes carry it
+	now     actors.Time    // the process's own clock
+	ctx     actors.Context // valid while the process runs
+	next    func() (struct{}, bool)
+	yield   func(struct{}) bool
+	Core    int
+	done    bool
+	listed  bool // the process is among the waiters of waitAddr
+	expired bool // the last WaitUntil ended at its deadline
 
-	now   actors.Time    // the process's own clock
-	ctx   actors.Context // valid while the process runs
-	yield func(struct{}) bool
-	next  func() (struct{}, bool)
-	stop  func()
-	done  bool
-	got   actors.Msg // what a wait returned
-
-	tok      uint64 // number of the current (or next) wait; resumes carry it
-	waitAddr uint64 // the address a WaitFor or WaitUntil is listed on
-	listed   bool   // the process is among the waiters of waitAddr
-	expired  bool   // the last WaitUntil ended at its deadline
+	cpu      *CPU
+	ID       int
+	Name     string
+	prog     Program
+	stop     func()
+	got      actors.Msg // what a wait returned
+	waitAddr uint64     // the address a WaitFor or WaitUntil is listed on
 }
 
 // stopped unwinds a coroutine that is stopped at the end of a run.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime"
 	"testing"
 	"time"
@@ -320,4 +321,15 @@ func TestHandlerForgetLetsGo(t *testing.T) {
 	_, held := c.Memory(0x20)
 	assert.False(t, held)
 	assert.Equal(t, 1, a, "let go when the handler forgot it")
+}
+
+// The fields a resume reads come first in a Proc and end within its first 64 bytes
+// (the two lines the CPU names for prefetching cover them wherever the object lies).
+func TestProcResumeFieldsComeFirst(t *testing.T) {
+	ty := reflect.TypeOf(Proc{})
+	for i, name := range []string{"tok", "now", "ctx", "next", "yield", "Core", "done", "listed", "expired"} {
+		assert.Equal(t, name, ty.Field(i).Name)
+	}
+	last, _ := ty.FieldByName("expired")
+	assert.LessOrEqual(t, last.Offset+last.Type.Size(), uintptr(64))
 }
