@@ -57,7 +57,6 @@ type IRQHandler func(k *Kernel, vector int) (handled bool)
 type CPU struct {
 	p       Params
 	procs   []*Proc
-	first   *Proc // procs[0], read by its resumes without the array (Start)
 	mem     map[uint64]actors.Msg
 	waiters map[uint64][]*Proc
 	spare   [][]*Proc // waiter lists of addresses written, for the next addresses waited on
@@ -91,12 +90,12 @@ type Stats struct {
 // stale and ignored). A timer resume ends a WaitUntil at its deadline unless a write
 // has already woken the process.
 type resume struct {
-	proc  int
+	proc  *Proc // (not its index: a resume then reads no array of processes)
 	tok   uint64
 	timer bool
 }
 
-func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc) }
+func (r resume) String() string { return fmt.Sprintf("host.resume(%d)", r.proc.ID) }
 
 // sendResume sends r to the CPU itself after d, in a record it reuses once delivered
 // (no allocation per wait).
@@ -134,7 +133,6 @@ func (c *CPU) Spawn(name string, core int, prog Program) (*Proc, error) {
 	}
 	p := &Proc{cpu: c, ID: len(c.procs), Core: core, Name: name, prog: prog}
 	c.procs = append(c.procs, p)
-	c.first = c.procs[0]
 	return p, nil
 }
 
@@ -162,8 +160,8 @@ func (c *CPU) Start(ctx actors.Context) {
 		p.begin()
 		c.activate(ctx, p)
 	}
-	if c.first != nil {
-		actors.Prefetch(ctx, c.first, &c.first.expired)
+	if len(c.procs) > 0 {
+		actors.Prefetch(ctx, c.procs[0], &c.procs[0].expired)
 	}
 }
 
@@ -182,10 +180,7 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	switch m := m.(type) {
 	case *resume:
 		r := c.resumes.Take(m)
-		p := c.first
-		if r.proc != 0 {
-			p = c.procs[r.proc]
-		}
+		p := r.proc
 		if r.tok != p.tok || (r.timer && !c.expire(p)) {
 			return
 		}
@@ -236,7 +231,7 @@ func (c *CPU) wake(ctx actors.Context, p *Proc, at actors.Time) {
 		c.deferred = append(c.deferred, deferral{p: p, at: at}) // woken when the handler returns
 		return
 	}
-	c.sendResume(ctx, resume{proc: p.ID, tok: p.tok}, max(0, at.Sub(ctx.Now())))
+	c.sendResume(ctx, resume{proc: p, tok: p.tok}, max(0, at.Sub(ctx.Now())))
 }
 
 // expire ends p's WaitUntil at its deadline: false if a write has already woken it
@@ -541,7 +536,7 @@ func (p *Proc) WaitUntil(addr uint64, deadline actors.Time) (actors.Msg, bool) {
 	}
 	c.listWaiter(addr, p)
 	p.waitAddr, p.listed = addr, true
-	c.sendResume(p.ctx, resume{proc: p.ID, tok: p.tok, timer: true}, deadline.Sub(p.ctx.Now()))
+	c.sendResume(p.ctx, resume{proc: p, tok: p.tok, timer: true}, deadline.Sub(p.ctx.Now()))
 	p.wait()
 	if p.expired {
 		p.expired = false
