@@ -171,6 +171,31 @@ func TestCalendarQueueOrder(t *testing.T) {
 	}
 }
 
+// A burst of events of one time, addressed in no order of their keys, fills one bucket
+// (a calendar cannot split a time): each goes to its place among the others (found by
+// bisection), and they come out in key order.
+func TestCalendarBurstOfOneTime(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	q := newCalQueue()
+	var h eventHeap
+	for seq := range uint64(2000) {
+		at := Time(1000)
+		if seq%7 == 0 {
+			at += Time(r.IntN(3)) // a few at the times beside it, in the same bucket
+		}
+		k := makeKey(at, ActorID(r.IntN(500)), ActorID(r.IntN(3)), seq)
+		q.push(event{eventKey: k, msg: tok{v: seq}})
+		h.push(event{eventKey: k, msg: tok{v: seq}})
+	}
+	checkCalendar(t, q)
+	for h.len() > 0 {
+		var a, b event
+		h.pop(&a)
+		q.pop(&b)
+		require.Equal(t, a, b)
+	}
+}
+
 // checkCalendar checks the calendar's invariants: a bucket's occupancy bit is set
 // exactly when it holds events (seek skips the others), every bucket's events are in
 // key order and in that bucket's days, none is before the cursor's day, and the count.
