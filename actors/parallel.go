@@ -112,6 +112,11 @@ type partition struct {
 	out    outbox
 	floor  Time // events for other partitions must not be earlier (lookahead check)
 	solo   bool // running a solo window, which each send to another partition shortens
+	// The actors lo to lo+span-1 are this partition's (its longest run of consecutive
+	// ids: all of them, as the automatic and block partitionings cut): an event for one
+	// of them is local without a look at the owner table, whose lines a large machine's
+	// sends otherwise miss.
+	lo, span ActorID
 
 	winStart, winEnd Time
 	startMsg         windowStart
@@ -136,6 +141,16 @@ type inEdge struct {
 }
 
 func (p *partition) enqueue(e event) {
+	if e.dst()-p.lo < p.span { // lo <= dst < lo+span, in unsigned arithmetic
+		p.heap.push(e)
+		return
+	}
+	p.enqueueOther(e)
+}
+
+// enqueueOther is enqueue for an event outside the partition's run of ids: to one of
+// its other actors, or to another partition.
+func (p *partition) enqueueOther(e event) {
 	dp := p.r.owner[e.dst()]
 	if dp == p.id {
 		p.heap.push(e)
@@ -317,7 +332,7 @@ func newPartitions(r *prun, n int, opts *Options) []*partition {
 	for i := range parts {
 		p := &partition{r: r, id: int32(i)}
 		p.inMin.Store(int64(MaxTime))
-		p.runner = runner{m: r.m, st: r.st, lines: lines, hints: hints, sink: p}
+		p.runner = runner{m: r.m, st: r.st, lines: lines, hints: hints, sink: p, part: p}
 		p.setTracer(newTracer(opts, r.m, i))
 		p.out.init(p, n)
 		parts[i] = p
@@ -325,7 +340,26 @@ func newPartitions(r *prun, n int, opts *Options) []*partition {
 	for id, pi := range r.owner {
 		parts[pi].actors = append(parts[pi].actors, ActorID(id))
 	}
+	for _, p := range parts {
+		p.lo, p.span = longestRun(p.actors)
+	}
 	return parts
+}
+
+// longestRun returns the first and the length of the longest run of consecutive ids
+// in ids (ascending), the earliest of equal ones; 0, 0 if ids is empty.
+func longestRun(ids []ActorID) (lo, n ActorID) {
+	for i := 0; i < len(ids); {
+		j := i + 1
+		for j < len(ids) && ids[j] == ids[j-1]+1 {
+			j++
+		}
+		if k := ActorID(j - i); k > n {
+			lo, n = ids[i], k
+		}
+		i = j
+	}
+	return lo, n
 }
 
 // wait blocks until the run ends, reporting progress and passing on cancellation.

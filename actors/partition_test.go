@@ -144,3 +144,21 @@ func TestCheckPartitioningRejectsBadAssignments(t *testing.T) {
 	_, err = checkPartitioning(m, []int32{0, 1, 9, 0}, "custom")
 	assert.ErrorContains(t, err, "invalid partition 9")
 }
+
+func TestLongestRun(t *testing.T) {
+	for _, c := range []struct {
+		ids      []ActorID
+		lo, span ActorID
+	}{
+		{nil, 0, 0},
+		{[]ActorID{7}, 7, 1},
+		{[]ActorID{3, 4, 5, 6}, 3, 4},
+		{[]ActorID{0, 1, 5, 6, 7, 9}, 5, 3},
+		{[]ActorID{0, 1, 4, 5, 9}, 0, 2}, // the earliest of equal runs
+		{[]ActorID{2, 4, 6}, 2, 1},
+	} {
+		lo, span := longestRun(c.ids)
+		assert.Equal(t, c.lo, lo, "%v", c.ids)
+		assert.Equal(t, c.span, span, "%v", c.ids)
+	}
+}
