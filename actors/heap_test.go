@@ -278,6 +278,33 @@ func BenchmarkHeapHoldSizes(b *testing.B) {
 	}
 }
 
+// BenchmarkCalendarBurst times a calendar's bursts of events of one time, addressed
+// in random order of their destinations, as halo3d's symmetric nodes make them (a
+// bucket cannot split a time): each burst pushed, then popped, per event. A hold
+// model's times are all distinct, so BenchmarkCalendarHold never inserts before a
+// bucket's latest; this one mostly does.
+func BenchmarkCalendarBurst(b *testing.B) {
+	for _, n := range []int{16, 128, 1024} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			q := newCalQueue()
+			r := NewRand(1, "bench")
+			var e event
+			at, seq := Time(0), uint64(0)
+			b.ResetTimer()
+			for i := 0; i < b.N; i += n {
+				at += Time(Nanosecond)
+				for range n {
+					q.push(event{eventKey: makeKey(at, ActorID(r.IntN(1<<16)), ActorID(r.IntN(8)), seq)})
+					seq++
+				}
+				for range n {
+					q.pop(&e)
+				}
+			}
+		})
+	}
+}
+
 type pendingSet interface {
 	push(event)
 	pop(*event)
