@@ -37,7 +37,7 @@ type Poolable[T any] interface {
 func (p *Pool[T, P]) New(v T) *T {
 	x := p.st.get()
 	if x == nil {
-		x = new(T)
+		x = p.st.fresh()
 	}
 	*x = v
 	P(x).markPooled()

@@ -80,3 +80,25 @@ func TestFreeListChunk(t *testing.T) {
 	assert.NotSame(t, a, b)
 	assert.Empty(t, plain.free)
 }
+
+// A pool with nothing to recycle makes freshValues values in one allocation: the next
+// ones New hands out, all distinct, come from it.
+func TestPoolMakesFreshValuesTogether(t *testing.T) {
+	if raceDetector {
+		t.Skip("with the race detector the stash keeps every value in its overflow, one at a time")
+	}
+	var pool Pool[pooledThing, *pooledThing]
+	got := make([]*pooledThing, 0, 2*freshValues)
+	allocs := testing.AllocsPerRun(1, func() {
+		for i := range freshValues {
+			got = append(got, pool.New(pooledThing{n: i}))
+		}
+	})
+	seen := map[*pooledThing]bool{}
+	for _, x := range got {
+		require.False(t, seen[x], "a value handed out twice")
+		seen[x] = true
+	}
+	assert.Len(t, seen, 2*freshValues) // AllocsPerRun runs the function once before it counts
+	assert.LessOrEqual(t, allocs, 1.0, "one array for freshValues values")
+}

@@ -117,6 +117,35 @@ func (st *stash[T]) refill() *T {
 	return buf[n-1]
 }
 
+// freshValues is how many values fresh makes at once, in one array.
+const freshValues = 32
+
+// fresh returns a new value for a stash that had none to give (get returned nil): it
+// makes freshValues of them in one array and keeps the others, on the P's list if they
+// fit, else in the overflow. A pool grows by thousands of values while a large model
+// starts (Red Storm's packets: about a million, each an allocation of its own before);
+// the values of one array stay allocated while any of them is in use, which a stash,
+// keeping every value it is given, does anyway.
+func (st *stash[T]) fresh() *T {
+	vs := make([]T, freshValues)
+	var buf [freshValues - 1]*T
+	for i := range buf {
+		buf[i] = &vs[i+1]
+	}
+	rest := buf[:]
+	pid := procPin()
+	if c := st.list(pid); c != nil {
+		m := copy(c.s[c.n:], rest)
+		c.n += m
+		rest = rest[m:]
+	}
+	procUnpin()
+	if len(rest) > 0 {
+		st.spill(rest)
+	}
+	return &vs[0]
+}
+
 // put recycles x.
 func (st *stash[T]) put(x *T) {
 	pid := procPin()
