@@ -4,7 +4,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	_ "unsafe" // procPin and procUnpin below
+	"unsafe" // procPin and procUnpin below; freshValues
 )
 
 // procPin pins the calling goroutine to its P (processor), so that nothing else runs
@@ -117,22 +117,20 @@ func (st *stash[T]) refill() *T {
 	return buf[n-1]
 }
 
-// freshValues is how many values fresh makes at once, in one array.
-const freshValues = 32
-
 // fresh returns a new value for a stash that had none to give (get returned nil): it
-// makes freshValues of them in one array and keeps the others, on the P's list if they
-// fit, else in the overflow. A pool grows by thousands of values while a large model
-// starts (Red Storm's packets: about a million, each an allocation of its own before);
-// the values of one array stay allocated while any of them is in use, which a stash,
-// keeping every value it is given, does anyway.
+// makes freshValues[T]() of them in one array and keeps the others, on the P's list if
+// they fit, else in the overflow. A pool grows by thousands of values while a large
+// model starts (Red Storm's packets: about a million, each an allocation of its own
+// before); the values of one array stay allocated while any of them is in use, which a
+// stash, keeping every value it is given, does anyway.
 func (st *stash[T]) fresh() *T {
-	vs := make([]T, freshValues)
-	var buf [freshValues - 1]*T
-	for i := range buf {
-		buf[i] = &vs[i+1]
+	n := freshValues[T]()
+	vs := make([]T, n)
+	var buf [freshMax - 1]*T
+	rest := buf[:n-1]
+	for i := range rest {
+		rest[i] = &vs[i+1]
 	}
-	rest := buf[:]
 	pid := procPin()
 	if c := st.list(pid); c != nil {
 		m := copy(c.s[c.n:], rest)
@@ -144,6 +142,25 @@ func (st *stash[T]) fresh() *T {
 		st.spill(rest)
 	}
 	return &vs[0]
+}
+
+// freshMax bounds the values fresh makes at once; freshBytes bounds their array: up to
+// 512 bytes the runtime keeps a small object's pointer bitmap in its span, not in a
+// header before the object, so the array starts where a lone value would (a size
+// class's slot), and values sized to a cache line stay one to a line (a router packet:
+// TestPacketIsALine).
+const (
+	freshMax   = 32
+	freshBytes = 512
+)
+
+// freshValues is how many values of T fresh makes at once.
+func freshValues[T any]() int {
+	size := int(unsafe.Sizeof(*new(T)))
+	if size == 0 {
+		return 1
+	}
+	return max(1, min(freshMax, freshBytes/size))
 }
 
 // put recycles x.
