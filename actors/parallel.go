@@ -332,7 +332,7 @@ func newPartitions(r *prun, n int, opts *Options) []*partition {
 	for i := range parts {
 		p := &partition{r: r, id: int32(i)}
 		p.inMin.Store(int64(MaxTime))
-		p.runner = runner{m: r.m, st: r.st, lines: lines, hints: hints, sink: p, part: p}
+		p.runner = runner{m: r.m, st: r.st, lines: lines, hints: hints, sink: p}
 		p.setTracer(newTracer(opts, r.m, i))
 		p.out.init(p, n)
 		parts[i] = p

@@ -52,7 +52,6 @@ type runner struct {
 	lines  []uint8      // cache lines each actor's own struct spans (prefetchLines); nil: the partition does not prefetch
 	hints  [][2]uintptr // lines each actor's next event reads outside its struct (Prefetch), 0 for none; nil with lines
 	sink   sink
-	part   *partition // sink, if a partition: its sends are enqueued with a direct call
 	tracer Tracer
 	gauges GaugeTracer // tracer's gauge recorder if it records gauges, else nil (setTracer)
 
@@ -226,9 +225,10 @@ func (r *runner) send(dst ActorID, port Port, m Msg, latency, extra Duration) {
 	s := &r.st[r.cur]
 	key := makeKey(r.now.Add(latency).Add(extra), dst, r.cur, s.seq)
 	s.seq++
-	if r.part != nil {
-		r.part.enqueue(event{eventKey: key, port: port, msg: m})
+	e := event{eventKey: key, port: port, msg: m}
+	if p, ok := r.sink.(*partition); ok { // a direct call, not through the interface
+		p.enqueue(e)
 		return
 	}
-	r.sink.enqueue(event{eventKey: key, port: port, msg: m})
+	r.sink.enqueue(e)
 }

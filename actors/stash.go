@@ -101,28 +101,33 @@ func (st *stash[T]) refill() *T {
 	if n == 0 {
 		return nil
 	}
-	rest := buf[:n-1]
-	if len(rest) > 0 {
-		pid := procPin()
-		if c := st.list(pid); c != nil {
-			m := copy(c.s[c.n:], rest)
-			c.n += m
-			rest = rest[m:]
-		}
-		procUnpin()
-		if len(rest) > 0 {
-			st.spill(rest)
-		}
-	}
+	st.keep(buf[:n-1])
 	return buf[n-1]
 }
 
+// keep puts xs on the P's list, as many as fit, and the rest in the overflow.
+func (st *stash[T]) keep(xs []*T) {
+	if len(xs) == 0 {
+		return
+	}
+	pid := procPin()
+	if c := st.list(pid); c != nil {
+		m := copy(c.s[c.n:], xs)
+		c.n += m
+		xs = xs[m:]
+	}
+	procUnpin()
+	if len(xs) > 0 {
+		st.spill(xs)
+	}
+}
+
 // fresh returns a new value for a stash that had none to give (get returned nil): it
-// makes freshValues[T]() of them in one array and keeps the others, on the P's list if
-// they fit, else in the overflow. A pool grows by thousands of values while a large
-// model starts (Red Storm's packets: about a million, each an allocation of its own
-// before); the values of one array stay allocated while any of them is in use, which a
-// stash, keeping every value it is given, does anyway.
+// makes freshValues[T]() of them in one array and keeps the others (keep). A pool grows
+// by thousands of values while a large model starts (Red Storm's packets: about a
+// million, each an allocation of its own before); the values of one array stay
+// allocated while any of them is in use, which a stash, keeping every value it is
+// given, does anyway.
 func (st *stash[T]) fresh() *T {
 	n := freshValues[T]()
 	vs := make([]T, n)
@@ -131,16 +136,7 @@ func (st *stash[T]) fresh() *T {
 	for i := range rest {
 		rest[i] = &vs[i+1]
 	}
-	pid := procPin()
-	if c := st.list(pid); c != nil {
-		m := copy(c.s[c.n:], rest)
-		c.n += m
-		rest = rest[m:]
-	}
-	procUnpin()
-	if len(rest) > 0 {
-		st.spill(rest)
-	}
+	st.keep(rest)
 	return &vs[0]
 }
 
