@@ -82,6 +82,9 @@ func TestSteadyStateAllocations(t *testing.T) {
 		// Full transmit queues: the hosts read the tail index over PCI (0.66 per event
 		// before those reads were recycled).
 		{"StarT-JR on Arctic, all-to-all", []string{"bench", "funi", "--pattern", "alltoall", "--network", "arctic"}, "--messages", "20", "120", "event", 0.02},
+		// The router network alone, traffic generators for NICs (1.0 per packet before the
+		// generators' packets came from a pool).
+		{"traffic (router network)", []string{"bench", "traffic", "--torus", "4x4x4", "--load", "0.3"}, "--measure", "2us", "100us", "packet", 0.1},
 	} {
 		measure(append(c.args, c.flag, c.short)...) // fills the pools
 		a := measure(append(c.args, c.flag, c.short)...)

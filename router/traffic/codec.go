@@ -10,7 +10,7 @@ import (
 func init() {
 	actors.RegisterCodec("traffic.packet",
 		func(e *actors.Encoder, p *packet) { e.Time(p.created) },
-		func(d *actors.Decoder) *packet { return &packet{created: d.Time()} })
+		func(d *actors.Decoder) *packet { return packets.New(packet{created: d.Time()}) })
 }
 
 // HoldPacket implements router.PacketHolder.

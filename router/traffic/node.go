@@ -20,7 +20,15 @@ type shared struct {
 type packet struct {
 	router.Packet
 	created actors.Time
+	// The traffic pool's mark (packets): it shadows the router's, in Packet, which
+	// stays unset, so the router's pool never takes a traffic packet (Crossed).
+	actors.PoolMark
 }
+
+// packets recycles the traffic packets: a generator makes them (createMessage, and
+// the decoder for one that crossed from another process) and the sink that records
+// one is its last holder (onPacket), so a packet's trip costs no heap allocation.
+var packets actors.Pool[packet, *packet]
 
 // Node is a traffic generator and sink standing in for one node's NIC, an actor
 // named "node[x,y,z].traffic" with ports "tx" (to the router's inject port) and "rx"
@@ -137,9 +145,9 @@ func (n *Node) onGenerate(ctx actors.Context) {
 func (n *Node) createMessage(ctx actors.Context, dst router.NodeID, inWindow bool) {
 	mp := n.sh.cfg.MsgPackets
 	for i := range mp {
-		pk := &packet{created: ctx.Now()}
-		pk.Packet = router.Packet{Src: n.id, Dst: dst, Payload: n.sh.payload, SOM: i == 0, EOM: i == mp-1,
-			Seq: int32(i), Data: pk}
+		pk := packets.New(packet{created: ctx.Now(), Packet: router.Packet{Src: n.id, Dst: dst, Payload: n.sh.payload,
+			SOM: i == 0, EOM: i == mp-1, Seq: int32(i)}})
+		pk.Data = pk
 		n.queue.push(pk)
 	}
 	if inWindow {
@@ -183,6 +191,7 @@ func (n *Node) onPacket(ctx actors.Context, p *router.Packet) {
 		n.lat.Add(now.Sub(pk.created))
 		n.stats.NetLatency += now.Sub(p.Injected)
 	}
+	packets.Release(pk) // the router is done with it (ejected), and so is this sink
 }
 
 // ring is the bounded source queue; it grows on demand up to its bound.
