@@ -240,9 +240,14 @@ type EventRecord struct {
 	actors.PoolMark
 }
 
-// eventRecords recycles the records: the library releases one once it has taken it
-// from host memory (it is their only reader).
+// eventRecords recycles the records once host memory lets go of one (Superseded): the
+// library took it (eqTake forgets its address), or the firmware wrote the notice of its
+// loss over it (an event overwritten in a full queue that nobody reads, as the target
+// of a get ping-pong's queue: one record lost per get until the twenty-sixth session).
 var eventRecords actors.Pool[EventRecord, *EventRecord]
+
+// Superseded implements host.Superseded.
+func (r *EventRecord) Superseded() { eventRecords.Release(r) }
 
 func (r *EventRecord) String() string {
 	if r.Drop {

@@ -362,12 +362,11 @@ func (l *Lib) eqTake(eq ptl4.Handle) (ptl4.Event, ptl4.Ret) {
 		if !ok {
 			return ptl4.Event{}, ptl4.EQEmpty
 		}
-		l.p.Forget(addr)
-		l.r.forgetBells(l.p)
 		rec := m.(*EventRecord)
-		st.next++
 		drop, seq, ev := rec.Drop, rec.Seq, rec.Ev
-		eventRecords.Release(rec)
+		l.p.Forget(addr) // host memory lets go of the record, which recycles it (Superseded)
+		l.r.forgetBells(l.p)
+		st.next++
 		if drop {
 			st.dropped = true
 			continue
