@@ -71,9 +71,10 @@ type outPkt struct {
 
 // framed is a data packet or an acknowledgement and its frame, made and recycled as one
 // (newFramed). Its holders each drop it once (Frame.drop): the receiving firmware once
-// it has handled the packet, and under the IEEE 1394 protocol the sender's buffer of a
-// data packet when it is acknowledged or replaced by a copy to send again. A packet
-// lost in the network (a receive FIFO overflow) is left to the garbage collector.
+// it has handled the packet (or the receiving PLM, in its place, when it discards the
+// packet: Lost), and under the IEEE 1394 protocol the sender's buffer of a data packet
+// when it is acknowledged or replaced by a copy to send again (resend: the copy has
+// holders of its own).
 // Broadcasts and shared-memory packets are not pooled: several receivers, or a
 // handler that keeps the frame past the event.
 type framed struct {
@@ -93,6 +94,10 @@ func newFramed(pk wire.Packet, fr Frame, holders int32) *wire.Packet {
 	x.refs.Set(holders)
 	return &x.pk
 }
+
+// Lost implements wire.Lost: the receiving PLM discarded fr's packet (a receive FIFO
+// overflow), which ends the receiving firmware's hold.
+func (fr *Frame) Lost() { fr.drop() }
 
 // drop ends one holder's hold on fr's packet; the last recycles it, and lets go of the
 // message a data packet carries. A frame not made by newFramed is left alone.

@@ -56,7 +56,7 @@ var messages actors.Pool[Message, *Message]
 // newMessage returns m from the pool with its own copy of args (at most MaxArgs). Its
 // holders each drop it once: the sending firmware once it has composed the message's
 // packets, every data packet carrying it once recycled (Frame.drop; a packet lost to an
-// overflow never is, and leaves the message to the garbage collector), and the Rx
+// overflow too, Frame.Lost), and the Rx
 // entry the receiving firmware deposits once the JAM library has taken it.
 func newMessage(m Message, args []uint32) *Message {
 	x := messages.New(m)

@@ -277,6 +277,9 @@ func (s *SIM) arrive(ctx actors.Context, pk *wire.Packet) {
 	}
 	s.Stats.Discarded++
 	ctx.Send(PortCard, Overflow{Prio: pk.Prio}, 0)
+	if l, ok := pk.Body.(wire.Lost); ok {
+		l.Lost() // the packet is gone: its content may be recycled
+	}
 }
 
 func (s *SIM) accept(ctx actors.Context, pk *wire.Packet) {

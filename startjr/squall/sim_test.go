@@ -45,6 +45,26 @@ func TestReceiveFIFOFullDiscardsOn1394AndHoldsOnArctic(t *testing.T) {
 	require.Equal(t, []actors.Msg{sent(second)}, msgs(h.Run(ms)))
 }
 
+// body is a packet's content that counts the PLM's Lost calls.
+type body struct{ lost int }
+
+func (b *body) Lost()          { b.lost++ }
+func (b *body) String() string { return "body" }
+
+// A packet the PLM discards tells its content, so that the firmware can recycle it; an
+// accepted one does not.
+func TestDiscardedPacketIsLost(t *testing.T) {
+	p := DefaultParams()
+	p.FIFOBytes = 128
+	kept, gone := &body{}, &body{}
+	h, _ := actorstest.NewHarness("sim", New(p, 0, nil), 1)
+	h.Inject(0, PortNet0, &wire.Packet{Src: 1, Dst: 0, Bytes: 96, Body: kept})
+	h.Inject(1, PortNet0, &wire.Packet{Src: 1, Dst: 0, Bytes: 96, Body: gone})
+	h.Run(ms)
+	require.Equal(t, 0, kept.lost, "accepted")
+	require.Equal(t, 1, gone.lost, "discarded")
+}
+
 func TestTransmitFreesInOrder(t *testing.T) {
 	h, _ := actorstest.NewHarness("sim", New(DefaultParams(), 0, nil), 1)
 	hi := &wire.Packet{Src: 0, Dst: 1, Prio: wire.High, Bytes: 8}

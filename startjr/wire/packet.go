@@ -27,6 +27,11 @@ type Packet struct {
 	Span     actors.Duration
 }
 
+// Lost is implemented by a Body its firmware recycles: the hardware that discards a
+// packet (a receive FIFO overflow) calls Lost, in the receiving firmware's place, and
+// uses the packet no more.
+type Lost interface{ Lost() }
+
 func (p *Packet) String() string {
 	return fmt.Sprintf("wire.Packet(%d->%d prio %d %dB %v)", p.Src, p.Dst, p.Prio, p.Bytes, p.Body)
 }
