@@ -67,6 +67,7 @@ type outPkt struct {
 	pk     *wire.Packet
 	queued bool // in out (not yet in the FIFO)
 	data   bool // needs a send buffer (payload) vs an acknowledgement
+	sent   bool // pk went to the transmit FIFO (a resend then sends a copy)
 }
 
 // framed is a data packet or an acknowledgement and its frame, made and recycled as one
@@ -358,6 +359,7 @@ func (f *Firmware) flush(x *i960.Exec) {
 			fr.Round = f.roundOf[pk.Dst]
 		}
 		kept := o.data && !f.arctic && f.buffered[fr.Seq] == o
+		o.sent = true
 		x.Transmit(pk)
 		if !kept {
 			f.outFree.Put(o)
@@ -365,14 +367,20 @@ func (f *Firmware) flush(x *i960.Exec) {
 	}
 }
 
-// resend queues a buffered packet again with its destination's current round.
+// resend queues a buffered packet again with its destination's current round (flush
+// stamps it): a copy if it went to the FIFO, else itself (a packet a restart took out
+// of the out queue, or one that waited for the retries: its copy left the original
+// with a receiver's hold nobody would drop, an allocation a retry).
 func (f *Firmware) resend(x *i960.Exec, o *outPkt) {
 	f.Stats.Retries++
 	o.queued = true
-	old := o.pk.Body.(*Frame)
-	old.Msg.hold()                   // by the copy
-	o.pk = newFramed(*o.pk, *old, 2) // a copy: the FIFO and the network hold the old one
-	old.drop()                       // the send buffer's hold on the old one
+	if o.sent {
+		old := o.pk.Body.(*Frame)
+		old.Msg.hold()                   // by the copy
+		o.pk = newFramed(*o.pk, *old, 2) // a copy: the FIFO and the network hold the old one
+		old.drop()                       // the send buffer's hold on the old one
+		o.sent = false
+	}
 	f.out.Push(o)
 	f.flush(x)
 }
