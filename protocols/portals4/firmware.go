@@ -243,7 +243,7 @@ type EventRecord struct {
 // eventRecords recycles the records once host memory lets go of one (Superseded): the
 // library took it (eqTake forgets its address), or the firmware wrote the notice of its
 // loss over it (an event overwritten in a full queue that nobody reads, as the target
-// of a get ping-pong's queue: one record lost per get until the twenty-sixth session).
+// of a get ping-pong's queue does).
 var eventRecords actors.Pool[EventRecord, *EventRecord]
 
 // Superseded implements host.Superseded.
