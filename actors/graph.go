@@ -86,6 +86,34 @@ func (r Ref) Port(name string) PortRef {
 	return PortRef{b: r.i, p: -1}
 }
 
+// Each adds n like parts to the graph, part(0) to part(n-1). After the first it makes
+// room for n-1 more of the same size (actors, links and exports), so that a large
+// machine's tables grow once instead of doubling their way up, copying themselves each
+// time: building Red Storm's network and nodes that way allocated a quarter of its
+// bytes. Parts of other sizes only make the room a guess.
+func (g *Graph) Each(n int, part func(i int)) {
+	for i := range n {
+		b, l, x := len(g.blocks), len(g.links), len(g.exports)
+		part(i)
+		if i == 0 && n > 1 {
+			g.blocks = growExact(g.blocks, (len(g.blocks)-b)*(n-1))
+			g.links = growExact(g.links, (len(g.links)-l)*(n-1))
+			g.exports = growExact(g.exports, (len(g.exports)-x)*(n-1))
+		}
+	}
+}
+
+// growExact returns s with room for n more elements and no more (slices.Grow, like
+// append, may round a large slice up by a quarter).
+func growExact[S ~[]E, E any](s S, n int) S {
+	if cap(s)-len(s) >= n {
+		return s
+	}
+	t := make(S, len(s), len(s)+n)
+	copy(t, s)
+	return t
+}
+
 // Link adds a one-way link from port from to port to with the given latency (>= 0).
 // A port has at most one outgoing link; it may receive from several.
 func (g *Graph) Link(from, to PortRef, latency Duration) {

@@ -51,6 +51,52 @@ func TestIDsFromSortedNames(t *testing.T) {
 	assert.False(t, ok)
 }
 
+// Each builds the same model as a loop, and after its first part the graph's tables
+// hold the other parts without growing again.
+func TestEachReservesTheOtherParts(t *testing.T) {
+	build := func(g *Graph, i int) {
+		a := g.Add(Indexed("ring", i), ported("in", "out"))
+		b := g.Add(Indexed("tap", i), ported("in"))
+		g.Link(a.Port("out"), b.Port("in"), Duration(i+1))
+		g.Export(a.Name(), Vars{})
+	}
+	const n = 50
+	looped, each := NewGraph(), NewGraph()
+	for i := range n {
+		build(looped, i)
+	}
+	var order []int
+	each.Each(n, func(i int) {
+		order = append(order, i)
+		if i == 1 {
+			assert.Equal(t, 2*n, cap(each.blocks), "room for every part after the first")
+			assert.Equal(t, n, cap(each.links))
+			assert.Equal(t, n, cap(each.exports))
+		}
+		build(each, i)
+	})
+	for i := range order {
+		assert.Equal(t, i, order[i])
+	}
+	assert.Len(t, each.blocks, 2*n)
+	assert.Equal(t, len(each.blocks), cap(each.blocks), "grown once, to the size needed")
+	assert.Equal(t, looped.links, each.links)
+	for i := range looped.blocks {
+		assert.Equal(t, looped.blocks[i].name, each.blocks[i].name)
+	}
+	for _, g := range []*Graph{looped, each} { // unconnected "in" ports of the rings
+		for i := range n {
+			g.Unconnected(PortRef{b: int32(2 * i), p: 0})
+		}
+	}
+	ml, err := looped.Build()
+	require.NoError(t, err)
+	me, err := each.Build()
+	require.NoError(t, err)
+	assert.Equal(t, ml.links, me.links)
+	assert.Equal(t, ml.names, me.names)
+}
+
 func TestBuildRejectsBadGraphs(t *testing.T) {
 	cases := map[string]struct {
 		build func(g *Graph)

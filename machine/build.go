@@ -89,12 +89,13 @@ func Build(g *actors.Graph, p Params, fw FirmwareFunc) (*Machine, error) {
 	g.Describe("torus", p.Torus)
 	g.Describe("wrap", p.Wrap)
 	g.Describe("nodes", strconv.Itoa(topo.Nodes()))
-	for id := range m.Nodes {
-		n, err := m.buildNode(g, router.NodeID(id), fw(router.NodeID(id)))
-		if err != nil {
-			return nil, err
+	g.Each(len(m.Nodes), func(id int) {
+		if err == nil {
+			m.Nodes[id], err = m.buildNode(g, router.NodeID(id), fw(router.NodeID(id)))
 		}
-		m.Nodes[id] = n
+	})
+	if err != nil {
+		return nil, err
 	}
 	return m, nil
 }

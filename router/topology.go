@@ -251,9 +251,7 @@ func buildNetwork(g *actors.Graph, topo Topology, p Params, ejectCredits int, da
 	g.SetCoordinates(NodeCoordinates)
 	n := &Network{Topo: topo, Params: p, NIC: make([]NICPorts, topo.Nodes()), cfg: cfg}
 	refs := make([][numDirs]actors.Ref, topo.Nodes())
-	for id := range refs {
-		refs[id] = n.addRouter(g, NodeID(id))
-	}
+	g.Each(len(refs), func(id int) { refs[id] = n.addRouter(g, NodeID(id)) })
 	n.linkCables(g, refs)
 	return n, nil
 }
@@ -287,7 +285,7 @@ func (n *Network) addRouter(g *actors.Graph, id NodeID) [numDirs]actors.Ref {
 // ports without a neighbour unconnected.
 func (n *Network) linkCables(g *actors.Graph, refs [][numDirs]actors.Ref) {
 	lat := n.Params.CableLatency()
-	for id := range refs {
+	g.Each(len(refs), func(id int) {
 		for d := range NIC {
 			nb, ok := n.Topo.Neighbor(NodeID(id), d)
 			switch {
@@ -297,7 +295,7 @@ func (n *Network) linkCables(g *actors.Graph, refs [][numDirs]actors.Ref) {
 				g.Connect(refs[id][d].Port("link"), refs[nb][d.Opposite()].Port("link"), lat)
 			}
 		}
-	}
+	})
 }
 
 // LinkNIC links a NIC's transmit port tx and receive port rx (two different ports) to
