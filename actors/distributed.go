@@ -251,6 +251,10 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	rep.PeakRSS = max(rep.PeakRSS, d.peakRSS)
 	rep.Packets, rep.Allocs, rep.StartAllocs = d.remotePackets, d.remoteAllocs, d.remoteStart // Run adds this process's
 	rep.AheadRuns = d.aheadRuns + d.remoteAhead
+	rep.ProcessBusy = make([]time.Duration, d.procs)
+	for i, p := range rep.Parts {
+		rep.ProcessBusy[d.procOf[i]] += p.Busy
+	}
 	return rep, nil
 }
 

@@ -35,6 +35,11 @@ type Report struct {
 	// while the window's reports travelled (summed over processes; see
 	// exchange.runAhead); 0 in one process.
 	AheadRuns uint64
+	// ProcessBusy is, in a run across processes, each process's partitions' busy time
+	// summed (PartitionStats.Busy), by process index; nil in one process. Against
+	// Workers times Wall it is how much of the run a process spent running windows
+	// rather than waiting for the others' reports or for work. Wall-clock, like Busy.
+	ProcessBusy []time.Duration
 
 	PeakRSS int64 // peak resident memory of the process in bytes (Linux; 0 elsewhere); the largest over processes
 	// Allocs is the number of heap allocations made during the run (Go's runtime

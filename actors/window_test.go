@@ -342,6 +342,7 @@ func TestPartitionsRunAheadAcrossProcesses(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, serial.Digest, one.Digest)
 	assert.Zero(t, one.AheadRuns)
+	assert.Nil(t, one.ProcessBusy, "one process: no per-process busy time")
 
 	c := newTestCluster(t, 1)
 	for _, w := range []int{1, 2} {
@@ -354,6 +355,14 @@ func TestPartitionsRunAheadAcrossProcesses(t *testing.T) {
 			assert.Equal(t, serial.Digest, runs[0].rep.Digest, "process %d, %d workers", p, w)
 			assert.Equal(t, serial.Events, runs[0].rep.Events, "process %d, %d workers", p, w)
 			ahead = append(ahead, runs[0].rep.AheadRuns)
+			// Each process's partitions were busy for some of the run, and never for
+			// longer than its workers' wall time; both processes report both.
+			busy := runs[0].rep.ProcessBusy
+			require.Len(t, busy, 2, "process %d", p)
+			for k, b := range busy {
+				assert.Positive(t, b, "process %d's view of process %d", p, k)
+				assert.LessOrEqual(t, b, time.Duration(w)*runs[0].rep.Wall, "process %d's view of process %d", p, k)
+			}
 		}
 		// Every window of 10 ns after the first, each process's three interior
 		// partitions have a token to pass in the next one.

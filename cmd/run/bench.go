@@ -308,6 +308,13 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		all.SimTime += rep.SimTime
 		all.Windows += rep.Windows
 		all.PeakRSS = max(all.PeakRSS, rep.PeakRSS)
+		if i == 0 {
+			all.ProcessBusy = slices.Clone(rep.ProcessBusy)
+		} else if len(rep.ProcessBusy) == len(all.ProcessBusy) {
+			for k, b := range rep.ProcessBusy {
+				all.ProcessBusy[k] += b
+			}
+		}
 		all.Allocs += rep.Allocs
 		all.StartAllocs += rep.StartAllocs
 		all.Packets += rep.Packets

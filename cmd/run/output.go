@@ -48,12 +48,16 @@ type runInfo struct {
 	MeanWindowS  float64 `json:"mean_window_s,omitempty"`  // likewise
 	CutLinks     int     `json:"cut_links"`
 	AheadRuns    uint64  `json:"ahead_runs,omitempty"` // across processes: partition windows run ahead while the reports travelled
-	SimPerWall   float64 `json:"sim_s_per_wall_s"`
-	PeakRSSBytes int64   `json:"peak_rss_bytes"`
-	HugePages    int64   `json:"huge_pages_bytes,omitempty"` // heap this process asked the kernel to back with huge pages (--huge-pages)
-	Allocs       uint64  `json:"allocs"`                     // heap allocations during the run (whole processes, summed over a run's processes)
-	StartAllocs  uint64  `json:"start_allocs"`               // of those, the allocations before the first event (setup and the actors' Start)
-	Packets      uint64  `json:"packets,omitempty"`          // network packets the NICs injected (every process's)
+	// ProcessBusyS is, across processes, each process's partitions' busy time (wall
+	// time, like the rows' busy_s): against workers times wall_s, how much of the run a
+	// process spent running windows rather than waiting for the others' reports.
+	ProcessBusyS []float64 `json:"process_busy_s,omitempty"`
+	SimPerWall   float64   `json:"sim_s_per_wall_s"`
+	PeakRSSBytes int64     `json:"peak_rss_bytes"`
+	HugePages    int64     `json:"huge_pages_bytes,omitempty"` // heap this process asked the kernel to back with huge pages (--huge-pages)
+	Allocs       uint64    `json:"allocs"`                     // heap allocations during the run (whole processes, summed over a run's processes)
+	StartAllocs  uint64    `json:"start_allocs"`               // of those, the allocations before the first event (setup and the actors' Start)
+	Packets      uint64    `json:"packets,omitempty"`          // network packets the NICs injected (every process's)
 }
 
 func newResult(command string, c *common, rep *actors.Report) *result {
@@ -66,6 +70,9 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 			Partitions: rep.Partitions, Sync: string(rep.Sync), Windows: rep.Windows, Epochs: rep.Epochs,
 			CutLinks: rep.CutLinks, AheadRuns: rep.AheadRuns, SimPerWall: rep.SimPerWall, PeakRSSBytes: rep.PeakRSS, HugePages: hugepages.Advised(), Allocs: rep.Allocs,
 			StartAllocs: rep.StartAllocs, Packets: rep.Packets}}
+	for _, b := range rep.ProcessBusy {
+		r.Run.ProcessBusyS = append(r.Run.ProcessBusyS, b.Seconds())
+	}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
 		r.Run.MeanWindowS = rep.MeanWindow.Seconds()
@@ -127,6 +134,13 @@ func writeTable(w io.Writer, r *result) error {
 	}
 	if r.Run.AheadRuns > 0 {
 		fmt.Fprintf(tw, "ran ahead\t%d partition windows, while the reports between processes travelled\n", r.Run.AheadRuns)
+	}
+	if len(r.Run.ProcessBusyS) > 1 && r.WallS > 0 {
+		var each []string
+		for k, b := range r.Run.ProcessBusyS {
+			each = append(each, fmt.Sprintf("%d: %.0f%% (%.3g s)", k, 100*b/(float64(r.Run.Workers)*r.WallS), b))
+		}
+		fmt.Fprintf(tw, "process busy\t%s of its workers' wall time; the rest waiting for the others' reports or for work\n", strings.Join(each, ", "))
 	}
 	fmt.Fprintf(tw, "peak memory\t%.1f MiB", float64(r.Run.PeakRSSBytes)/(1<<20))
 	if r.Run.HugePages > 0 {
