@@ -27,8 +27,12 @@ type workerPool struct {
 	sleeping atomic.Int32 // workers parked or about to park
 	quit     atomic.Bool
 	spin     int
-	stopped  atomic.Bool
-	wg       sync.WaitGroup
+	// low: the workers' threads run at the lowest CPU priority (Options.LowPriority).
+	// Each worker's goroutine is then locked to its thread, and no worker steals: a
+	// host's coroutines may only be resumed on the thread they began on.
+	low     bool
+	stopped atomic.Bool
+	wg      sync.WaitGroup
 }
 
 type poolWorker struct {
@@ -54,8 +58,8 @@ const poolSpin = 2000
 // machine (halo3d 16x16x16 on two processes: 15.5-16.9 s spinning, 14.5-16.0 s not;
 // cci-pingpong 1.85-1.97 s against 1.46-1.53 s, when a window was a round trip to the
 // coordinator).
-func newWorkerPool(workers, capacity int, spin bool) *workerPool {
-	p := &workerPool{workers: make([]poolWorker, workers)}
+func newWorkerPool(workers, capacity int, spin, low bool) *workerPool {
+	p := &workerPool{workers: make([]poolWorker, workers), low: low}
 	if spin && workers <= runtime.GOMAXPROCS(0) {
 		p.spin = poolSpin
 	}
@@ -124,6 +128,12 @@ func (p *workerPool) wakeWorker(k int) bool {
 
 func (p *workerPool) work(k int) {
 	defer p.wg.Done()
+	if p.low {
+		// For good: the goroutine never unlocks, so the runtime ends the thread when
+		// the worker returns, and no other goroutine runs at its priority.
+		runtime.LockOSThread()
+		_ = lowerThread() // ProbeLowPriority told the caller whether it can
+	}
 	w := &p.workers[k]
 	for !p.quit.Load() {
 		if fn := p.poll(k); fn != nil {
@@ -181,9 +191,10 @@ func (p *workerPool) wakeFor(k int) {
 	}
 }
 
-// take returns a task of worker k's own queue, else one stolen from a busy worker.
+// take returns a task of worker k's own queue, else one stolen from a busy worker
+// (unless the pool's threads are locked: low).
 func (p *workerPool) take(k int) func() {
-	if fn := p.workers[k].q.pop(); fn != nil {
+	if fn := p.workers[k].q.pop(); fn != nil || p.low {
 		return fn
 	}
 	for i := 1; i < len(p.workers); i++ {
@@ -221,6 +232,25 @@ func (p *workerPool) poll(k int) func() {
 		}
 		runtime.Gosched()
 	}
+}
+
+// lowerThread lowers the calling thread's priority (lowerPriority); a test of the
+// locking alone replaces it.
+var lowerThread = lowerPriority
+
+// finish calls the Finish of the actors of every partition, each on the worker that
+// ran it, home[i] for partition parts[i], and waits: on a pool of locked threads
+// (low), a host's coroutines may only be stopped on the thread that resumed them.
+func (p *workerPool) finish(m *Model, parts []*partition, home []int) {
+	var wg sync.WaitGroup
+	wg.Add(len(parts))
+	for i, pt := range parts {
+		p.schedule(home[i], func() {
+			defer wg.Done()
+			finishActors(m, pt.actors)
+		})
+	}
+	wg.Wait()
 }
 
 // stop ends the workers once the actors they serve have stopped.

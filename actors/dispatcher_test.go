@@ -14,7 +14,7 @@ import (
 // producers, spinning workers and parked workers.
 func TestWorkerPoolRunsEveryTaskOnce(t *testing.T) {
 	for _, workers := range []int{1, 2, 4, -1, -2} { // negative: as many, never spinning
-		p := newWorkerPool(max(workers, -workers), 64, workers > 0)
+		p := newWorkerPool(max(workers, -workers), 64, workers > 0, false)
 		require.Equal(t, 300, p.Dispatcher(0).Throughput())
 		const producers, perProducer = 4, 2000
 		var ran [producers * perProducer]atomic.Int32

@@ -199,7 +199,7 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	cl := opts.Cluster
 	d := newDistRun(cl, r, opts)
 	r.dist = d
-	pool := newWorkerPool(opts.Workers, len(d.local)+8, false)
+	pool := newWorkerPool(opts.Workers, len(d.local)+8, false, opts.LowPriority)
 	sys := cl.ep.sys
 	var ctl actor.Actor
 	if d.self == 0 {
@@ -210,12 +210,16 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	d.ctl = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return ctl }, actor.WithDispatcher(pool.Dispatcher(0)), actor.WithMailbox(newEngineMailbox)))
 	r.coord = d.ctl
 	r.pids = make([]*actor.PID, len(r.parts))
+	locals, homes := make([]*partition, len(d.local)), make([]int, len(d.local))
 	for j, i := range d.local {
 		pa := &partitionActor{p: r.parts[i]}
-		home := j * opts.Workers / len(d.local)
-		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home)), actor.WithMailbox(newEngineMailbox)))
+		locals[j], homes[j] = r.parts[i], j*opts.Workers/len(d.local)
+		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(homes[j])), actor.WithMailbox(newEngineMailbox)))
 	}
 	stop := func() {
+		if pool.low {
+			pool.finish(r.m, locals, homes)
+		}
 		for _, pid := range append(r.pids, d.ctl) {
 			if pid != nil {
 				sys.Root.Stop(pid)

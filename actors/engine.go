@@ -62,6 +62,34 @@ type Options struct {
 	// (see Connect and Listen); every process of the session runs the same sequence of
 	// runs with its end of the session. Results do not depend on it.
 	Cluster *Cluster
+	// LowPriority runs the parallel engine's worker threads at the lowest CPU priority
+	// the system has (Linux: SCHED_IDLE), where it allows it (ProbeLowPriority), so that
+	// any other thread takes a CPU from them as soon as it wakes: in a run across
+	// processes, those that carry the window reports, which otherwise wait for a
+	// worker's time slice when the workers fill the CPUs. For a machine given to the
+	// run: other load comes first. Its workers do not steal partitions from each other
+	// (each worker's thread is its own). Results do not depend on it.
+	LowPriority bool
+}
+
+// ProbeLowPriority reports whether this process's threads may take the lowest CPU
+// priority (Options.LowPriority), by moving a thread of its own there.
+func ProbeLowPriority() error {
+	errc := make(chan error)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the runtime ends the thread with the goroutine
+		errc <- lowerPriority()
+	}()
+	return <-errc
+}
+
+// finishActors calls the Finish method of the actors ids that have one.
+func finishActors(m *Model, ids []ActorID) {
+	for _, id := range ids {
+		if f, ok := m.actors[id].(Finisher); ok {
+			f.Finish()
+		}
+	}
 }
 
 func (o *Options) setDefaults() error {
@@ -138,7 +166,7 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 			}
 		}
 	}
-	for _, a := range m.actors {
+	for _, a := range m.actors { // again after a pool's finish: Finish may be called twice
 		if f, ok := a.(Finisher); ok {
 			f.Finish()
 		}

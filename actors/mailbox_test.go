@@ -123,7 +123,7 @@ func TestEngineMailboxSchedulesWithoutAllocating(t *testing.T) {
 // each handled once, in each poster's order, and never by two workers at once.
 func TestEngineMailboxConcurrentPosters(t *testing.T) {
 	const posters, each = 4, 3000
-	p := newWorkerPool(2, 8, true)
+	p := newWorkerPool(2, 8, true, false)
 	defer p.stop()
 	var running atomic.Int32
 	next := make([]int, posters)

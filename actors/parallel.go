@@ -251,21 +251,25 @@ func runParallel(ctx context.Context, m *Model, opts *Options) (*Report, error) 
 		wireHorizons(r)
 	}
 
-	pool := newWorkerPool(opts.Workers, len(r.parts)+8, true)
+	pool := newWorkerPool(opts.Workers, len(r.parts)+8, true, opts.LowPriority)
 	sys := actorSystem()
 	c := &coordinator{r: r, next: make([]Time, len(r.parts)), solo: -1}
 	r.local = c
 	r.coord = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return c }, actor.WithDispatcher(pool.Dispatcher(0)), actor.WithMailbox(newEngineMailbox)))
 	r.pids = make([]*actor.PID, len(r.parts))
+	homes := make([]int, len(r.parts))
 	for i, p := range r.parts {
 		pa := &partitionActor{p: p}
-		home := i * opts.Workers / len(r.parts) // contiguous ranges; one partition per worker when P <= W
-		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(home)), actor.WithMailbox(newEngineMailbox)))
+		homes[i] = i * opts.Workers / len(r.parts) // contiguous ranges; one partition per worker when P <= W
+		r.pids[i] = sys.Root.Spawn(actor.PropsFromProducer(func() actor.Actor { return pa }, actor.WithDispatcher(pool.Dispatcher(homes[i])), actor.WithMailbox(newEngineMailbox)))
 	}
 	wall := time.Now()
 	sys.Root.Send(r.coord, runBegin{})
 	runErr := r.wait(ctx, opts, wall)
 	elapsed := time.Since(wall)
+	if pool.low {
+		pool.finish(r.m, r.parts, homes)
+	}
 	for _, pid := range append(r.pids, r.coord) {
 		sys.Root.Stop(pid)
 	}

@@ -88,11 +88,11 @@ func (cf *clusterFlags) register(f *pflag.FlagSet) {
 }
 
 // clusterOnly are the flags a worker does not get from the coordinator's command line:
-// the cluster's, those that write files or output, and --huge-pages (how a process
-// backs its memory is its own: the worker's --huge-pages).
+// the cluster's, those that write files or output, and --huge-pages and --low-priority
+// (how a process uses its machine is its own: the worker's flags).
 var clusterOnly = map[string]bool{"peers": true, "peer-timeout": true, "peer-listen": true, "allow-non-loopback": true, "token-file": true, "tls": true,
 	"out": true, "quiet": true, "cpuprofile": true, "memprofile": true, "trace-otlp": true, "trace-file": true, "trace-ring": true,
-	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true, "huge-pages": true}
+	"trace-sample": true, "trace-epoch": true, "trace-time-scale": true, "trace-timeline": true, "huge-pages": true, "low-priority": true}
 
 // sessionKey is the context key of a worker's session.
 type sessionKey struct{}
@@ -283,7 +283,7 @@ only.`,
 					continue
 				}
 				logf("session with %s: %s", s.Peer(0), s.Hello().Run)
-				err = serveSession(cmd.Context(), s, cmd.ErrOrStderr(), c.hugePages)
+				err = serveSession(cmd.Context(), s, cmd.ErrOrStderr(), processFlags{hugePages: c.hugePages, lowPriority: c.lowPriority})
 				s.Close(err)
 				if err != nil {
 					logf("session with %s failed: %v", s.Peer(0), err)
@@ -302,9 +302,13 @@ only.`,
 	return cmd
 }
 
+// processFlags are a worker's own flags for the runs it serves: how the process uses
+// its machine (clusterOnly).
+type processFlags struct{ hugePages, lowPriority bool }
+
 // serveSession runs the coordinator's run in this process, with session s.
-func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer, hugePages bool) error {
-	root, err := sessionRoot(s.Hello().Run, stderr, hugePages)
+func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer, own processFlags) error {
+	root, err := sessionRoot(s.Hello().Run, stderr, own)
 	if err != nil {
 		return err
 	}
@@ -312,14 +316,18 @@ func serveSession(ctx context.Context, s *actors.Cluster, stderr io.Writer, huge
 }
 
 // sessionRoot is the command that runs a coordinator's run in this worker process
-// (workerRun), with the worker's own --huge-pages: how a process backs its memory is
-// its own choice, not the coordinator's.
-func sessionRoot(spec actors.RunSpec, stderr io.Writer, hugePages bool) (*cobra.Command, error) {
+// (workerRun), with the worker's own --huge-pages and --low-priority: how a process
+// uses its machine is its own choice, not the coordinator's.
+func sessionRoot(spec actors.RunSpec, stderr io.Writer, own processFlags) (*cobra.Command, error) {
 	root, err := workerRun(spec, io.Discard, stderr)
 	if err != nil {
 		return nil, usage(fmt.Errorf("the worker refuses the coordinator's run: %w", err))
 	}
-	return root, root.PersistentFlags().Set("huge-pages", strconv.FormatBool(hugePages))
+	f := root.PersistentFlags()
+	if err := f.Set("huge-pages", strconv.FormatBool(own.hugePages)); err != nil {
+		return nil, err
+	}
+	return root, f.Set("low-priority", strconv.FormatBool(own.lowPriority))
 }
 
 // workerGlobals are the global flags a coordinator may give a worker: they set the

@@ -361,10 +361,11 @@ func TestWorkerRun(t *testing.T) {
 	motif, _, err := root.Find([]string{"motif"})
 	require.NoError(t, err)
 	assert.Equal(t, "4x4x4", motif.Flags().Lookup("torus").Value.String())
-	for _, hp := range []bool{false, true} {
-		root, err := sessionRoot(spec([]string{"phold"}), io.Discard, hp)
+	for _, own := range []processFlags{{hugePages: false, lowPriority: true}, {hugePages: true, lowPriority: false}} {
+		root, err := sessionRoot(spec([]string{"phold"}), io.Discard, own)
 		require.NoError(t, err)
-		assert.Equal(t, strconv.FormatBool(hp), root.PersistentFlags().Lookup("huge-pages").Value.String(), "the worker's own --huge-pages")
+		assert.Equal(t, strconv.FormatBool(own.hugePages), root.PersistentFlags().Lookup("huge-pages").Value.String(), "the worker's own --huge-pages")
+		assert.Equal(t, strconv.FormatBool(own.lowPriority), root.PersistentFlags().Lookup("low-priority").Value.String(), "the worker's own --low-priority")
 	}
 
 	// The configuration is the content sent: it runs (a small phold), and an error in it
