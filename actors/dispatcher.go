@@ -104,8 +104,9 @@ func (p *workerPool) schedule(k int, fn func()) {
 	if p.sleeping.Load() == 0 {
 		return
 	}
-	// Wake the home worker if it is parked, else any parked worker, to steal it.
-	if !p.wakeWorker(k) {
+	// Wake the home worker if it is parked, else any parked worker, to steal it (none
+	// steals from a pool of locked threads: low).
+	if !p.wakeWorker(k) && !p.low {
 		for j := range p.workers {
 			if p.wakeWorker(j) {
 				return
@@ -174,8 +175,10 @@ func (p *workerPool) run(k int, fn func()) {
 // the producer's task would wait in a queue while parked workers sleep, and an epoch
 // whose partitions all need a worker would never end. k has already cleared its parked
 // flag, so either the producer saw that and woke another worker, or k sees the task.
+// In a pool of locked threads (low) a task waits for its own worker only, which the
+// producer woke or which finds it in its queue: no hand-on.
 func (p *workerPool) wakeFor(k int) {
-	if p.sleeping.Load() == 0 {
+	if p.low || p.sleeping.Load() == 0 {
 		return
 	}
 	n := len(p.workers)
@@ -247,7 +250,9 @@ func (p *workerPool) finish(m *Model, parts []*partition, home []int) {
 	for i, pt := range parts {
 		p.schedule(home[i], func() {
 			defer wg.Done()
-			finishActors(m, pt.actors)
+			for _, id := range pt.actors {
+				finish(m.actors[id])
+			}
 		})
 	}
 	wg.Wait()

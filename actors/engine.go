@@ -83,12 +83,10 @@ func ProbeLowPriority() error {
 	return <-errc
 }
 
-// finishActors calls the Finish method of the actors ids that have one.
-func finishActors(m *Model, ids []ActorID) {
-	for _, id := range ids {
-		if f, ok := m.actors[id].(Finisher); ok {
-			f.Finish()
-		}
+// finish calls a's Finish method if it has one.
+func finish(a Actor) {
+	if f, ok := a.(Finisher); ok {
+		f.Finish()
 	}
 }
 
@@ -167,9 +165,7 @@ func Run(ctx context.Context, m *Model, opts Options) (*Report, error) {
 		}
 	}
 	for _, a := range m.actors { // again after a pool's finish: Finish may be called twice
-		if f, ok := a.(Finisher); ok {
-			f.Finish()
-		}
+		finish(a)
 	}
 	return rep, err
 }

@@ -301,6 +301,9 @@ func combineReports(reps []*actors.Report) *actors.Report {
 	}
 	digests := make([]string, len(reps))
 	all.Events, all.Wall, all.SimTime, all.Windows, all.Allocs, all.StartAllocs, all.Packets = 0, 0, 0, 0, 0, 0, 0
+	if n := len(all.ProcessBusy); n > 0 { // runs across processes, every one with the same processes
+		all.ProcessBusy = make([]time.Duration, n)
+	}
 	for i, rep := range reps {
 		digests[i] = rep.Digest
 		all.Events += rep.Events
@@ -308,12 +311,8 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		all.SimTime += rep.SimTime
 		all.Windows += rep.Windows
 		all.PeakRSS = max(all.PeakRSS, rep.PeakRSS)
-		if i == 0 {
-			all.ProcessBusy = slices.Clone(rep.ProcessBusy)
-		} else if len(rep.ProcessBusy) == len(all.ProcessBusy) {
-			for k, b := range rep.ProcessBusy {
-				all.ProcessBusy[k] += b
-			}
+		for k, b := range rep.ProcessBusy {
+			all.ProcessBusy[k] += b
 		}
 		all.Allocs += rep.Allocs
 		all.StartAllocs += rep.StartAllocs
