@@ -190,7 +190,7 @@ var (
 	binaryVersion     string
 )
 
-// bridgeName is the registered name of every process's bridge actor.
+// bridgeName is the registered name of every process's bridge (the process that receives its frames).
 const bridgeName = "seastar-bridge"
 
 // maxFrame bounds a gRPC message between processes (the end-of-run state of a large
@@ -277,7 +277,7 @@ func decodeFrame(b []byte) (*frame, error) {
 }
 
 // endpoint is this process's remote endpoint: an actor system with remote started
-// on an address, and the bridge actor. A process has one endpoint for all its
+// on an address, and the bridge. A process has one endpoint for all its
 // sessions (remote.Start sets gRPC's process-wide logger, so starting a second one
 // while the first has connections would race); sessions are told apart by their id
 // and the index of the process they are for, so that one test process can play every
@@ -420,9 +420,9 @@ func newEndpoint(host string, port int, allow bool, tc *tls.Config) (ep *endpoin
 		return nil, err
 	}
 	ep.addr = sys.Address()
-	if _, err := sys.Root.SpawnNamed(actor.PropsFromProducer(func() actor.Actor { return &bridge{ep: ep} }), bridgeName); err != nil {
+	if _, absent := sys.ProcessRegistry.Add(&bridge{ep: ep}, bridgeName); !absent {
 		ep.rem.Shutdown(false)
-		return nil, fmt.Errorf("cluster: cannot start the bridge actor: %w", err)
+		return nil, fmt.Errorf("cluster: cannot register the bridge: the name %s is taken", bridgeName)
 	}
 	sys.EventStream.Subscribe(func(evt any) {
 		if t, ok := evt.(*remote.EndpointTerminatedEvent); ok {
@@ -475,16 +475,23 @@ func (ep *endpoint) sendPID(to *actor.PID, b []byte) {
 	ep.sys.Root.Send(to, &wrapperspb.BytesValue{Value: b})
 }
 
-// bridgePID names the bridge actor of the process at addr.
+// bridgePID names the bridge of the process at addr.
 func bridgePID(addr string) *actor.PID { return actor.NewPID(addr, bridgeName) }
 
-// bridge receives every frame from other processes and hands it to its session.
+// bridge receives every frame from other processes and hands it to its session. It
+// is a process of the actor system rather than an actor: protoactor's endpoint reader
+// hands it each frame on the reader's own goroutine, where an actor's mailbox would
+// start another goroutine to run it (a thread wake-up per report on the path between
+// two processes' windows). Frames from one peer come in order on that peer's
+// connection; frames from several peers come on their readers concurrently, so
+// everything here is safe to call concurrently (the endpoint's and sessions' locks).
 type bridge struct{ ep *endpoint }
 
-func (b *bridge) Receive(c actor.Context) {
-	bv, ok := c.Message().(*wrapperspb.BytesValue)
+// SendUserMessage handles a frame.
+func (b *bridge) SendUserMessage(_ *actor.PID, m any) {
+	bv, ok := m.(*wrapperspb.BytesValue)
 	if !ok {
-		return // lifecycle messages
+		return // not ours
 	}
 	f, err := decodeFrame(bv.Value)
 	if err != nil {
@@ -517,6 +524,13 @@ func (b *bridge) Receive(c actor.Context) {
 	}
 }
 
+// SendSystemMessage ignores system messages: nothing watches or supervises the
+// bridge.
+func (*bridge) SendSystemMessage(*actor.PID, any) {}
+
+// Stop does nothing: the bridge lives as long as the endpoint.
+func (*bridge) Stop(*actor.PID) {}
+
 // Cluster is one session of a multi-process run, seen from one process: the
 // coordinator's (Connect) or a worker's (Listener.Accept). Pass it in
 // Options.Cluster to every Run of the session, in the same order in every process;
@@ -526,7 +540,7 @@ type Cluster struct {
 	id      uint64
 	self    int          // this process's index: 0 coordinates
 	addrs   []string     // every process's address, by index
-	bridges []*actor.PID // every process's bridge actor, by index (a PID caches its route)
+	bridges []*actor.PID // every process's bridge, by index (a PID caches its route)
 	timeout time.Duration
 	hello   Hello
 	mute    atomic.Bool // tests: the process stops sending, as if it hung
@@ -724,7 +738,7 @@ func (c *Cluster) fail(err error) {
 	}
 }
 
-// receive handles a frame of this session (on the bridge's goroutine).
+// receive handles a frame of this session (on the goroutine of the peer connection's reader).
 func (c *Cluster) receive(f *frame) {
 	if f.from < 0 || f.from >= len(c.addrs) || f.from == c.self {
 		return

@@ -159,7 +159,7 @@ func (d *distRun) finish(err error) {
 	}
 }
 
-// aborted handles an abort frame from a peer, on the bridge's goroutine.
+// aborted handles an abort frame from a peer, on the goroutine of the peer connection's reader.
 func (d *distRun) aborted(f *frame) {
 	d.r.abort.Store(true)
 	d.finish(decodeAbort(f.body, d.cl.peerName(f.from)))
