@@ -92,6 +92,14 @@ type Context interface {
 	// SendSelf schedules m to the running actor itself at Now + delay (delay >= 0):
 	// a timer. It never leaves the actor's partition.
 	SendSelf(m Msg, delay Duration)
+	// Reserve returns a place among the running actor's own events for a timer it may
+	// send itself later with SendSelfAt: sent then, the timer orders among the events
+	// of its time as if it had been sent now. A reservation costs the actor's order of
+	// events what a SendSelf does (its sequence number) and is used at most once.
+	Reserve() Reservation
+	// SendSelfAt sends m to the running actor itself at time at, in the place r
+	// (Reserve); the place must come after the event being handled.
+	SendSelfAt(r Reservation, m Msg, at Time)
 	// Rand is the running actor's random stream, derived from the run seed and the
 	// actor's name: it does not depend on partitioning or worker count.
 	Rand() *Rand
@@ -102,3 +110,15 @@ type Context interface {
 	// It does not return.
 	Fatalf(format string, args ...any)
 }
+
+// Reservation is a place among an actor's own events (Context.Reserve): its sequence
+// number, which orders the actor's events of one time, plus one (the zero Reservation
+// reserves nothing).
+type Reservation struct{ seq uint64 }
+
+// ReservationOf returns the reservation of place n (> 0), for a Context other than the
+// engine's that orders an actor's own events by such numbers (actorstest's Harness).
+func ReservationOf(n uint64) Reservation { return Reservation{seq: n} }
+
+// Place is the reservation's number, 0 for the zero Reservation.
+func (r Reservation) Place() uint64 { return r.seq }

@@ -121,6 +121,34 @@ func TestSameTimeOrderIsByKey(t *testing.T) {
 	})
 }
 
+// A timer sent later in a place reserved earlier (Reserve, SendSelfAt) orders among the
+// actor's events of its time as a SendSelf made at the reservation would have: before
+// those sent after the reservation, after those sent before it.
+func TestReservedTimerTakesItsPlace(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		var place Reservation
+		a := &recorder{start: func(ctx Context) {
+			ctx.SendSelf(note("before"), 10*Nanosecond)
+			place = ctx.Reserve()
+			ctx.SendSelf(note("after"), 10*Nanosecond)
+			ctx.SendSelf(note("arm"), 4*Nanosecond)
+		}, recv: func(ctx Context, m Msg) {
+			if m.String() == "arm" {
+				ctx.SendSelfAt(place, note("reserved"), Time(10*Nanosecond))
+			}
+		}}
+		g.Add("a", a)
+		mustRun(t, g, opts)
+		assert.Equal(t, []delivery{
+			{Time(4 * Nanosecond), SelfPort, "arm"},
+			{Time(10 * Nanosecond), SelfPort, "before"},
+			{Time(10 * Nanosecond), SelfPort, "reserved"},
+			{Time(10 * Nanosecond), SelfPort, "after"},
+		}, a.got)
+	})
+}
+
 func TestEndBoundsTheRun(t *testing.T) {
 	forEachEngine(t, func(t *testing.T, opts Options) {
 		g := NewGraph()
@@ -190,6 +218,8 @@ func TestKernelRuleViolationsFailTheRun(t *testing.T) {
 		"negative delay": {nil, func(ctx Context) { ctx.SendSelf(note("x"), -1) }, "negative delay -1ps sending x"},
 		"direct sends disabled": {nil, func(ctx Context) { ctx.SendTo(0, note("x"), 0) },
 			"SendTo used but the graph did not enable direct sends"},
+		"timer in a place not reserved": {nil, func(ctx Context) { ctx.SendSelfAt(Reservation{}, note("x"), 0) },
+			"SendSelfAt x at 0s: the place was not reserved"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -414,4 +444,22 @@ func TestPrefetchRecordsHints(t *testing.T) {
 	Prefetch(r, &a, (*int64)(nil))
 	assert.Equal(t, [2]uintptr{uintptr(unsafe.Pointer(&a)), 0}, r.hints[1], "nil: no second line")
 	assert.NotPanics(t, func() { Prefetch(&runner{cur: 1}, &a, &b) }, "a partition that does not prefetch")
+}
+
+// A reserved place cannot put a timer before the event being handled: it would be
+// delivered into the past of the actor's own order.
+func TestReservedPlaceBeforeTheCurrentEventIsRefused(t *testing.T) {
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		g := NewGraph()
+		var place Reservation
+		g.Add("a", &recorder{start: func(ctx Context) {
+			place = ctx.Reserve()
+			ctx.SendSelf(note("x"), Nanosecond)
+		}, recv: func(ctx Context, m Msg) {
+			ctx.SendSelfAt(place, note("y"), ctx.Now()) // its place is before x's, at x's time
+		}})
+		var se *SimError
+		require.ErrorAs(t, runErr(t, g, opts), &se)
+		assert.Contains(t, se.Error(), "SendSelfAt y at 1ns: its place comes before the event being handled")
+	})
 }

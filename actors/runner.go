@@ -218,6 +218,28 @@ func (r *runner) SendSelf(m Msg, delay Duration) {
 	r.send(r.cur, SelfPort, m, 0, delay)
 }
 
+func (r *runner) Reserve() Reservation {
+	s := &r.st[r.cur]
+	s.seq++
+	return Reservation{seq: s.seq} // the place taken, plus one
+}
+
+func (r *runner) SendSelfAt(res Reservation, m Msg, at Time) {
+	if res.seq == 0 || res.seq > r.st[r.cur].seq {
+		r.Fatalf("SendSelfAt %s at %s: the place was not reserved (Reserve)", m, at)
+	}
+	key := makeKey(at, r.cur, r.cur, res.seq-1)
+	if !r.key.less(key) {
+		r.Fatalf("SendSelfAt %s at %s: its place comes before the event being handled", m, at)
+	}
+	e := event{eventKey: key, port: SelfPort, msg: m}
+	if p, ok := r.sink.(*partition); ok {
+		p.enqueue(e)
+		return
+	}
+	r.sink.enqueue(e)
+}
+
 func (r *runner) send(dst ActorID, port Port, m Msg, latency, extra Duration) {
 	if extra < 0 {
 		r.Fatalf("negative delay %s sending %s", extra, m)

@@ -87,8 +87,9 @@ type Stats struct {
 }
 
 // resume ends a process's wait: the wait numbered tok (a resume for an earlier wait is
-// stale and ignored). A timer resume ends a WaitUntil at its deadline unless a write
-// has already woken the process.
+// stale and ignored). A timer resume (timer; tok the number of the WaitUntil whose
+// place it holds, Proc.timer) ends a WaitUntil at its deadline unless a write has
+// already woken the process.
 type resume struct {
 	proc  *Proc // (not its index: a resume then reads no array of processes)
 	tok   uint64
@@ -181,7 +182,11 @@ func (c *CPU) Receive(ctx actors.Context, m actors.Msg) {
 	case *resume:
 		r := c.resumes.Take(m)
 		p := r.proc
-		if r.tok != p.tok || (r.timer && !c.expire(p)) {
+		if r.timer {
+			if !c.onTimer(ctx, p, r.tok) {
+				return
+			}
+		} else if r.tok != p.tok {
 			return
 		}
 		c.activate(ctx, p)
@@ -396,6 +401,55 @@ type Proc struct {
 	stop     func()
 	got      actors.Msg // what a wait returned
 	waitAddr uint64     // the address a WaitFor or WaitUntil is listed on
+	timer    procTimer
+}
+
+// procTimer is a process's deadline timer. A WaitUntil ends at its deadline by a timer
+// resume the CPU sends itself; when a write ends the wait first, that resume is stale.
+// Sent at every WaitUntil, the stale ones piled up until their deadlines: a library
+// polling with a retransmission deadline (CCI's WaitEvent, streaming) kept hundreds of
+// them pending, far ahead of everything else (BENCHMARKS.md, twenty-eighth session).
+// Instead a process keeps one armed timer resume: a WaitUntil whose deadline comes
+// before the armed one's time arms a new one; else the armed one, when it comes, is
+// sent again for the deadline of the WaitUntil then in progress. Each WaitUntil
+// reserves the place its own timer resume had among the CPU's events (Context.Reserve),
+// and the resume that ends it at its deadline is sent in that place, so the process
+// wakes exactly as it did with a resume per wait: the same events in the same order,
+// less the stale resumes.
+type procTimer struct {
+	armed   bool
+	at      actors.Time        // the armed resume's time
+	tok     uint64             // the armed resume's tok
+	waiting bool               // a WaitUntil is in progress
+	wait    uint64             // its number (tok of its timer resume)
+	place   actors.Reservation // its timer resume's place
+	due     actors.Time        // its deadline
+}
+
+// onTimer handles p's timer resume numbered tok and reports whether it ends p's
+// WaitUntil: it does if it is that wait's own, at its deadline, and no write has woken
+// p; the armed resume, come before the wait's deadline, is sent again for it.
+func (c *CPU) onTimer(ctx actors.Context, p *Proc, tok uint64) bool {
+	t := &p.timer
+	if !t.armed || tok != t.tok {
+		return false // superseded by an earlier one
+	}
+	t.armed = false
+	switch {
+	case !t.waiting:
+		return false
+	case tok == t.wait:
+		return c.expire(p)
+	}
+	c.armTimer(ctx, p)
+	return false
+}
+
+// armTimer sends p's timer resume for the WaitUntil in progress, in its place.
+func (c *CPU) armTimer(ctx actors.Context, p *Proc) {
+	t := &p.timer
+	ctx.SendSelfAt(t.place, c.resumes.New(resume{proc: p, tok: t.wait, timer: true}), t.due)
+	t.armed, t.at, t.tok = true, t.due, t.wait
 }
 
 // stopped unwinds a coroutine that is stopped at the end of a run.
@@ -536,8 +590,13 @@ func (p *Proc) WaitUntil(addr uint64, deadline actors.Time) (actors.Msg, bool) {
 	}
 	c.listWaiter(addr, p)
 	p.waitAddr, p.listed = addr, true
-	c.sendResume(p.ctx, resume{proc: p, tok: p.tok, timer: true}, deadline.Sub(p.ctx.Now()))
+	t := &p.timer
+	t.waiting, t.wait, t.place, t.due = true, p.tok, p.ctx.Reserve(), deadline
+	if !t.armed || t.at > deadline {
+		c.armTimer(p.ctx, p)
+	}
 	p.wait()
+	t.waiting = false
 	if p.expired {
 		p.expired = false
 		return nil, false

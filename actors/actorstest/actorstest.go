@@ -29,6 +29,7 @@ type Sent struct {
 	Msg   actors.Msg
 	Delay actors.Duration // the extra delay (ViaPort, ViaTo) or the timer delay (ViaSelf)
 	At    actors.Time     // Now + Delay: link latency is not known here and not included
+	Place uint64          // a timer sent with SendSelfAt: its reservation's place (else 0)
 }
 
 func (s Sent) String() string {
@@ -52,6 +53,10 @@ type Context struct {
 	Trace     actors.Tracer
 	PortNames []string // optional, for String output
 	Sent      []Sent
+	// Places numbers the places Reserve takes (a Harness orders its timers by them);
+	// nil: the context counts them itself.
+	Places func() uint64
+	places uint64
 }
 
 // Fatal is the panic value of Context.Fatalf; Catch recovers it.
@@ -137,6 +142,20 @@ func snapshot(m actors.Msg) actors.Msg {
 
 func (c *Context) SendSelf(m actors.Msg, delay actors.Duration) {
 	c.Sent = append(c.Sent, Sent{Kind: ViaSelf, Msg: m, Delay: delay, At: c.T.Add(delay)})
+}
+
+// Reserve returns the next place from Places, or from the context's own count.
+func (c *Context) Reserve() actors.Reservation {
+	if c.Places != nil {
+		return actors.ReservationOf(c.Places())
+	}
+	c.places++
+	return actors.ReservationOf(c.places)
+}
+
+// SendSelfAt records a timer at time at in the place r (Kind ViaSelf, Delay from Now).
+func (c *Context) SendSelfAt(r actors.Reservation, m actors.Msg, at actors.Time) {
+	c.Sent = append(c.Sent, Sent{Kind: ViaSelf, Msg: m, Delay: at.Sub(c.T), At: at, Place: r.Place()})
 }
 
 func (c *Context) Fatalf(format string, args ...any) {

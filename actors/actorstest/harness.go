@@ -29,14 +29,23 @@ type queued struct {
 // NewHarness returns a harness for actor a named name, after calling its Start method.
 func NewHarness(name string, a actors.Actor, seed uint64) (*Harness, []Sent) {
 	h := &Harness{Ctx: New(name, seed), A: a}
+	h.Ctx.Places = func() uint64 { // a reserved place is the tie order of a timer queued now
+		h.seq++
+		return uint64(h.seq)
+	}
 	out := h.route(h.Ctx.Start(a))
 	return h, out
 }
 
 // Inject queues m for delivery on port at time at.
 func (h *Harness) Inject(at actors.Time, port actors.Port, m actors.Msg) {
-	h.q = append(h.q, queued{at: at, seq: h.seq, port: port, msg: m})
+	h.queue(queued{at: at, seq: h.seq, port: port, msg: m})
 	h.seq++
+}
+
+// queue adds e to the queue in time order, ties in order of seq.
+func (h *Harness) queue(e queued) {
+	h.q = append(h.q, e)
 	slices.SortStableFunc(h.q, func(a, b queued) int {
 		if a.at != b.at {
 			return int(a.at - b.at)
@@ -67,7 +76,11 @@ func (h *Harness) Now() actors.Time { return h.Ctx.T }
 func (h *Harness) route(sent []Sent) []Sent {
 	var out []Sent
 	for _, s := range sent {
-		if s.Kind == ViaSelf {
+		switch {
+		case s.Kind == ViaSelf && s.Place > 0: // in the place reserved for it
+			h.queue(queued{at: s.At, seq: int(s.Place - 1), port: actors.SelfPort, msg: s.Msg})
+			continue
+		case s.Kind == ViaSelf:
 			h.Inject(s.At, actors.SelfPort, s.Msg)
 			continue
 		}
