@@ -190,7 +190,8 @@ var (
 	binaryVersion     string
 )
 
-// bridgeName is the registered name of every process's bridge (the process that receives its frames).
+// bridgeName is the registered name of every process's bridge (the actor-system
+// process that receives its frames).
 const bridgeName = "seastar-bridge"
 
 // maxFrame bounds a gRPC message between processes (the end-of-run state of a large
@@ -738,7 +739,8 @@ func (c *Cluster) fail(err error) {
 	}
 }
 
-// receive handles a frame of this session (on the goroutine of the peer connection's reader).
+// receive handles a frame of this session, on the goroutine of the reader of the
+// peer's connection.
 func (c *Cluster) receive(f *frame) {
 	if f.from < 0 || f.from >= len(c.addrs) || f.from == c.self {
 		return

@@ -159,7 +159,8 @@ func (d *distRun) finish(err error) {
 	}
 }
 
-// aborted handles an abort frame from a peer, on the goroutine of the peer connection's reader.
+// aborted handles an abort frame from a peer, on the goroutine of the reader of its
+// connection.
 func (d *distRun) aborted(f *frame) {
 	d.r.abort.Store(true)
 	d.finish(decodeAbort(f.body, d.cl.peerName(f.from)))

@@ -9,9 +9,10 @@
 // the sender models), SendTo (direct, for all-to-all workloads), SendSelf (a timer),
 // Reserve and SendSelfAt (a timer sent later in the place among the actor's own events
 // reserved earlier, for a timer re-sent rather than left stale), Rand (a per-actor
-// stream derived from the run seed and the actor's name), Tracer and Fatalf. Actors are added to a Graph under hierarchical names such as
-// "node[1,2,3].ppc"; links join ports and carry the latency. Graph.Build validates the
-// graph and assigns actor ids in name order.
+// stream derived from the run seed and the actor's name), Tracer and Fatalf. Actors
+// are added to a Graph under hierarchical names such as "node[1,2,3].ppc"; links join
+// ports and carry the latency. Graph.Build validates the graph and assigns actor ids in
+// name order.
 //
 // # Determinism
 //

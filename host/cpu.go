@@ -420,8 +420,7 @@ type procTimer struct {
 	armed   bool
 	at      actors.Time        // the armed resume's time
 	tok     uint64             // the armed resume's tok
-	waiting bool               // a WaitUntil is in progress
-	wait    uint64             // its number (tok of its timer resume)
+	waiting bool               // a WaitUntil is in progress (its number is the Proc's tok)
 	place   actors.Reservation // its timer resume's place
 	due     actors.Time        // its deadline
 }
@@ -438,7 +437,7 @@ func (c *CPU) onTimer(ctx actors.Context, p *Proc, tok uint64) bool {
 	switch {
 	case !t.waiting:
 		return false
-	case tok == t.wait:
+	case tok == p.tok:
 		return c.expire(p)
 	}
 	c.armTimer(ctx, p)
@@ -448,8 +447,8 @@ func (c *CPU) onTimer(ctx actors.Context, p *Proc, tok uint64) bool {
 // armTimer sends p's timer resume for the WaitUntil in progress, in its place.
 func (c *CPU) armTimer(ctx actors.Context, p *Proc) {
 	t := &p.timer
-	ctx.SendSelfAt(t.place, c.resumes.New(resume{proc: p, tok: t.wait, timer: true}), t.due)
-	t.armed, t.at, t.tok = true, t.due, t.wait
+	ctx.SendSelfAt(t.place, c.resumes.New(resume{proc: p, tok: p.tok, timer: true}), t.due)
+	t.armed, t.at, t.tok = true, t.due, p.tok
 }
 
 // stopped unwinds a coroutine that is stopped at the end of a run.
@@ -591,7 +590,7 @@ func (p *Proc) WaitUntil(addr uint64, deadline actors.Time) (actors.Msg, bool) {
 	c.listWaiter(addr, p)
 	p.waitAddr, p.listed = addr, true
 	t := &p.timer
-	t.waiting, t.wait, t.place, t.due = true, p.tok, p.ctx.Reserve(), deadline
+	t.waiting, t.place, t.due = true, p.ctx.Reserve(), deadline
 	if !t.armed || t.at > deadline {
 		c.armTimer(p.ctx, p)
 	}

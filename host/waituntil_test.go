@@ -61,7 +61,8 @@ func TestWaitUntilKeepsOneTimer(t *testing.T) {
 	pending := 0
 	var h *actorstest.Harness
 	spawn(t, c, "p", 0, func(p *Proc) {
-		for i := range 20 { // a write every microsecond; each deadline over 10us ahead, four waits a deadline
+		// A write every microsecond; each deadline over 10us ahead, four waits a deadline.
+		for i := range 20 {
 			m, ok := p.WaitUntil(uint64(0x100+i), us(12+i/4*4))
 			got = append(got, fmt.Sprintf("%s %v %v", p.Now(), m, ok))
 			pending = max(pending, h.Pending()-(19-i)) // less the writes still to come

@@ -29,7 +29,8 @@ type queued struct {
 // NewHarness returns a harness for actor a named name, after calling its Start method.
 func NewHarness(name string, a actors.Actor, seed uint64) (*Harness, []Sent) {
 	h := &Harness{Ctx: New(name, seed), A: a}
-	h.Ctx.Places = func() uint64 { // a reserved place is the tie order of a timer queued now
+	// A reserved place is the tie order a timer queued at the reservation would have.
+	h.Ctx.Places = func() uint64 {
 		h.seq++
 		return uint64(h.seq)
 	}
