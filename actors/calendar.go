@@ -475,9 +475,13 @@ func (q *pendingQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
 	if q.cal != nil {
 		return q.cal.peek()
 	}
-	if len(q.heap.h) == 0 {
+	h := &q.heap
+	if h.lo == len(h.h) {
 		return 0, nil, 0, nil, false
 	}
-	x := &q.heap.h[0]
-	return x.dst(), &q.heap.msgs.msgs[x.slot], x.dst(), &q.heap.msgs.msgs[x.slot], true
+	x, y := &h.h[h.lo], &h.h[h.lo]
+	if !h.isHeap && h.lo+1 < len(h.h) {
+		y = &h.h[h.lo+1] // a sorted run's next entry is the event after
+	}
+	return x.dst(), &h.msgs.msgs[x.slot], y.dst(), &h.msgs.msgs[y.slot], true
 }

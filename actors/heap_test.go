@@ -40,6 +40,85 @@ func TestEventHeapOrder(t *testing.T) {
 	}
 }
 
+// An eventHeap keeps a small set as a sorted run and a larger one as a heap, and
+// changes between them as the set swings across sortedMax and sortedMin: it pops in
+// exact key order all along, whatever the run's head and array do (pushes before the
+// head, after the tail, among ties, into a run that has moved up its array), and the
+// prefetch hint names the next two events while the set is a sorted run.
+func TestEventHeapSortedRunAndHeapAgree(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var q pendingQueue
+	var want []event
+	now, seq := Time(0), uint64(0)
+	seen := map[string]int{}
+	push := func() {
+		var at Time
+		switch r.IntN(4) {
+		case 0: // a long timer, at the tail
+			at = now + 1000 + Time(r.IntN(1000))
+		case 1: // at the time being, before nearly everything
+			at = now
+		default: // soon, among ties
+			at = now + Time(r.IntN(8))
+		}
+		e := event{eventKey: makeKey(at, ActorID(r.IntN(3)), ActorID(r.IntN(3)), seq), msg: tok{v: seq}}
+		seq++
+		q.push(e)
+		want = append(want, e)
+		slices.SortFunc(want, func(a, b event) int { return compareKeys(a.eventKey, b.eventKey) })
+	}
+	pop := func() {
+		d, m, d2, m2, hinted := q.peek()
+		var hint, hint2 Msg // read before the pop frees the slots
+		if hinted {
+			hint, hint2 = *m, *m2
+		}
+		sorted := !q.heap.isHeap && q.cal == nil
+		var e event
+		require.True(t, q.popBefore(MaxTime, &e))
+		require.Equal(t, want[0], e)
+		if hinted {
+			require.Equal(t, e.dst(), d)
+			require.Equal(t, e.msg, hint)
+			if sorted && len(want) > 1 {
+				require.Equal(t, want[1].dst(), d2, "the second hint")
+				require.Equal(t, want[1].msg, hint2, "the second hint")
+			}
+		}
+		want, now = want[1:], e.at
+	}
+	for swing := range 300 {
+		high := 1 + r.IntN(3*sortedMax)
+		for len(want) < high {
+			push()
+			if r.IntN(3) == 0 { // a hold's pop between pushes moves the run up its array
+				pop()
+			}
+		}
+		switch {
+		case q.heap.isHeap:
+			seen["heap"]++
+		case q.heap.lo > 0:
+			seen["run moved up"]++
+		default:
+			seen["run"]++
+		}
+		for low := r.IntN(high + 1); len(want) > low; {
+			pop()
+		}
+		require.Equal(t, len(want), q.len(), "swing %d", swing)
+		if len(want) < sortedMin {
+			require.False(t, q.heap.isHeap, "swing %d: a set below sortedMin is a sorted run", swing)
+		}
+	}
+	for len(want) > 0 {
+		pop()
+	}
+	assert.Positive(t, seen["heap"], "sets grew into a heap")
+	assert.Positive(t, seen["run"]+seen["run moved up"], "sets stayed sorted runs")
+	assert.Positive(t, seen["run moved up"], "runs moved up their arrays")
+}
+
 func compareKeys(a, b eventKey) int {
 	switch {
 	case a.less(b):
@@ -275,6 +354,49 @@ func BenchmarkCalendarHold(b *testing.B) {
 func BenchmarkHeapHoldSizes(b *testing.B) {
 	for _, n := range []int{64, 1024, 1 << 16, 1 << 20} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) { hold(b, &eventHeap{}, n) })
+	}
+}
+
+// BenchmarkSmallSetHold runs the small sets an eventHeap keeps as a sorted run
+// (sorted/N) against the same sets in a 4-ary heap (heap/N), in one run, on two
+// patterns: the hold model (hold/: a popped event comes back an exponential time
+// later, mostly behind those pending) and a NIC's (nic/: it comes back soon, 1-8 ns,
+// ahead of the long timers, 1 us, that one event in eight sets).
+func BenchmarkSmallSetHold(b *testing.B) {
+	for _, n := range []int{sortedMin, 32, sortedMax} {
+		for _, mode := range []struct {
+			name string
+			heap bool
+		}{{"sorted", false}, {"heap", true}} {
+			b.Run("hold/"+mode.name+"/"+strconv.Itoa(n), func(b *testing.B) {
+				hold(b, &eventHeap{isHeap: mode.heap}, n)
+			})
+			b.Run("nic/"+mode.name+"/"+strconv.Itoa(n), func(b *testing.B) {
+				holdNIC(b, &eventHeap{isHeap: mode.heap}, n)
+			})
+		}
+	}
+}
+
+// holdNIC is hold with a NIC's delays: 1-8 ns, or 1 us for one event in eight.
+func holdNIC(b *testing.B, q pendingSet, n int) {
+	r := NewRand(1, "bench")
+	delay := func() Time {
+		if r.IntN(8) == 0 {
+			return Time(Microsecond)
+		}
+		return Time(Nanosecond) * Time(1+r.IntN(8))
+	}
+	for i := range n {
+		q.push(event{eventKey: makeKey(delay(), ActorID(i), ActorID(i), 0)})
+	}
+	var e event
+	b.ResetTimer()
+	for i := range b.N {
+		q.pop(&e)
+		e.at += delay()
+		e.seq = uint64(i)
+		q.push(e)
 	}
 }
 
