@@ -156,7 +156,7 @@ func (h *eventHeap) pop(e *event) {
 // most of those pending (a CCI stream's long timers wait at the tail), and a scan's
 // one mispredicted branch, at its end, costs less than a binary search's several on
 // sets this small (cachegrind, CCI stream: 26% fewer mispredictions than the heap,
-// 10% fewer than a search past the first eight). Then the shorter side moves: the
+// 9% fewer than a search past the first eight). Then the shorter side moves: the
 // entries before the place down into the popped slot before the head, or those after
 // it up by one. A run that has reached its array's end moves down to h[0:] if the
 // popped slots before it are at least as many as its entries, and the array grows
