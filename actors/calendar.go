@@ -14,7 +14,7 @@ import (
 // the cursor's day is the earliest of all. Pop and push cost O(1) when the width fits
 // the spacing of the pending events; it is re-estimated from them whenever the queue
 // doubles or shrinks to a quarter of its bucket count. The order is the exact key order,
-// as eventHeap's, whatever the width: only the speed depends on it.
+// as sortedRun's, whatever the width: only the speed depends on it.
 type calQueue struct {
 	b     []calBucket // buckets, each sorted by key
 	occ   []uint64    // bit i set: bucket i holds events (seek skips the empty ones)
@@ -30,7 +30,7 @@ type calQueue struct {
 	// arrays of calBucketFirst<<c events): a burst takes them from here instead of
 	// allocating, so the large arrays a calendar has are about as many as its busiest
 	// moment used at once, not one per bucket that ever had a burst.
-	spare [calClasses][][]heapEntry
+	spare [calClasses][][]pendingEntry
 }
 
 // calClasses is the number of array classes spare keeps; calKeep is the class of
@@ -47,7 +47,7 @@ const (
 // arrays come from a stash the partitions share (kept per CPU, like a sync.Pool's, but
 // not emptied by the garbage collector).
 type calScratch struct {
-	all   []heapEntry
+	all   []pendingEntry
 	times []Time
 }
 
@@ -56,14 +56,14 @@ var calScratches stash[calScratch]
 // calBucket is a bucket's events, sorted by key from e[h] on (those before h are
 // taken).
 type calBucket struct {
-	e []heapEntry
+	e []pendingEntry
 	h int
 }
 
 // first returns the bucket's earliest event.
-func (b *calBucket) first() (heapEntry, bool) {
+func (b *calBucket) first() (pendingEntry, bool) {
 	if b.h == len(b.e) {
-		return heapEntry{}, false
+		return pendingEntry{}, false
 	}
 	return b.e[b.h], true
 }
@@ -125,7 +125,7 @@ func dayEnd(day uint64, shift uint) Time {
 }
 
 func (q *calQueue) push(e event) {
-	q.insert(heapEntry{eventKey: e.eventKey, slot: q.msgs.park(e.msg), port: e.port})
+	q.insert(pendingEntry{eventKey: e.eventKey, slot: q.msgs.park(e.msg), port: e.port})
 	q.n++
 	if q.n > 4*len(q.b) {
 		q.resize(2 * len(q.b))
@@ -134,7 +134,7 @@ func (q *calQueue) push(e event) {
 
 // insert places x in its bucket, moving the cursor back if x is before its day (an
 // event from another partition may land before the earliest local one).
-func (q *calQueue) insert(x heapEntry) {
+func (q *calQueue) insert(x pendingEntry) {
 	if x.at < q.start {
 		q.setCursor(x.at)
 	}
@@ -166,7 +166,7 @@ func (q *calQueue) insert(x heapEntry) {
 			lo = m + 1
 		}
 	}
-	b.e = append(b.e, heapEntry{})
+	b.e = append(b.e, pendingEntry{})
 	copy(b.e[lo+1:], b.e[lo:j])
 	b.e[lo] = x
 }
@@ -177,13 +177,13 @@ func (q *calQueue) insert(x heapEntry) {
 func (q *calQueue) grow(b *calBucket) {
 	live := b.e[b.h:]
 	c := calClass(len(live))
-	var e []heapEntry
+	var e []pendingEntry
 	if c < calClasses {
 		if n := len(q.spare[c]); n > 0 {
 			e = q.spare[c][n-1]
 			q.spare[c] = q.spare[c][:n-1]
 		} else {
-			e = make([]heapEntry, 0, calBucketFirst<<c)
+			e = make([]pendingEntry, 0, calBucketFirst<<c)
 		}
 	}
 	e = append(e, live...) // beyond the classes, append sizes it
@@ -194,7 +194,7 @@ func (q *calQueue) grow(b *calBucket) {
 
 // keep returns e emptied if a bucket keeps it (class calKeep or below), or nil after
 // giving it back to spare.
-func (q *calQueue) keep(e []heapEntry) []heapEntry {
+func (q *calQueue) keep(e []pendingEntry) []pendingEntry {
 	if cap(e) <= calBucketFirst<<calKeep {
 		return e[:0]
 	}
@@ -203,7 +203,7 @@ func (q *calQueue) keep(e []heapEntry) []heapEntry {
 }
 
 // giveBack puts array e in spare if it is of a class (an array grow made).
-func (q *calQueue) giveBack(e []heapEntry) {
+func (q *calQueue) giveBack(e []pendingEntry) {
 	if c := calClass(cap(e) - 1); c < calClasses && cap(e) == calBucketFirst<<c {
 		q.spare[c] = append(q.spare[c], e[:0])
 	}
@@ -362,12 +362,18 @@ func width(t []Time, shift uint) uint {
 	return uint(bits.Len64(w - 1)) // the next power of two
 }
 
-// pendingQueue is a partition's pending events: the 4-ary heap while they are few, a
-// calendar queue while they are many (BenchmarkCalendarHold against
-// BenchmarkHeapHoldSizes: the heap is faster below a few hundred events, the calendar
-// above). Both pop in exact key order, so the choice changes no result.
+// pendingQueue is a partition's pending events: a sorted run while they are few, a
+// calendar queue while they are many. Both pop in exact key order, so the choice
+// changes no result. A run's insert scans and moves entries, so it holds sets up to
+// sortedMax: a NIC model's new events go near the head, where the run beats the
+// calendar's bucket appends by about 2x up to 128 events (BenchmarkSmallSetHold nic/),
+// but a hold model's land anywhere, where the run is as fast as the calendar at 64
+// events and half as fast at 128 (hold/); in alltoall 4x4x2 (cachegrind) a limit of 128
+// would save the queue 3% of its instructions over 64. A 4-ary heap held sets of 64 to
+// 512 events before: its pops' comparisons mispredicted (alltoall 4x4x2: the queue's
+// mispredicted branches -71% without it, BENCHMARKS.md, twenty-ninth session).
 type pendingQueue struct {
-	heap  eventHeap
+	run   sortedRun
 	cal   *calQueue // the events, while in calendar mode
 	spare *calQueue // the calendar queue of an earlier calendar mode, for reuse
 }
@@ -375,62 +381,62 @@ type pendingQueue struct {
 // The pending-set sizes at which a partition's queue changes structure (apart, so that
 // a set near one size does not switch back and forth).
 const (
-	heapToCalendar = 512
-	calendarToHeap = 128
+	sortedMax = 64 // a sorted run holds at most this many; the calendar takes more
+	sortedMin = 40 // a calendar holding fewer goes back to a sorted run
 )
 
 func (q *pendingQueue) len() int {
 	if q.cal != nil {
 		return q.cal.len()
 	}
-	return q.heap.len()
+	return q.run.len()
 }
 
 func (q *pendingQueue) minTime() Time {
 	if q.cal != nil {
 		return q.cal.minTime()
 	}
-	return q.heap.minTime()
+	return q.run.minTime()
 }
 
 func (q *pendingQueue) push(e event) {
-	if q.cal != nil {
-		q.cal.push(e)
-		return
-	}
-	q.heap.push(e)
-	if q.heap.len() > heapToCalendar {
+	if q.cal == nil {
+		if q.run.len() < sortedMax {
+			q.run.push(e)
+			return
+		}
 		q.cal, q.spare = q.spare, nil
 		if q.cal == nil {
 			q.cal = newCalQueue()
 		}
 		var x event
-		for q.heap.len() > 0 {
-			q.heap.pop(&x)
+		for q.run.len() > 0 {
+			q.run.pop(&x)
 			q.cal.push(x)
 		}
 	}
+	q.cal.push(e)
 }
 
 func (q *pendingQueue) pop(e *event) {
 	if q.cal == nil {
-		q.heap.pop(e)
+		q.run.pop(e)
 		return
 	}
 	q.cal.pop(e)
 	q.leaveCalendar()
 }
 
-// leaveCalendar goes back to the heap once the calendar holds few events.
+// leaveCalendar goes back to a sorted run once the calendar holds few events.
 func (q *pendingQueue) leaveCalendar() {
-	if q.cal.len() < calendarToHeap {
+	if q.cal.len() < sortedMin {
 		// Emptied without shrinking: the calendar keeps its buckets and their arrays
 		// for the next time the set grows (halving it down to its smallest size
 		// re-spread the events at each step and dropped the arrays it grows again).
 		var x event
 		for q.cal.len() > 0 {
 			q.cal.take(&x)
-			q.heap.push(x)
+			q.run.push(x)
 		}
 		q.cal, q.spare = nil, q.cal
 	}
@@ -440,10 +446,10 @@ func (q *pendingQueue) leaveCalendar() {
 // whether it did (one search for the earliest instead of minTime's and pop's).
 func (q *pendingQueue) popBefore(limit Time, e *event) bool {
 	if q.cal == nil {
-		if q.heap.minTime() >= limit {
+		if q.run.minTime() >= limit {
 			return false
 		}
-		q.heap.pop(e)
+		q.run.pop(e)
 		return true
 	}
 	if !q.cal.popBefore(limit, e) {
@@ -475,13 +481,13 @@ func (q *pendingQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
 	if q.cal != nil {
 		return q.cal.peek()
 	}
-	h := &q.heap
+	h := &q.run
 	if h.lo == len(h.h) {
 		return 0, nil, 0, nil, false
 	}
 	x, y := &h.h[h.lo], &h.h[h.lo]
-	if !h.isHeap && h.lo+1 < len(h.h) {
-		y = &h.h[h.lo+1] // a sorted run's next entry is the event after
+	if h.lo+1 < len(h.h) {
+		y = &h.h[h.lo+1] // the run's next entry is the event after
 	}
 	return x.dst(), &h.msgs.msgs[x.slot], y.dst(), &h.msgs.msgs[y.slot], true
 }

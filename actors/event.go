@@ -35,34 +35,22 @@ type event struct {
 	msg  Msg
 }
 
-// eventHeap is a 4-ary min-heap of events by key. Four children per node halve the
-// depth of a binary heap. The heap itself holds 32-byte entries (key, port and the slot
-// of the message in a side table), so a node's four children span two cache lines;
-// messages stay put in the side table until their event is popped.
-//
-// A small set (up to sortedMax events) is kept instead as a run sorted by key, h[lo:]:
-// a pop takes its head, a push moves the entries on the shorter side of its place, so
-// neither compares more keys than finding that place needs, where a heap's pop
-// compares four children a level on branches no predictor learns (a 2-node CCI stream,
-// ~23 events pending: the heap's siftDown was 18% of the run). A sorted run is a valid heap (a
-// parent's index is below its children's), so growing past sortedMax only moves it to
-// h[0:]; a heap that falls below sortedMin is sorted again. Both pop in key order, a
-// total order, so which holds a set changes no result.
-type eventHeap struct {
-	h      []heapEntry
-	lo     int  // the sorted run's head: the entries are h[lo:] (0 in heap mode)
-	isHeap bool // h holds a 4-ary heap; the zero value starts as a sorted run
-	msgs   msgSlots
+// sortedRun holds a partition's pending events while they are few (pendingQueue:
+// up to sortedMax; a calendar queue holds more): a run sorted by key, h[lo:], of
+// 32-byte entries (key, port and the slot of the message in a side table, so that
+// entries stay small and pointer-free while they move). A pop takes the head; a push
+// moves the entries on the shorter side of its place, so neither compares more keys
+// than finding that place needs. It replaced a 4-ary heap, whose pop compared four
+// children a level on branches no predictor learns (a 2-node CCI stream keeps about 23
+// events pending: the heap's siftDown was 18% of its run), and which held sets of up
+// to 512 events before the calendar took them (BENCHMARKS.md, twenty-ninth session).
+type sortedRun struct {
+	h    []pendingEntry
+	lo   int // the run's head: the entries are h[lo:]
+	msgs msgSlots
 }
 
-// The set sizes at which an eventHeap changes between a sorted run and a heap (apart,
-// so that a set near one size does not switch back and forth).
-const (
-	sortedMax = 64
-	sortedMin = 24
-)
-
-// msgSlots is the side table of a pending-event structure (the heap, the calendar
+// msgSlots is the side table of a pending-event structure (the sorted run, the calendar
 // queue): its entries carry a slot number instead of the message, so that they stay
 // small and pointer-free while they move.
 type msgSlots struct {
@@ -90,64 +78,33 @@ func (s *msgSlots) take(slot uint32) Msg {
 	return m
 }
 
-type heapEntry struct {
+type pendingEntry struct {
 	eventKey
 	slot uint32
 	port Port
 }
 
-func (h *eventHeap) len() int { return len(h.h) - h.lo }
+func (h *sortedRun) len() int { return len(h.h) - h.lo }
 
 // minTime is the time of the earliest event, MaxTime if empty.
-func (h *eventHeap) minTime() Time {
+func (h *sortedRun) minTime() Time {
 	if h.lo == len(h.h) {
 		return MaxTime
 	}
-	return h.h[h.lo].at // the heap's root (lo is 0) or the run's head
+	return h.h[h.lo].at
 }
 
-func (h *eventHeap) push(e event) {
-	x := heapEntry{eventKey: e.eventKey, slot: h.msgs.park(e.msg), port: e.port}
-	if !h.isHeap {
-		if len(h.h)-h.lo < sortedMax {
-			h.insert(x)
-			return
-		}
-		h.toHeap()
-	}
-	h.h = append(h.h, heapEntry{})
-	q := h.h
-	i := len(q) - 1
-	for i > 0 { // move the hole up instead of swapping: one copy per level
-		p := (i - 1) / 4
-		if !x.less(q[p].eventKey) {
-			break
-		}
-		q[i] = q[p]
-		i = p
-	}
-	q[i] = x
+func (h *sortedRun) push(e event) {
+	h.insert(pendingEntry{eventKey: e.eventKey, slot: h.msgs.park(e.msg), port: e.port})
 }
 
 // pop removes the earliest event into *e.
-func (h *eventHeap) pop(e *event) {
+func (h *sortedRun) pop(e *event) {
 	q := h.h
 	top := q[h.lo]
 	e.eventKey, e.port, e.msg = top.eventKey, top.port, h.msgs.take(top.slot)
-	if !h.isHeap {
-		if h.lo++; h.lo == len(q) {
-			h.h, h.lo = q[:0], 0
-		}
-		return
-	}
-	n := len(q) - 1
-	last := q[n]
-	h.h = q[:n]
-	if n > 0 {
-		h.siftDown(last)
-	}
-	if n < sortedMin {
-		h.toSorted()
+	if h.lo++; h.lo == len(q) {
+		h.h, h.lo = q[:0], 0
 	}
 }
 
@@ -161,7 +118,7 @@ func (h *eventHeap) pop(e *event) {
 // or those after it up by one. A run that has reached its array's end moves down to
 // h[0:] if the popped slots before it are at least as many as its entries, and the
 // array grows otherwise, so that moves stay few per push.
-func (h *eventHeap) insert(x heapEntry) {
+func (h *sortedRun) insert(x pendingEntry) {
 	q := h.h
 	n := len(q)
 	i := n
@@ -184,68 +141,10 @@ func (h *eventHeap) insert(x heapEntry) {
 		n = copy(q, q[h.lo:])
 		q, i, h.lo = q[:n], i-h.lo, 0
 	}
-	q = append(q, heapEntry{})
+	q = append(q, pendingEntry{})
 	copy(q[i+1:], q[i:n])
 	q[i] = x
 	h.h = q
-}
-
-// toHeap makes the sorted run a heap: it is one already where it starts at h[0].
-func (h *eventHeap) toHeap() {
-	if h.lo > 0 {
-		h.h = h.h[:copy(h.h, h.h[h.lo:])]
-		h.lo = 0
-	}
-	h.isHeap = true
-}
-
-// toSorted makes the heap's few entries a sorted run (insertion sort: a heap is
-// nearly sorted along its first entries).
-func (h *eventHeap) toSorted() {
-	q := h.h
-	for i := 1; i < len(q); i++ {
-		x := q[i]
-		j := i
-		for j > 0 && x.less(q[j-1].eventKey) {
-			q[j] = q[j-1]
-			j--
-		}
-		q[j] = x
-	}
-	h.isHeap = false
-}
-
-// siftDown places x, which replaces the root. It moves the hole down along the path of
-// smallest children to a leaf without comparing against x, then moves x up from there
-// (Floyd's bottom-up method): x usually comes from the bottom of the heap and belongs
-// near it, so this takes about one comparison per level less than the textbook sift.
-func (h *eventHeap) siftDown(x heapEntry) {
-	q := h.h
-	n := len(q)
-	i := 0
-	for {
-		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		m := c
-		for j, end := c+1, min(c+4, n); j < end; j++ {
-			if q[j].less(q[m].eventKey) {
-				m = j
-			}
-		}
-		q[i] = q[m]
-		i = m
-	}
-	for i > 0 {
-		p := (i - 1) / 4
-		if !x.less(q[p].eventKey) {
-			break
-		}
-		q[i] = q[p]
-		i = p
-	}
-	q[i] = x
 }
 
 // digestEvent folds one delivery into an actor's running digest.

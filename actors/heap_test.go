@@ -10,12 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The 4-ary heap pops events in key order: checked against sorting, on random keys
-// with many ties.
-func TestEventHeapOrder(t *testing.T) {
+// A sorted run pops events in key order: checked against sorting, on random keys with
+// many ties (and runs longer than a pendingQueue lets it hold).
+func TestSortedRunOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for round := range 50 {
-		var h eventHeap
+		var h sortedRun
 		var want []eventKey
 		n := 1 + r.IntN(500)
 		for i := range n {
@@ -40,12 +40,12 @@ func TestEventHeapOrder(t *testing.T) {
 	}
 }
 
-// An eventHeap keeps a small set as a sorted run and a larger one as a heap, and
-// changes between them as the set swings across sortedMax and sortedMin: it pops in
-// exact key order all along, whatever the run's head and array do (pushes before the
-// head, after the tail, among ties, into a run that has moved up its array), and the
-// prefetch hint names the next two events while the set is a sorted run.
-func TestEventHeapSortedRunAndHeapAgree(t *testing.T) {
+// A pendingQueue keeps a small set as a sorted run and a larger one in a calendar
+// queue, and changes between them as the set swings across sortedMax and sortedMin:
+// it pops in exact key order all along, whatever the run's head and array do (pushes
+// before the head, after the tail, among ties, into a run that has moved up its
+// array), and the prefetch hint names the next two events while the set is a run.
+func TestPendingQueueRunAndCalendarAgree(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	var q pendingQueue
 	var want []event
@@ -73,14 +73,14 @@ func TestEventHeapSortedRunAndHeapAgree(t *testing.T) {
 		if hinted {
 			hint, hint2 = *m, *m2
 		}
-		sorted := !q.heap.isHeap && q.cal == nil
+		run := q.cal == nil
 		var e event
 		require.True(t, q.popBefore(MaxTime, &e))
 		require.Equal(t, want[0], e)
 		if hinted {
 			require.Equal(t, e.dst(), d)
 			require.Equal(t, e.msg, hint)
-			if sorted && len(want) > 1 {
+			if run && len(want) > 1 {
 				require.Equal(t, want[1].dst(), d2, "the second hint")
 				require.Equal(t, want[1].msg, hint2, "the second hint")
 			}
@@ -94,11 +94,14 @@ func TestEventHeapSortedRunAndHeapAgree(t *testing.T) {
 			if r.IntN(3) == 0 { // a hold's pop between pushes moves the run up its array
 				pop()
 			}
+			if q.cal == nil {
+				require.LessOrEqual(t, q.run.len(), sortedMax, "swing %d: a run holds at most sortedMax", swing)
+			}
 		}
 		switch {
-		case q.heap.isHeap:
-			seen["heap"]++
-		case q.heap.lo > 0:
+		case q.cal != nil:
+			seen["calendar"]++
+		case q.run.lo > 0:
 			seen["run moved up"]++
 		default:
 			seen["run"]++
@@ -108,13 +111,13 @@ func TestEventHeapSortedRunAndHeapAgree(t *testing.T) {
 		}
 		require.Equal(t, len(want), q.len(), "swing %d", swing)
 		if len(want) < sortedMin {
-			require.False(t, q.heap.isHeap, "swing %d: a set below sortedMin is a sorted run", swing)
+			require.Nil(t, q.cal, "swing %d: a set below sortedMin is a sorted run", swing)
 		}
 	}
 	for len(want) > 0 {
 		pop()
 	}
-	assert.Positive(t, seen["heap"], "sets grew into a heap")
+	assert.Positive(t, seen["calendar"], "sets grew into the calendar")
 	assert.Positive(t, seen["run"]+seen["run moved up"], "sets stayed sorted runs")
 	assert.Positive(t, seen["run moved up"], "runs moved up their arrays")
 }
@@ -127,24 +130,6 @@ func compareKeys(a, b eventKey) int {
 		return 1
 	}
 	return 0
-}
-
-// BenchmarkEventHeapHold is the classic hold model: 1024 pending events, each pop
-// followed by a push at the popped time plus an exponential increment.
-func BenchmarkEventHeapHold(b *testing.B) {
-	var h eventHeap
-	r := NewRand(1, "bench")
-	for i := range 1024 {
-		h.push(event{eventKey: makeKey(Time(r.Exp(Nanosecond)), ActorID(i), ActorID(i), 0)})
-	}
-	var e event
-	b.ResetTimer()
-	for i := range b.N {
-		h.pop(&e)
-		e.at += Time(Nanosecond + r.Exp(Nanosecond))
-		e.seq = uint64(i)
-		h.push(e)
-	}
 }
 
 // The digest notices a change in any field of a delivery (time, destination, source,
@@ -196,7 +181,7 @@ func TestCalendarQueueOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for round := range 200 {
 		q := newCalQueue()
-		var h eventHeap
+		var h sortedRun
 		now := Time(0)
 		seq := uint64(0)
 		// Phases of growth, each followed by draining part of the set, so that the
@@ -256,7 +241,7 @@ func TestCalendarQueueOrder(t *testing.T) {
 func TestCalendarBurstOfOneTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	q := newCalQueue()
-	var h eventHeap
+	var h sortedRun
 	for seq := range uint64(2000) {
 		at := Time(1000)
 		if seq%7 == 0 {
@@ -300,17 +285,17 @@ func checkCalendar(t *testing.T, q *calQueue) {
 	require.Equal(t, q.cur, int(uint64(q.start)>>q.shift)&q.mask, "the cursor's bucket")
 }
 
-// A partition's pending queue switches between the heap and the calendar as its set
-// swings across their sizes; the calendar, emptied into the heap without shrinking and
+// A partition's pending queue switches between a sorted run and the calendar as its
+// set swings across their sizes; the calendar, emptied into a run without shrinking and
 // reused with its old buckets and width, must still pop in exact key order.
 func TestPendingQueueOrderAcrossSwitches(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	var q pendingQueue
-	var h eventHeap
+	var h sortedRun
 	now, seq := Time(0), uint64(0)
 	peeks := map[bool]int{} // hints given, by calendar mode
 	for swing := range 12 {
-		high := heapToCalendar + 1 + r.IntN(4000)
+		high := sortedMax + 1 + r.IntN(4000)
 		spread := Time(1) << (10 + r.IntN(20)) // another width each time
 		for h.len() < high {
 			k := makeKey(now+Time(r.Int64N(int64(spread))), ActorID(r.IntN(4)), ActorID(r.IntN(4)), seq)
@@ -319,7 +304,7 @@ func TestPendingQueueOrderAcrossSwitches(t *testing.T) {
 			seq++
 		}
 		require.NotNil(t, q.cal, "swing %d: the calendar takes a large set", swing)
-		for h.len() > r.IntN(calendarToHeap) {
+		for h.len() > r.IntN(sortedMin) {
 			var a, b event
 			h.pop(&a)
 			// The prefetch hint, when given, names the event popped next.
@@ -337,43 +322,34 @@ func TestPendingQueueOrderAcrossSwitches(t *testing.T) {
 			}
 			now = a.at
 		}
-		require.Nil(t, q.cal, "swing %d: the heap takes a small set", swing)
+		require.Nil(t, q.cal, "swing %d: a sorted run takes a small set", swing)
 	}
 	assert.Positive(t, peeks[true], "the calendar gives hints")
-	assert.Positive(t, peeks[false], "the heap gives hints")
+	assert.Positive(t, peeks[false], "the sorted run gives hints")
 }
 
-// BenchmarkCalendarHold is BenchmarkEventHeapHold on the calendar queue, at several
-// pending-set sizes; BenchmarkHeapHoldSizes is the heap at the same sizes.
+// BenchmarkCalendarHold is the classic hold model (each pop followed by a push at the
+// popped time plus an exponential increment) on the calendar queue, at several
+// pending-set sizes.
 func BenchmarkCalendarHold(b *testing.B) {
 	for _, n := range []int{64, 1024, 1 << 16, 1 << 20} {
 		b.Run(strconv.Itoa(n), func(b *testing.B) { hold(b, newCalQueue(), n) })
 	}
 }
 
-func BenchmarkHeapHoldSizes(b *testing.B) {
-	for _, n := range []int{64, 1024, 1 << 16, 1 << 20} {
-		b.Run(strconv.Itoa(n), func(b *testing.B) { hold(b, &eventHeap{}, n) })
-	}
-}
-
-// BenchmarkSmallSetHold runs the small sets an eventHeap keeps as a sorted run
-// (sorted/N) against the same sets in a 4-ary heap (heap/N), in one run, on two
+// BenchmarkSmallSetHold runs the sets a pendingQueue keeps as a sorted run (sorted/N)
+// against the same sets in the calendar queue (calendar/N), in one run, on two
 // patterns: the hold model (hold/: a popped event comes back an exponential time
 // later, mostly behind those pending) and a NIC's (nic/: it comes back soon, 1-8 ns,
 // ahead of the long timers, 1 us, that one event in eight sets).
 func BenchmarkSmallSetHold(b *testing.B) {
-	for _, n := range []int{sortedMin, 32, sortedMax} {
+	for _, n := range []int{24, sortedMin, sortedMax} {
 		for _, mode := range []struct {
 			name string
-			heap bool
-		}{{"sorted", false}, {"heap", true}} {
-			b.Run("hold/"+mode.name+"/"+strconv.Itoa(n), func(b *testing.B) {
-				hold(b, &eventHeap{isHeap: mode.heap}, n)
-			})
-			b.Run("nic/"+mode.name+"/"+strconv.Itoa(n), func(b *testing.B) {
-				holdNIC(b, &eventHeap{isHeap: mode.heap}, n)
-			})
+			set  func() pendingSet
+		}{{"sorted", func() pendingSet { return &sortedRun{} }}, {"calendar", func() pendingSet { return newCalQueue() }}} {
+			b.Run("hold/"+mode.name+"/"+strconv.Itoa(n), func(b *testing.B) { hold(b, mode.set(), n) })
+			b.Run("nic/"+mode.name+"/"+strconv.Itoa(n), func(b *testing.B) { holdNIC(b, mode.set(), n) })
 		}
 	}
 }
