@@ -683,3 +683,28 @@ func TestUnitUnitsHelp(t *testing.T) {
 	assert.Equal(t, "", UnitsHelp(42))
 	assert.Equal(t, "", UnitsHelp(nil))
 }
+
+// Time.Add saturates at MaxTime on a positive overflow only, whatever the order of its
+// tests: zero, positive and negative durations, near and at MaxTime, and below zero.
+func TestTimeAddSaturates(t *testing.T) {
+	for _, c := range []struct {
+		t    Time
+		d    Duration
+		want Time
+	}{
+		{0, 0, 0},
+		{5, 7, 12},
+		{5, -7, -2},
+		{MaxTime - 10, 10, MaxTime},
+		{MaxTime - 10, 11, MaxTime},
+		{MaxTime - 10, Duration(MaxTime), MaxTime},
+		{MaxTime, 1, MaxTime},
+		{MaxTime, 0, MaxTime},
+		{MaxTime, -1, MaxTime - 1},
+		{-5, Duration(MaxTime), MaxTime - 5},
+		{-5, -Duration(MaxTime) + 5, -MaxTime},
+		{0, Duration(MaxTime), MaxTime},
+	} {
+		assert.Equal(t, c.want, c.t.Add(c.d), "%d + %d", c.t, c.d)
+	}
+}
