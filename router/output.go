@@ -41,14 +41,17 @@ func (p *Port) transmit(ctx actors.Context) {
 }
 
 // ready returns the next virtual channel in round-robin order with a waiting packet
-// and a downstream credit, or -1.
+// and a downstream credit, or -1. The order (rrVC up to the last channel, then from
+// the first) runs as two loops rather than one wrapping its index, whose wrap test
+// was the most mispredicted branch of halo3d 8x8x8 (cachegrind: 2.4 M of 17.7 M).
 func (p *Port) ready() int {
-	vcs := p.cfg.vcs
-	for i := range vcs {
-		v := int(p.rrVC) + i
-		if v >= vcs {
-			v -= vcs
+	rr, vcs := int(p.rrVC), p.cfg.vcs
+	for v := rr; v < vcs; v++ {
+		if c := &p.vc[v]; c.waiting > 0 && c.credits > 0 {
+			return v
 		}
+	}
+	for v := range rr {
 		if c := &p.vc[v]; c.waiting > 0 && c.credits > 0 {
 			return v
 		}
