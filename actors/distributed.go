@@ -263,7 +263,7 @@ func runDistributed(ctx context.Context, r *prun, opts *Options, info cutInfo) (
 	return rep, nil
 }
 
-// active lists the local partitions with an event (in the heap or the inbox) before
+// active lists the local partitions with an event (pending or in the inbox) before
 // end, and those that ran ahead into the window (ahead); all of them for window 0; for
 // a solo window, its partition if it is local. A partition running ahead may be
 // draining its inbox meanwhile, so its inbox is not read here: it takes part in the

@@ -17,13 +17,14 @@ import (
 // The conservative parallel engine.
 //
 // Actors are grouped into partitions. Each partition is a protoactor-go actor that owns
-// an event heap and calls its actors directly; partitions run on a protoactor dispatcher
-// with exactly Options.Workers goroutines. The lookahead between two partitions is the
-// minimum latency of the links from one to the other (and of direct sends). Events for
-// other partitions are batched and handed over through lock-free inboxes. A coordinator
-// actor runs windows [T, T+W): T is the earliest pending event anywhere (skip-ahead);
-// the partitions with work execute the window and the last one to finish notifies the
-// coordinator: a barrier per window. Two synchronization modes give identical results:
+// a pending-event queue and calls its actors directly; partitions run on a protoactor
+// dispatcher with exactly Options.Workers goroutines. The lookahead between two
+// partitions is the minimum latency of the links from one to the other (and of direct
+// sends). Events for other partitions are batched and handed over through lock-free
+// inboxes. A coordinator actor runs windows [T, T+W): T is the earliest pending event
+// anywhere (skip-ahead); the partitions with work execute the window and the last one
+// to finish notifies the coordinator: a barrier per window. Two synchronization modes
+// give identical results:
 //
 //   - window (the baseline): W is the global lookahead L, the minimum latency of any
 //     link crossing partitions. No event sent inside a window can reach another
@@ -105,7 +106,7 @@ type partition struct {
 	r      *prun
 	id     int32
 	actors []ActorID
-	heap   pendingQueue
+	heap   pendingQueue // its pending events (a sorted run or a calendar queue)
 	inbox  stack        // batches sent to this partition
 	inMin  atomic.Int64 // earliest event in the inbox (a lower bound)
 	free   stack        // this partition's batches, drained by their destinations
@@ -172,7 +173,8 @@ func (p *partition) startActors() {
 	}
 }
 
-// drain moves the events other partitions sent into the heap and returns the batches.
+// drain moves the events other partitions sent into the pending queue and returns the
+// batches.
 func (p *partition) drain() {
 	p.inMin.Store(int64(MaxTime))
 	for b := p.inbox.takeAll(); b != nil; {

@@ -15,7 +15,7 @@ type serialEngine struct {
 }
 
 // keyHeap is a binary min-heap of events by key, independent of the parallel engine's
-// 4-ary heap.
+// pending queues (sorted runs and calendar queues).
 type keyHeap []event
 
 func (h *keyHeap) push(e event) {
