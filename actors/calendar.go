@@ -481,13 +481,5 @@ func (q *pendingQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
 	if q.cal != nil {
 		return q.cal.peek()
 	}
-	h := &q.run
-	if h.lo == len(h.h) {
-		return 0, nil, 0, nil, false
-	}
-	x, y := &h.h[h.lo], &h.h[h.lo]
-	if h.lo+1 < len(h.h) {
-		y = &h.h[h.lo+1] // the run's next entry is the event after
-	}
-	return x.dst(), &h.msgs.msgs[x.slot], y.dst(), &h.msgs.msgs[y.slot], true
+	return q.run.peek()
 }

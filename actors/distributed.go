@@ -521,7 +521,7 @@ func (d *distRun) finalState() ([]byte, error) {
 	}
 	pending := false
 	for _, i := range d.local {
-		pending = pending || r.parts[i].heap.len() > 0
+		pending = pending || r.parts[i].queue.len() > 0
 	}
 	e.Bool(pending)
 	e.Uint(uint64(len(d.local)))

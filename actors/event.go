@@ -40,10 +40,9 @@ type event struct {
 // 32-byte entries (key, port and the slot of the message in a side table, so that
 // entries stay small and pointer-free while they move). A pop takes the head; a push
 // moves the entries on the shorter side of its place, so neither compares more keys
-// than finding that place needs. It replaced a 4-ary heap, whose pop compared four
-// children a level on branches no predictor learns (a 2-node CCI stream keeps about 23
-// events pending: the heap's siftDown was 18% of its run), and which held sets of up
-// to 512 events before the calendar took them (BENCHMARKS.md, twenty-ninth session).
+// than finding that place needs (the 4-ary heap it replaced compared four children a
+// level on branches no predictor learns: a 2-node CCI stream keeps about 23 events
+// pending, and the heap's siftDown was 18% of its run).
 type sortedRun struct {
 	h    []pendingEntry
 	lo   int // the run's head: the entries are h[lo:]
@@ -106,6 +105,19 @@ func (h *sortedRun) pop(e *event) {
 	if h.lo++; h.lo == len(q) {
 		h.h, h.lo = q[:0], 0
 	}
+}
+
+// peek returns the destinations of the next two events and the addresses of their
+// messages' slots (the first twice if the run holds one): a hint for prefetching only.
+func (h *sortedRun) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
+	if h.lo == len(h.h) {
+		return 0, nil, 0, nil, false
+	}
+	x, y := &h.h[h.lo], &h.h[h.lo]
+	if h.lo+1 < len(h.h) {
+		y = &h.h[h.lo+1]
+	}
+	return x.dst(), &h.msgs.msgs[x.slot], y.dst(), &h.msgs.msgs[y.slot], true
 }
 
 // insert places x in the sorted run. Its place is after the tail (a hold model's

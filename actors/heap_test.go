@@ -356,24 +356,13 @@ func BenchmarkSmallSetHold(b *testing.B) {
 
 // holdNIC is hold with a NIC's delays: 1-8 ns, or 1 us for one event in eight.
 func holdNIC(b *testing.B, q pendingSet, n int) {
-	r := NewRand(1, "bench")
-	delay := func() Time {
+	delay := func(r *Rand) Time {
 		if r.IntN(8) == 0 {
 			return Time(Microsecond)
 		}
 		return Time(Nanosecond) * Time(1+r.IntN(8))
 	}
-	for i := range n {
-		q.push(event{eventKey: makeKey(delay(), ActorID(i), ActorID(i), 0)})
-	}
-	var e event
-	b.ResetTimer()
-	for i := range b.N {
-		q.pop(&e)
-		e.at += delay()
-		e.seq = uint64(i)
-		q.push(e)
-	}
+	holdWith(b, q, n, delay, delay)
 }
 
 // BenchmarkCalendarBurst times a calendar's bursts of events of one time, addressed
@@ -409,15 +398,23 @@ type pendingSet interface {
 }
 
 func hold(b *testing.B, q pendingSet, n int) {
+	holdWith(b, q, n,
+		func(r *Rand) Time { return Time(r.Exp(Nanosecond)) },
+		func(r *Rand) Time { return Time(Nanosecond + r.Exp(Nanosecond)) })
+}
+
+// holdWith fills q with n events at first's times, then pops one and pushes it back
+// next's time later, b.N times.
+func holdWith(b *testing.B, q pendingSet, n int, first, next func(*Rand) Time) {
 	r := NewRand(1, "bench")
 	for i := range n {
-		q.push(event{eventKey: makeKey(Time(r.Exp(Nanosecond)), ActorID(i), ActorID(i), 0)})
+		q.push(event{eventKey: makeKey(first(&r), ActorID(i), ActorID(i), 0)})
 	}
 	var e event
 	b.ResetTimer()
 	for i := range b.N {
 		q.pop(&e)
-		e.at += Time(Nanosecond + r.Exp(Nanosecond))
+		e.at += next(&r)
 		e.seq = uint64(i)
 		q.push(e)
 	}

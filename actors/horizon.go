@@ -99,7 +99,7 @@ func (p *partition) runEpoch(start, end Time) *SimError {
 		p.drain()
 		limit := min(safe, end)
 		p.winStart = limit
-		if p.heap.minTime() < limit {
+		if p.queue.minTime() < limit {
 			if err := p.protect(func() { p.executeHorizon(limit, safe) }); err != nil {
 				p.out.flush(p.r.parts)
 				p.clock.Store(int64(MaxTime)) // a failed partition sends nothing more
@@ -111,7 +111,7 @@ func (p *partition) runEpoch(start, end Time) *SimError {
 		if safe >= end {
 			break
 		}
-		p.setClock(min(p.heap.minTime(), safe))
+		p.setClock(min(p.queue.minTime(), safe))
 		p.idle++
 		t1 := time.Now()
 		runtime.Gosched() // wait for the neighbours to advance
@@ -126,7 +126,7 @@ func (p *partition) runEpoch(start, end Time) *SimError {
 func (p *partition) executeHorizon(limit, safe Time) {
 	var e event
 	n := 0
-	for p.heap.popBefore(limit, &e) {
+	for p.queue.popBefore(limit, &e) {
 		if p.lines != nil {
 			p.prefetchNext()
 		}
@@ -135,9 +135,9 @@ func (p *partition) executeHorizon(limit, safe Time) {
 		if n++; n == horizonChunk {
 			n = 0
 			p.out.flush(p.r.parts)
-			p.setClock(min(p.heap.minTime(), safe))
+			p.setClock(min(p.queue.minTime(), safe))
 		}
 	}
 	p.out.flush(p.r.parts)
-	p.setClock(min(p.heap.minTime(), safe))
+	p.setClock(min(p.queue.minTime(), safe))
 }

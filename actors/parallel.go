@@ -106,7 +106,7 @@ type partition struct {
 	r      *prun
 	id     int32
 	actors []ActorID
-	heap   pendingQueue // its pending events (a sorted run or a calendar queue)
+	queue  pendingQueue // its pending events (a sorted run or a calendar queue)
 	inbox  stack        // batches sent to this partition
 	inMin  atomic.Int64 // earliest event in the inbox (a lower bound)
 	free   stack        // this partition's batches, drained by their destinations
@@ -143,7 +143,7 @@ type inEdge struct {
 
 func (p *partition) enqueue(e event) {
 	if e.dst()-p.lo < p.span { // lo <= dst < lo+span, in unsigned arithmetic
-		p.heap.push(e)
+		p.queue.push(e)
 		return
 	}
 	p.enqueueOther(e)
@@ -154,7 +154,7 @@ func (p *partition) enqueue(e event) {
 func (p *partition) enqueueOther(e event) {
 	dp := p.r.owner[e.dst()]
 	if dp == p.id {
-		p.heap.push(e)
+		p.queue.push(e)
 		return
 	}
 	if e.at < p.floor {
@@ -184,7 +184,7 @@ func (p *partition) drain() {
 				p.cur = b.ev[i].dst()
 				p.Fatalf("kernel: event from another partition at %s arrived after %s", b.ev[i].at, p.winStart)
 			}
-			p.heap.push(b.ev[i])
+			p.queue.push(b.ev[i])
 		}
 		b.owner.free.push(b)
 		b = next
@@ -465,7 +465,7 @@ func (r *prun) report(opts *Options, info cutInfo, windows, epochs uint64, width
 	pending := r.dist != nil && r.dist.pending
 	for _, p := range r.parts {
 		rep.Events += p.events
-		pending = pending || p.heap.len() > 0
+		pending = pending || p.queue.len() > 0
 		rep.Parts = append(rep.Parts, PartitionStats{Name: r.m.names[p.actors[0]], Actors: len(p.actors),
 			Events: p.events, Activations: p.activations, Busy: p.busy})
 	}

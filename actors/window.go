@@ -59,7 +59,7 @@ func (p *partition) runWindow(w *windowStart) {
 	}
 	p.out.flush(p.r.parts)
 	p.failed = err
-	p.done = windowDone{next: p.heap.minTime(), end: w.end, err: err}
+	p.done = windowDone{next: p.queue.minTime(), end: w.end, err: err}
 	if p.solo { // its width, for the report: as far as it went, at least a lookahead
 		p.done.end = min(p.winEnd, max(p.now, w.start.Add(p.r.lookahead)))
 		p.solo = false
@@ -85,7 +85,7 @@ func (p *partition) executeWindow() {
 		p.drain() // also clears a stale inbox minimum, which would pin the next window
 	}
 	var e event
-	for p.heap.popBefore(p.winEnd, &e) {
+	for p.queue.popBefore(p.winEnd, &e) {
 		if p.lines != nil {
 			p.prefetchNext()
 		}
@@ -105,7 +105,7 @@ func (p *partition) executeWindow() {
 // brings. Called in large models only (runner.lines set), so that a small one pays a
 // predictable branch an event and no call.
 func (p *partition) prefetchNext() {
-	if d, m, d2, m2, ok := p.heap.peek(); ok {
+	if d, m, d2, m2, ok := p.queue.peek(); ok {
 		p.prefetch(d, m, d2, m2)
 	}
 }

@@ -47,17 +47,20 @@ func (p *Port) transmit(ctx actors.Context) {
 func (p *Port) ready() int {
 	rr, vcs := int(p.rrVC), p.cfg.vcs
 	for v := rr; v < vcs; v++ {
-		if c := &p.vc[v]; c.waiting > 0 && c.credits > 0 {
+		if p.vc[v].sendable() {
 			return v
 		}
 	}
 	for v := range rr {
-		if c := &p.vc[v]; c.waiting > 0 && c.credits > 0 {
+		if p.vc[v].sendable() {
 			return v
 		}
 	}
 	return -1
 }
+
+// sendable reports whether the channel has a packet waiting and a downstream credit.
+func (c *vcState) sendable() bool { return c.waiting > 0 && c.credits > 0 }
 
 func (p *Port) anyWaiting() bool {
 	for v := range p.cfg.vcs {
