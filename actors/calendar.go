@@ -124,8 +124,8 @@ func dayEnd(day uint64, shift uint) Time {
 	return Time((day + 1) << shift)
 }
 
-func (q *calQueue) push(e event) {
-	q.insert(pendingEntry{eventKey: e.eventKey, slot: q.msgs.park(e.msg), port: e.port})
+func (q *calQueue) push(k eventKey, port Port, m Msg) {
+	q.insert(pendingEntry{eventKey: k, slot: q.msgs.park(m), port: port})
 	q.n++
 	if q.n > 4*len(q.b) {
 		q.resize(2 * len(q.b))
@@ -399,10 +399,10 @@ func (q *pendingQueue) minTime() Time {
 	return q.run.minTime()
 }
 
-func (q *pendingQueue) push(e event) {
+func (q *pendingQueue) push(k eventKey, port Port, m Msg) {
 	if q.cal == nil {
 		if q.run.len() < sortedMax {
-			q.run.push(e)
+			q.run.push(k, port, m)
 			return
 		}
 		q.cal, q.spare = q.spare, nil
@@ -412,10 +412,10 @@ func (q *pendingQueue) push(e event) {
 		var x event
 		for q.run.len() > 0 {
 			q.run.pop(&x)
-			q.cal.push(x)
+			q.cal.push(x.eventKey, x.port, x.msg)
 		}
 	}
-	q.cal.push(e)
+	q.cal.push(k, port, m)
 }
 
 func (q *pendingQueue) pop(e *event) {
@@ -436,7 +436,7 @@ func (q *pendingQueue) leaveCalendar() {
 		var x event
 		for q.cal.len() > 0 {
 			q.cal.take(&x)
-			q.run.push(x)
+			q.run.push(x.eventKey, x.port, x.msg)
 		}
 		q.cal, q.spare = nil, q.cal
 	}

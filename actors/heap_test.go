@@ -21,7 +21,7 @@ func TestSortedRunOrder(t *testing.T) {
 		for i := range n {
 			k := makeKey(Time(r.IntN(20)), ActorID(r.IntN(4)), ActorID(r.IntN(4)), uint64(i))
 			want = append(want, k)
-			h.push(event{eventKey: k})
+			h.push(k, 0, nil)
 			if r.IntN(3) == 0 { // interleave pops, as a simulation does
 				var e event
 				h.pop(&e)
@@ -63,7 +63,7 @@ func TestPendingQueueRunAndCalendarAgree(t *testing.T) {
 		}
 		e := event{eventKey: makeKey(at, ActorID(r.IntN(3)), ActorID(r.IntN(3)), seq), msg: tok{v: seq}}
 		seq++
-		q.push(e)
+		q.push(e.eventKey, e.port, e.msg)
 		want = append(want, e)
 		slices.SortFunc(want, func(a, b event) int { return compareKeys(a.eventKey, b.eventKey) })
 	}
@@ -166,7 +166,7 @@ func TestCalendarBurstsShareArrays(t *testing.T) {
 	burst := func() {
 		at += Time(7) << q.shift // another bucket each time
 		for i := range 200 {
-			q.push(event{eventKey: makeKey(at, 1, 1, uint64(i))})
+			q.push(makeKey(at, 1, 1, uint64(i)), 0, nil)
 		}
 		for range 200 {
 			q.pop(&e)
@@ -198,8 +198,8 @@ func TestCalendarQueueOrder(t *testing.T) {
 					at = now // a tie with the present
 				}
 				k := makeKey(at, ActorID(r.IntN(4)), ActorID(r.IntN(4)), seq)
-				q.push(event{eventKey: k, msg: tok{v: seq}})
-				h.push(event{eventKey: k, msg: tok{v: seq}})
+				q.push(k, 0, tok{v: seq})
+				h.push(k, 0, tok{v: seq})
 				seq++
 				if r.IntN(2) == 0 {
 					require.Equal(t, h.minTime(), q.minTime(), "round %d", round)
@@ -248,8 +248,8 @@ func TestCalendarBurstOfOneTime(t *testing.T) {
 			at += Time(r.IntN(3)) // a few at the times beside it, in the same bucket
 		}
 		k := makeKey(at, ActorID(r.IntN(500)), ActorID(r.IntN(3)), seq)
-		q.push(event{eventKey: k, msg: tok{v: seq}})
-		h.push(event{eventKey: k, msg: tok{v: seq}})
+		q.push(k, 0, tok{v: seq})
+		h.push(k, 0, tok{v: seq})
 	}
 	checkCalendar(t, q)
 	for h.len() > 0 {
@@ -299,8 +299,8 @@ func TestPendingQueueOrderAcrossSwitches(t *testing.T) {
 		spread := Time(1) << (10 + r.IntN(20)) // another width each time
 		for h.len() < high {
 			k := makeKey(now+Time(r.Int64N(int64(spread))), ActorID(r.IntN(4)), ActorID(r.IntN(4)), seq)
-			q.push(event{eventKey: k, msg: tok{v: seq}})
-			h.push(event{eventKey: k, msg: tok{v: seq}})
+			q.push(k, 0, tok{v: seq})
+			h.push(k, 0, tok{v: seq})
 			seq++
 		}
 		require.NotNil(t, q.cal, "swing %d: the calendar takes a large set", swing)
@@ -381,7 +381,7 @@ func BenchmarkCalendarBurst(b *testing.B) {
 			for i := 0; i < b.N; i += n {
 				at += Time(Nanosecond)
 				for range n {
-					q.push(event{eventKey: makeKey(at, ActorID(r.IntN(1<<16)), ActorID(r.IntN(8)), seq)})
+					q.push(makeKey(at, ActorID(r.IntN(1<<16)), ActorID(r.IntN(8)), seq), 0, nil)
 					seq++
 				}
 				for range n {
@@ -393,7 +393,7 @@ func BenchmarkCalendarBurst(b *testing.B) {
 }
 
 type pendingSet interface {
-	push(event)
+	push(k eventKey, port Port, m Msg)
 	pop(*event)
 }
 
@@ -408,7 +408,7 @@ func hold(b *testing.B, q pendingSet, n int) {
 func holdWith(b *testing.B, q pendingSet, n int, first, next func(*Rand) Time) {
 	r := NewRand(1, "bench")
 	for i := range n {
-		q.push(event{eventKey: makeKey(first(&r), ActorID(i), ActorID(i), 0)})
+		q.push(makeKey(first(&r), ActorID(i), ActorID(i), 0), 0, nil)
 	}
 	var e event
 	b.ResetTimer()
@@ -416,6 +416,6 @@ func holdWith(b *testing.B, q pendingSet, n int, first, next func(*Rand) Time) {
 		q.pop(&e)
 		e.at += next(&r)
 		e.seq = uint64(i)
-		q.push(e)
+		q.push(e.eventKey, e.port, e.msg)
 	}
 }

@@ -55,7 +55,7 @@ func (o *outbox) init(owner *partition, parts int) {
 	}
 }
 
-func (o *outbox) add(dst int32, e event) {
+func (o *outbox) add(dst int32, k eventKey, port Port, m Msg) {
 	b := o.lookup(dst)
 	if b == nil {
 		b = o.fresh()
@@ -67,8 +67,8 @@ func (o *outbox) add(dst int32, e event) {
 		o.touched = append(o.touched, dst)
 		o.open = append(o.open, b)
 	}
-	b.ev = append(b.ev, e)
-	b.minAt = min(b.minAt, e.at)
+	b.ev = append(b.ev, event{eventKey: k, port: port, msg: m})
+	b.minAt = min(b.minAt, k.at)
 }
 
 // lookup returns the open batch for dst, nil if there is none.

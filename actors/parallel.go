@@ -141,30 +141,30 @@ type inEdge struct {
 	lookahead Duration
 }
 
-func (p *partition) enqueue(e event) {
-	if e.dst()-p.lo < p.span { // lo <= dst < lo+span, in unsigned arithmetic
-		p.queue.push(e)
+func (p *partition) enqueue(k eventKey, port Port, m Msg) {
+	if k.dst()-p.lo < p.span { // lo <= dst < lo+span, in unsigned arithmetic
+		p.queue.push(k, port, m)
 		return
 	}
-	p.enqueueOther(e)
+	p.enqueueOther(k, port, m)
 }
 
 // enqueueOther is enqueue for an event outside the partition's run of ids: to one of
 // its other actors, or to another partition.
-func (p *partition) enqueueOther(e event) {
-	dp := p.r.owner[e.dst()]
+func (p *partition) enqueueOther(k eventKey, port Port, m Msg) {
+	dp := p.r.owner[k.dst()]
 	if dp == p.id {
-		p.queue.push(e)
+		p.queue.push(k, port, m)
 		return
 	}
-	if e.at < p.floor {
+	if k.at < p.floor {
 		p.Fatalf("kernel: lookahead violated: event for %s at %s, but other partitions may already be at %s",
-			p.m.names[e.dst()], e.at, p.floor)
+			p.m.names[k.dst()], k.at, p.floor)
 	}
-	if p.solo { // the receiver may answer from e.at on (see leaders.window)
-		p.winEnd = min(p.winEnd, e.at.Add(p.r.lookahead))
+	if p.solo { // the receiver may answer from k.at on (see leaders.window)
+		p.winEnd = min(p.winEnd, k.at.Add(p.r.lookahead))
 	}
-	p.out.add(dp, e)
+	p.out.add(dp, k, port, m)
 }
 
 func (p *partition) startActors() {
@@ -184,7 +184,7 @@ func (p *partition) drain() {
 				p.cur = b.ev[i].dst()
 				p.Fatalf("kernel: event from another partition at %s arrived after %s", b.ev[i].at, p.winStart)
 			}
-			p.queue.push(b.ev[i])
+			p.queue.push(b.ev[i].eventKey, b.ev[i].port, b.ev[i].msg)
 		}
 		b.owner.free.push(b)
 		b = next

@@ -40,7 +40,7 @@ func newActorStates(m *Model, seed uint64) []actorState {
 
 // sink receives the events a runner's actors send.
 type sink interface {
-	enqueue(e event)
+	enqueue(k eventKey, port Port, m Msg) // the event's parts (see sortedRun.push)
 }
 
 // runner executes actors and is the Context they see. Both engines embed it: the
@@ -234,12 +234,11 @@ func (r *runner) SendSelfAt(res Reservation, m Msg, at Time) {
 	}
 	// send's hand-over, written out in both: as a function of its own it is not
 	// inlined (cost 135), and send, on every event's path, would pay a call.
-	e := event{eventKey: key, port: SelfPort, msg: m}
 	if p, ok := r.sink.(*partition); ok {
-		p.enqueue(e)
+		p.enqueue(key, SelfPort, m)
 		return
 	}
-	r.sink.enqueue(e)
+	r.sink.enqueue(key, SelfPort, m)
 }
 
 func (r *runner) send(dst ActorID, port Port, m Msg, latency, extra Duration) {
@@ -249,10 +248,9 @@ func (r *runner) send(dst ActorID, port Port, m Msg, latency, extra Duration) {
 	s := &r.st[r.cur]
 	key := makeKey(r.now.Add(latency).Add(extra), dst, r.cur, s.seq)
 	s.seq++
-	e := event{eventKey: key, port: port, msg: m}
 	if p, ok := r.sink.(*partition); ok { // a direct call, not through the interface
-		p.enqueue(e)
+		p.enqueue(key, port, m)
 		return
 	}
-	r.sink.enqueue(e)
+	r.sink.enqueue(key, port, m)
 }

@@ -50,7 +50,9 @@ func (h *keyHeap) pop() event {
 	return e
 }
 
-func (s *serialEngine) enqueue(e event) { s.q.push(e) }
+func (s *serialEngine) enqueue(k eventKey, port Port, m Msg) {
+	s.q.push(event{eventKey: k, port: port, msg: m})
+}
 
 func runSerial(ctx context.Context, m *Model, opts *Options) (*Report, error) {
 	s := &serialEngine{runner: runner{m: m, st: newActorStates(m, opts.Seed)}}
