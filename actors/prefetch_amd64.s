@@ -1,8 +1,8 @@
 #include "go_asm.h"
 #include "textflag.h"
 
-// func prefetchEvent(actor, lines, msg, out, st, msgSlot uintptr, hints *[2]uintptr)
-TEXT ·prefetchEvent(SB), NOSPLIT, $0-56
+// func prefetchEvent(actor, lines, msg, out, st, msgSlot, hintsNext uintptr, hints *[2]uintptr)
+TEXT ·prefetchEvent(SB), NOSPLIT, $0-64
 	MOVQ actor+0(FP), AX
 	MOVQ lines+8(FP), CX
 loop:
@@ -19,7 +19,9 @@ loop:
 	PREFETCHT0 (AX)
 	MOVQ msgSlot+40(FP), AX
 	PREFETCHT0 (AX)
-	MOVQ hints+48(FP), DX
+	MOVQ hintsNext+48(FP), AX
+	PREFETCHT0 (AX)
+	MOVQ hints+56(FP), DX
 	MOVQ 0(DX), AX
 	TESTQ AX, AX
 	JZ second

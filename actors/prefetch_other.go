@@ -7,4 +7,4 @@ package actors
 const havePrefetch = false
 
 // prefetchEvent is a no-op where the engine has no prefetch instruction for it.
-func prefetchEvent(actor, lines, msg, out, st, msgSlot uintptr, hints *[2]uintptr) {}
+func prefetchEvent(actor, lines, msg, out, st, msgSlot, hintsNext uintptr, hints *[2]uintptr) {}

