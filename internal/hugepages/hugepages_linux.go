@@ -51,7 +51,7 @@ func policy() string {
 	return string(b[i+1 : j])
 }
 
-func reserve(n int64) int64 {
+func reserve(n, touch int64) int64 {
 	mu.Lock()
 	defer mu.Unlock()
 	if n <= reserved || policy() != "madvise" || !mappable(n-reserved) {
@@ -61,10 +61,36 @@ func reserve(n int64) int64 {
 	if !ok {
 		return 0
 	}
+	// The heap serves the earlier reservations' bytes first: of the touch bytes, those
+	// beyond them fall in this range.
+	if t := min(touch-reserved, int64(hi-lo)); t > 0 {
+		go populate(lo, lo+uintptr(t)&^(populateChunk-1))
+	}
 	reserved = n
 	advised += int64(hi - lo)
 	return int64(hi - lo)
 }
+
+// populate faults in [lo, hi) (a multiple of populateChunk long), lowest chunk first,
+// with MADV_POPULATE_WRITE: the kernel allocates and zeroes the pages as a first write
+// would, without writing them, so that a page the heap has handed out meanwhile keeps
+// its contents. It stops at the first refusal (kernels before 5.14 do not know the
+// advice).
+func populate(lo, hi uintptr) {
+	for a := lo; a < hi; a += populateChunk {
+		if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, a, populateChunk, madvPopulateWrite); e != 0 {
+			return
+		}
+	}
+}
+
+// populateChunk is what one call of populate's faults in: small enough that the heap's
+// first allocations from the range, which go to its lowest addresses, find them
+// faulted in early.
+const populateChunk = 32 << 20
+
+// madvPopulateWrite is MADV_POPULATE_WRITE (linux/mman.h, Linux 5.14).
+const madvPopulateWrite = 23
 
 func total() int64 {
 	mu.Lock()
@@ -88,7 +114,7 @@ func mappable(n int64) bool {
 }
 
 // advise allocates n bytes of fresh heap (the runtime does not zero memory it has just
-// mapped, so no page is touched; memory the heap freed earlier would be zeroed, which a
+// mapped, so advise touches no page; memory the heap freed earlier would be zeroed, which a
 // later, larger call in a long-lived process may meet), advises the huge pages inside
 // them, [lo, hi), and returns them to the heap with a collection (cheap: the heap is
 // small before a model is built). ok is false if the block holds no whole huge page or

@@ -5,7 +5,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -38,18 +40,18 @@ func TestAdviseMarksTheRange(t *testing.T) {
 }
 
 func TestReserveOnlyGrows(t *testing.T) {
-	assert.Zero(t, Reserve(0))
-	assert.Zero(t, Reserve(-1))
+	assert.Zero(t, Reserve(0, 0))
+	assert.Zero(t, Reserve(-1, 0))
 	if policy() != "madvise" {
-		assert.Zero(t, Reserve(8<<20), "the kernel's policy is %q: nothing to ask", policy())
+		assert.Zero(t, Reserve(8<<20, 0), "the kernel's policy is %q: nothing to ask", policy())
 		return
 	}
 	before := Advised()
-	first := Reserve(8 << 20)
+	first := Reserve(8<<20, 0)
 	assert.Positive(t, first)
-	assert.Zero(t, Reserve(8<<20), "covered by the first call")
-	assert.Zero(t, Reserve(4<<20), "covered by the first call")
-	more := Reserve(16 << 20)
+	assert.Zero(t, Reserve(8<<20, 0), "covered by the first call")
+	assert.Zero(t, Reserve(4<<20, 0), "covered by the first call")
+	more := Reserve(16<<20, 0)
 	assert.Positive(t, more, "what exceeds the first call")
 	assert.Equal(t, before+first+more, Advised())
 }
@@ -101,6 +103,30 @@ func mappings(t *testing.T) []mapping {
 
 func TestReserveRefusesWhatTheKernelWouldNotMap(t *testing.T) {
 	assert.False(t, mappable(1<<62), "4 EiB of private memory: more than any address space")
-	assert.Zero(t, Reserve(1<<62), "Reserve must not ask the runtime for a mapping the kernel refuses: the runtime would throw")
+	assert.Zero(t, Reserve(1<<62, 0), "Reserve must not ask the runtime for a mapping the kernel refuses: the runtime would throw")
 	assert.True(t, mappable(64<<20))
+}
+
+// populate faults its range in (resident afterwards) without changing what a page
+// already held: the heap may have handed out and written part of the range by then.
+func TestPopulateFaultsInAndKeepsContents(t *testing.T) {
+	const n = 2 * populateChunk
+	b, err := syscall.Mmap(-1, 0, n, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	require.NoError(t, err)
+	defer syscall.Munmap(b)
+	lo := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if _, _, e := syscall.Syscall(syscall.SYS_MADVISE, lo, 4096, madvPopulateWrite); e != 0 {
+		t.Skipf("the kernel refuses MADV_POPULATE_WRITE (%v): populate does nothing here", e)
+	}
+	b[4096], b[n-1] = 7, 9 // written before, as the heap's first allocations would be
+	populate(lo, lo+n)
+	assert.Equal(t, byte(7), b[4096])
+	assert.Equal(t, byte(9), b[n-1])
+	var rss int64
+	for _, m := range mappings(t) {
+		if m.lo <= lo && lo+n <= m.hi {
+			rss = m.rss
+		}
+	}
+	assert.GreaterOrEqual(t, rss, int64(n), "the whole range is resident")
 }
