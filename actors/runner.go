@@ -73,14 +73,14 @@ var _ Context = (*runner)(nil)
 // after it (d2, m2), the engine state the next call reads the actor from (one line: its
 // interface value is in it), the message slot and d2's entry in the table of hints
 // (which the call for d2 reads to find them: 1.4% of Red Storm's CPU profile waited on
-// it, and halo3d 12x12x12 ran 5% faster with it prefetched). In a machine of thousands of nodes
-// every window touches every node's state afresh after the other partitions have
-// evicted it, and these are the first misses of each event. The actor and the message
-// are found from the data word of their interface values (the second of its two
+// it, and halo3d 12x12x12 ran 5% faster with it prefetched). In a machine of thousands
+// of nodes every window touches every node's state afresh after the other partitions
+// have evicted it, and these are the first misses of each event. The actor and the
+// message are found from the data word of their interface values (the second of its two
 // words); the links from the port table (its entry itself is not prefetched: doing so
 // with the event after next did not pay, BENCHMARKS.md, twentieth session), without a
-// bounds check (an actor with no port has its base at the table's end: a prefetch
-// never faults).
+// bounds check (an actor with no port has its base at the table's end: a prefetch never
+// faults).
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
 	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1], uintptr(r.lines[d]),
