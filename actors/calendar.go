@@ -427,19 +427,25 @@ func (q *pendingQueue) pop(e *event) {
 	q.leaveCalendar()
 }
 
-// leaveCalendar goes back to a sorted run once the calendar holds few events.
+// leaveCalendar goes back to a sorted run once the calendar holds few events. (The
+// test, after every pop of a calendar, is inlined; the move is not.)
 func (q *pendingQueue) leaveCalendar() {
 	if q.cal.len() < sortedMin {
-		// Emptied without shrinking: the calendar keeps its buckets and their arrays
-		// for the next time the set grows (halving it down to its smallest size
-		// re-spread the events at each step and dropped the arrays it grows again).
-		var x event
-		for q.cal.len() > 0 {
-			q.cal.take(&x)
-			q.run.push(x.eventKey, x.port, x.msg)
-		}
-		q.cal, q.spare = nil, q.cal
+		q.toRun()
 	}
+}
+
+// toRun moves the calendar's events to the sorted run. The calendar is emptied without
+// shrinking: it keeps its buckets and their arrays for the next time the set grows
+// (halving it down to its smallest size re-spread the events at each step and dropped
+// the arrays it grows again).
+func (q *pendingQueue) toRun() {
+	var x event
+	for q.cal.len() > 0 {
+		q.cal.take(&x)
+		q.run.push(x.eventKey, x.port, x.msg)
+	}
+	q.cal, q.spare = nil, q.cal
 }
 
 // popBefore removes the earliest event into *e if it is before limit, and reports
