@@ -122,12 +122,13 @@ const hugePagesMin = 64 << 20
 // at once, with transparent huge pages, if --huge-pages is on and a model is large
 // enough (package hugepages: Red Storm about 8% faster on one worker; nothing happens
 // where the kernel uses huge pages always or never, or outside Linux), and has what
-// the models will take faulted in ahead on a goroutine: the estimate less its quarter
-// (motifNodeBytes), which its measured peak was.
+// one model will take faulted in ahead on a goroutine: the estimate less its quarter
+// (motifNodeBytes), which its measured peak was. One model only: a sweep's points
+// other than its largest take less, and resident memory must not grow beyond what
+// checkMemory accepted.
 func (c *common) reserveHugePages(models int) {
 	if need := modelNeed.Load(); c.hugePages && need >= hugePagesMin {
-		n := need * int64(max(models, 1))
-		hugepages.Reserve(n, n*4/5)
+		hugepages.Reserve(need*int64(max(models, 1)), need*4/5)
 	}
 }
 
