@@ -405,17 +405,23 @@ func (q *pendingQueue) push(k eventKey, port Port, m Msg) {
 			q.run.push(k, port, m)
 			return
 		}
-		q.cal, q.spare = q.spare, nil
-		if q.cal == nil {
-			q.cal = newCalQueue()
-		}
-		var x event
-		for q.run.len() > 0 {
-			q.run.pop(&x)
-			q.cal.push(x.eventKey, x.port, x.msg)
-		}
+		q.toCalendar()
 	}
 	q.cal.push(k, port, m)
+}
+
+// toCalendar moves the sorted run's events to a calendar queue, the one of the last
+// calendar mode if there was one (toRun).
+func (q *pendingQueue) toCalendar() {
+	q.cal, q.spare = q.spare, nil
+	if q.cal == nil {
+		q.cal = newCalQueue()
+	}
+	var x event
+	for q.run.len() > 0 {
+		q.run.pop(&x)
+		q.cal.push(x.eventKey, x.port, x.msg)
+	}
 }
 
 func (q *pendingQueue) pop(e *event) {

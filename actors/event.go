@@ -93,11 +93,7 @@ func (h *sortedRun) minTime() Time {
 	return h.h[h.lo].at
 }
 
-// push adds the event of key k to port with message m. The event's parts come as
-// arguments, here and on its way from Send (runner.send, partition.enqueue,
-// pendingQueue.push): an event is six words, which the compiler keeps in memory and
-// copies 16 bytes at a time from the 8-byte stores that built it, a copy the processor
-// cannot forward from its store buffer (4% of Red Storm's run stalled there).
+// push adds the event of key k to port with message m (its parts: see sink).
 func (h *sortedRun) push(k eventKey, port Port, m Msg) {
 	h.insert(pendingEntry{eventKey: k, slot: h.msgs.park(m), port: port})
 }

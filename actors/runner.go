@@ -38,9 +38,14 @@ func newActorStates(m *Model, seed uint64) []actorState {
 	return st
 }
 
-// sink receives the events a runner's actors send.
+// sink receives the events a runner's actors send. An event travels from Send to its
+// queue as its parts (key, port, message), here and in the queues' push: an event
+// struct is six words, which the compiler keeps in memory and copies 16 bytes at a time
+// from the 8-byte stores that built it, a copy the processor cannot forward from its
+// store buffer (4% of Red Storm's CPU profile stalled there). An event struct is built
+// only where one is stored (an outbox batch, the serial engine's heap).
 type sink interface {
-	enqueue(k eventKey, port Port, m Msg) // the event's parts (see sortedRun.push)
+	enqueue(k eventKey, port Port, m Msg)
 }
 
 // runner executes actors and is the Context they see. Both engines embed it: the
@@ -78,9 +83,9 @@ var _ Context = (*runner)(nil)
 // have evicted it, and these are the first misses of each event. The actor and the
 // message are found from the data word of their interface values (the second of its two
 // words); the links from the port table (its entry itself is not prefetched: doing so
-// with the event after next did not pay, BENCHMARKS.md, twentieth session), without a
-// bounds check (an actor with no port has its base at the table's end: a prefetch never
-// faults).
+// with the event after next did not pay, BENCHMARKS.md, twentieth and thirtieth
+// sessions), without a bounds check (an actor with no port has its base at the table's
+// end: a prefetch never faults).
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
 	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1], uintptr(r.lines[d]),

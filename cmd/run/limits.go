@@ -30,7 +30,8 @@ func checkSize(flag string, size int64) error {
 }
 
 // Memory a model needs per simulated node: peak resident memory over nodes as measured
-// (BENCHMARKS.md), with a quarter more for other machines' allocators and timing.
+// (BENCHMARKS.md), with a quarter more for other machines' allocators and timing
+// (measuredPart takes it off again).
 const (
 	// motifNodeBytes: halo3d with 8 KiB faces took 481 MiB on 16x16x16 (120 KiB a node)
 	// and 1,156 MiB on Red Storm's 10,368 nodes (114 KiB); 1 KiB faces 471 MiB on
@@ -122,15 +123,19 @@ const hugePagesMin = 64 << 20
 // at once, with transparent huge pages, if --huge-pages is on and a model is large
 // enough (package hugepages: Red Storm about 8% faster on one worker; nothing happens
 // where the kernel uses huge pages always or never, or outside Linux), and has what
-// one model will take faulted in ahead on a goroutine: the estimate less its quarter
-// (motifNodeBytes), which its measured peak was. One model only: a sweep's points
-// other than its largest take less, and resident memory must not grow beyond what
-// checkMemory accepted.
+// one model will take faulted in ahead on a goroutine (measuredPart of its estimate).
+// One model only: a sweep's points other than its largest take less, and resident
+// memory must not grow beyond what checkMemory accepted.
 func (c *common) reserveHugePages(models int) {
 	if need := modelNeed.Load(); c.hugePages && need >= hugePagesMin {
-		hugepages.Reserve(need*int64(max(models, 1)), need*4/5)
+		hugepages.Reserve(need*int64(max(models, 1)), measuredPart(need))
 	}
 }
+
+// measuredPart is what a model estimated at need bytes was measured to take: the
+// estimate without the quarter more the per-node figures carry (motifNodeBytes,
+// trafficNodeBytes).
+func measuredPart(need int64) int64 { return need * 4 / 5 }
 
 // gib prints a memory size in GiB with one decimal.
 func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
