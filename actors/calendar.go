@@ -141,35 +141,56 @@ func (q *calQueue) insert(x pendingEntry) {
 	i := int(uint64(x.at)>>q.shift) & q.mask
 	q.occ[i>>6] |= 1 << (i & 63)
 	b := &q.b[i]
-	if b.h > 0 && b.h >= len(b.e)/2 { // reclaim the taken half
-		b.e = b.e[:copy(b.e, b.e[b.h:])]
-		b.h = 0
-	}
 	if len(b.e) == cap(b.e) {
-		q.grow(b)
+		if b.h > 0 && b.h >= len(b.e)/2 { // reclaim the taken half
+			b.e = b.e[:copy(b.e, b.e[b.h:])]
+			b.h = 0
+		} else {
+			q.grow(b)
+		}
 	}
 	j := len(b.e)
 	if j == b.h || !x.less(b.e[j-1].eventKey) { // the usual case: x is the latest
 		b.e = append(b.e, x)
 		return
 	}
-	// x goes before the latest: after every event of the bucket before it, found by
-	// bisection (the events of one time come in no order of their keys, and a burst of
-	// them fills a bucket: halo3d 12x12x12 shifted 46 events an insert out of order),
-	// the later ones moved up at once.
+	e := append(b.e, x) // x goes before the latest: room for one more
+	b.e = e
+	if j-b.h <= calShiftMax {
+		// Few events, as in a bucket of about the mean size: the later ones move up
+		// one at a time from the latest, as an insertion sort's step does.
+		s := e[b.h:]
+		k := len(s) - 1
+		for k > 0 && x.less(s[k-1].eventKey) {
+			s[k] = s[k-1]
+			k--
+		}
+		s[k] = x
+		return
+	}
+	// Many (the events of one time come in no order of their keys, and a burst of
+	// them fills a bucket: halo3d 12x12x12 shifted 46 events an insert out of order):
+	// x goes after every event before it, found by bisection, and the later ones move
+	// up at once.
 	lo, hi := b.h, j-1
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if x.less(b.e[m].eventKey) {
+		if x.less(e[m].eventKey) {
 			hi = m
 		} else {
 			lo = m + 1
 		}
 	}
-	b.e = append(b.e, pendingEntry{})
-	copy(b.e[lo+1:], b.e[lo:j])
-	b.e[lo] = x
+	copy(e[lo+1:], e[lo:j])
+	e[lo] = x
 }
+
+// calShiftMax is the most events insert moves up one at a time (twice the mean
+// bucket size the width aims at, calBucketFirst); beyond, it bisects and copies. On
+// PHOLD, whose events land at random times in their buckets, most inserts are out of
+// order by one or two events, which a bisection, a copy call and a store made cost
+// about a hundred instructions.
+const calShiftMax = 2 * calBucketFirst
 
 // grow gives full bucket b an array of the next class up, from spare if it has one,
 // with b's events; b's array goes back to spare if it is large. A bucket's first
