@@ -239,19 +239,20 @@ func (q *calQueue) minTime() Time {
 	if q.n == 0 {
 		return MaxTime
 	}
-	q.seek()
-	x, _ := q.b[q.cur].first()
+	x, _ := q.seek().first()
 	return x.at
 }
 
-// seek moves the cursor to the bucket of the earliest event (q.n > 0): the first
-// bucket from the cursor on whose earliest event falls in that bucket's day of the
-// cursor's year, skipping empty buckets by their occupancy bits, else (a whole year
-// without a due event) straight to the day of the earliest event.
-func (q *calQueue) seek() {
-	if b := &q.b[q.cur]; b.h >= len(b.e) || b.e[b.h].at >= q.top {
-		q.search()
+// seek moves the cursor to the bucket of the earliest event (q.n > 0) and returns the
+// bucket: the first bucket from the cursor on whose earliest event falls in that
+// bucket's day of the cursor's year, skipping empty buckets by their occupancy bits,
+// else (a whole year without a due event) straight to the day of the earliest event.
+func (q *calQueue) seek() *calBucket {
+	if b := &q.b[q.cur]; b.h < len(b.e) && b.e[b.h].at < q.top {
+		return b
 	}
+	q.search()
+	return &q.b[q.cur]
 }
 
 // search is seek's search from the cursor on: the occupied buckets after the cursor's,
@@ -309,11 +310,11 @@ func (q *calQueue) popBefore(limit Time, e *event) bool {
 	if q.n == 0 {
 		return false
 	}
-	q.seek()
-	if b := &q.b[q.cur]; b.e[b.h].at >= limit {
+	b := q.seek()
+	if b.e[b.h].at >= limit {
 		return false
 	}
-	q.remove(e)
+	q.remove(b, e)
 	q.shrink()
 	return true
 }
@@ -327,14 +328,12 @@ func (q *calQueue) shrink() {
 
 // take removes the earliest event into *e (q.n > 0) and keeps the bucket count.
 func (q *calQueue) take(e *event) {
-	q.seek()
-	q.remove(e)
+	q.remove(q.seek(), e)
 }
 
-// remove removes the earliest event of the cursor's bucket, the earliest of all after
-// a seek, into *e.
-func (q *calQueue) remove(e *event) {
-	b := &q.b[q.cur]
+// remove removes the earliest event of b, the cursor's bucket (seek's: its earliest
+// is the earliest of all), into *e.
+func (q *calQueue) remove(b *calBucket, e *event) {
 	x := b.e[b.h]
 	if b.h++; b.h == len(b.e) {
 		b.e, b.h = q.keep(b.e), 0
