@@ -149,14 +149,16 @@ func (q *calQueue) insert(x pendingEntry) {
 			q.grow(b)
 		}
 	}
+	// Room for x (len < cap now): a reslice writes the length only, where an append
+	// would store the array's pointer back too, through the write barrier's check.
 	j := len(b.e)
-	if j == b.h || !x.less(b.e[j-1].eventKey) { // the usual case: x is the latest
-		b.e = append(b.e, x)
+	b.e = b.e[:j+1]
+	e := b.e
+	if j == b.h || !x.less(e[j-1].eventKey) { // the usual case: x is the latest
+		e[j] = x
 		return
 	}
-	e := append(b.e, x) // x goes before the latest: room for one more
-	b.e = e
-	if j-b.h <= calShiftMax {
+	if j-b.h <= calShiftMax { // x goes before the latest
 		// Few events, as in a bucket of about the mean size: the later ones move up
 		// one at a time from the latest, as an insertion sort's step does.
 		s := e[b.h:]
