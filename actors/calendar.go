@@ -3,6 +3,7 @@ package actors
 import (
 	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // calQueue is a calendar queue (Brown 1988) of events: buckets of one "day" of width
@@ -506,7 +507,26 @@ func (q *calQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
 	if b.h+1 < len(b.e) {
 		y = &b.e[b.h+1]
 	}
+	if b.h+2 >= len(b.e) {
+		q.prefetchSuccessor()
+	}
 	return x.dst(), &q.msgs.msgs[x.slot], y.dst(), &q.msgs.msgs[y.slot], true
+}
+
+// prefetchSuccessor starts bringing in the head of the bucket after the cursor's, if
+// it holds events: called when the cursor's bucket holds no more than the two events
+// peek returns, whose successor is then most likely that bucket's head. On a large
+// machine the cursor moves to a bucket every few events, and the first read of its
+// array missed: Red Storm's profile held 1.2 s of 50 s on peek's reads of a fresh
+// bucket's head. A hint only, like peek.
+func (q *calQueue) prefetchSuccessor() {
+	i := (q.cur + 1) & q.mask
+	if q.occ[i>>6]>>(i&63)&1 == 0 {
+		return
+	}
+	if n := &q.b[i]; n.h < len(n.e) {
+		prefetchLine(uintptr(unsafe.Pointer(&n.e[n.h])))
+	}
 }
 
 // peek returns the destinations of the next two events and the addresses of their

@@ -8,3 +8,6 @@ const havePrefetch = false
 
 // prefetchEvent is a no-op where the engine has no prefetch instruction for it.
 func prefetchEvent(actor, lines, msg, out, st, msgSlot, hintsNext uintptr, hints *[2]uintptr) {}
+
+// prefetchLine is a no-op where the engine has no prefetch instruction for it.
+func prefetchLine(addr uintptr) {}
