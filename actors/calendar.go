@@ -516,9 +516,10 @@ func (q *calQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
 // prefetchSuccessor starts bringing in the head of the bucket after the cursor's, if
 // it holds events: called when the cursor's bucket holds no more than the two events
 // peek returns, whose successor is then most likely that bucket's head. On a large
-// machine the cursor moves to a bucket every few events, and the first read of its
-// array missed: Red Storm's profile held 1.2 s of 50 s on peek's reads of a fresh
-// bucket's head. A hint only, like peek.
+// machine the cursor moves to another bucket every few events, whose array the next
+// seek and peek read cold: in Red Storm's CPU profile the calendar's pop side (seek,
+// remove, peek) went from 5.0 to 4.3 s of about 50 (BENCHMARKS.md, thirty-first
+// session). A hint only, like peek.
 func (q *calQueue) prefetchSuccessor() {
 	i := (q.cur + 1) & q.mask
 	if q.occ[i>>6]>>(i&63)&1 == 0 {
