@@ -236,9 +236,9 @@ func TestCalendarQueueOrder(t *testing.T) {
 }
 
 // A burst of events of one time, addressed in no order of their keys, fills one bucket
-// (a calendar cannot split a time): each goes to its place among the others (moved up
-// to while the bucket holds calShiftMax events at most, found by bisection beyond), and
-// they come out in key order.
+// (a calendar cannot split a time): each goes to its place among the others (the later
+// ones moved up one at a time while the bucket holds calShiftMax events or fewer, the
+// place found by bisection beyond), and they come out in key order.
 func TestCalendarBurstOfOneTime(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	q := newCalQueue()
