@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,6 +136,10 @@ func compareKeys(a, b eventKey) int {
 // The digest notices a change in any field of a delivery (time, destination, source,
 // sequence, port, message fingerprint) and in the order of two deliveries.
 func TestDigestEventIsSensitiveToEveryField(t *testing.T) {
+	digestEvent := func(h uint64, e *event) uint64 {
+		var plain uintptr
+		return digestEvent(h, e, &plain)
+	}
 	base := event{eventKey: makeKey(1000, 3, 7, 42), port: 2, msg: tok{v: 99}}
 	h0 := digestEvent(0x1234, &base)
 	for name, mut := range map[string]func(*event){
@@ -152,6 +157,29 @@ func TestDigestEventIsSensitiveToEveryField(t *testing.T) {
 	}
 	other := event{eventKey: makeKey(1000, 3, 7, 43), port: 2, msg: tok{v: 99}}
 	assert.NotEqual(t, digestEvent(digestEvent(0, &base), &other), digestEvent(digestEvent(0, &other), &base), "order")
+}
+
+// A runner remembers the last message type that has no fingerprint and skips the
+// assertion for it: a chain of deliveries of mixed types (with and without a
+// fingerprint, nil) folds to the digest of a fresh memory at every delivery, and a
+// fingerprinted message after plain ones still has its fingerprint folded.
+func TestDigestEventRemembersPlainTypes(t *testing.T) {
+	msgs := []Msg{plainMsg{}, tok{v: 1}, plainMsg{}, plainMsg{}, note("n"), tok{v: 2}, nil, tok{v: 3}, nil, note("m")}
+	var plain uintptr
+	remembered, fresh := uint64(0), uint64(0)
+	for i, m := range msgs {
+		e := event{eventKey: makeKey(Time(i), 1, 2, uint64(i)), msg: m}
+		remembered = digestEvent(remembered, &e, &plain)
+		var none uintptr
+		fresh = digestEvent(fresh, &e, &none)
+		require.Equal(t, fresh, remembered, "delivery %d (%v)", i, m)
+	}
+	require.Equal(t, (*[2]uintptr)(unsafe.Pointer(&msgs[9]))[0], plain, "the last plain type (note) is remembered")
+	// The fingerprint counts after plain deliveries: tok{4} and tok{5} differ.
+	e4 := event{eventKey: makeKey(1, 1, 2, 0), msg: tok{v: 4}}
+	e5 := e4
+	e5.msg = tok{v: 5}
+	require.NotEqual(t, digestEvent(0, &e4, &plain), digestEvent(0, &e5, &plain))
 }
 
 // The calendar queue pops events in exact key order too, with pushes before the

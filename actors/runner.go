@@ -64,6 +64,8 @@ type runner struct {
 	cur  ActorID
 	port Port
 	key  eventKey // key of the event being handled, to order failures
+
+	plain uintptr // the last message type delivered that has no Fingerprint (digestEvent)
 }
 
 var _ Context = (*runner)(nil)
@@ -160,7 +162,7 @@ func (r *runner) deliver(e *event) {
 			r.m.names[e.src()], e.at, s.clock)
 	}
 	s.clock = e.at
-	s.digest = digestEvent(s.digest, e)
+	s.digest = digestEvent(s.digest, e, &r.plain)
 	s.events++
 	s.actor.Receive(r, e.msg)
 }
