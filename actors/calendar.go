@@ -317,8 +317,12 @@ func (q *calQueue) popBefore(limit Time, e *event) bool {
 	if b.e[b.h].at >= limit {
 		return false
 	}
-	q.remove(b, e)
-	q.shrink()
+	// The count is checked against the buckets' as one empties (every few pops in a
+	// hold model) rather than at every pop: a shrink waits for the next bucket that
+	// empties.
+	if q.remove(b, e) {
+		q.shrink()
+	}
 	return true
 }
 
@@ -335,15 +339,17 @@ func (q *calQueue) take(e *event) {
 }
 
 // remove removes the earliest event of b, the cursor's bucket (seek's: its earliest
-// is the earliest of all), into *e.
-func (q *calQueue) remove(b *calBucket, e *event) {
+// is the earliest of all), into *e, and reports whether b is empty now.
+func (q *calQueue) remove(b *calBucket, e *event) (emptied bool) {
 	x := b.e[b.h]
 	if b.h++; b.h == len(b.e) {
 		b.e, b.h = q.keep(b.e), 0
 		q.occ[q.cur>>6] &^= 1 << (q.cur & 63)
+		emptied = true
 	}
 	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs.take(x.slot)
 	q.n--
+	return emptied
 }
 
 // resize re-spreads the events over nb buckets, the width re-estimated from them.
