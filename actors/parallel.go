@@ -107,12 +107,17 @@ type partition struct {
 	id     int32
 	actors []ActorID
 	queue  pendingQueue // its pending events (a sorted run or a calendar queue)
-	inbox  stack        // batches sent to this partition
-	inMin  atomic.Int64 // earliest event in the inbox (a lower bound)
-	free   stack        // this partition's batches, drained by their destinations
-	out    outbox
-	floor  Time // events for other partitions must not be earlier (lookahead check)
-	solo   bool // running a solo window, which each send to another partition shortens
+	// What other partitions write (their sends' batches, the batches they give back)
+	// is on lines of its own: on a line with the queue's fields, which every event
+	// reads, each of those writes took the line from this partition's CPU.
+	_     [cacheLine]byte
+	inbox stack        // batches sent to this partition
+	inMin atomic.Int64 // earliest event in the inbox (a lower bound)
+	free  stack        // this partition's batches, drained by their destinations
+	_     [cacheLine]byte
+	out   outbox
+	floor Time // events for other partitions must not be earlier (lookahead check)
+	solo  bool // running a solo window, which each send to another partition shortens
 	// The actors lo to lo+span-1 are this partition's (its longest run of consecutive
 	// ids: all of them, as the automatic and block partitionings cut): an event for one
 	// of them is local without a look at the owner table, whose lines a large machine's
