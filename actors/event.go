@@ -1,9 +1,6 @@
 package actors
 
-import (
-	"math/bits"
-	"unsafe"
-)
+import "math/bits"
 
 // eventKey totally orders events independently of partitioning: by time, then
 // destination id, then source id, then the source's send sequence number. Destination
@@ -175,7 +172,7 @@ func (h *sortedRun) insert(x pendingEntry) {
 func digestEvent(h uint64, e *event, plain *uintptr) uint64 {
 	x := uint64(e.at)*0x9e3779b97f4a7c15 ^ e.ds*0xc2b2ae3d27d4eb4f ^
 		bits.RotateLeft64(e.seq, 17)*0x165667b19e3779f9 ^ uint64(uint32(e.port))*0xd6e8feb86659fd93
-	if tab := (*[2]uintptr)(unsafe.Pointer(&e.msg))[0]; tab != *plain {
+	if tab := ifaceWords(&e.msg)[0]; tab != *plain {
 		if f, ok := e.msg.(Fingerprinter); ok {
 			x ^= bits.RotateLeft64(f.Fingerprint(), 29) * 0xff51afd7ed558ccd
 		} else {

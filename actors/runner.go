@@ -90,11 +90,18 @@ var _ Context = (*runner)(nil)
 // end: a prefetch never faults).
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
-	prefetchEvent((*[2]uintptr)(unsafe.Pointer(&r.st[d].actor))[1], uintptr(r.lines[d]),
-		(*[2]uintptr)(unsafe.Pointer(m))[1], out,
+	prefetchEvent(ifaceWords(&r.st[d].actor)[1], uintptr(r.lines[d]),
+		ifaceWords(m)[1], out,
 		uintptr(unsafe.Pointer(&r.st[d2])), uintptr(unsafe.Pointer(m2)), uintptr(unsafe.Pointer(&r.hints[d2])),
 		&r.hints[d])
 }
+
+// ifaceWords returns the two words of the interface value *v (an Actor or a Msg): its
+// type word, one for every value of a dynamic type, and its data word, the value itself
+// if it is a pointer, else the address of its copy. The engine reads them for hints
+// (prefetch, prefetchLines) and for the digest's memory of a type (digestEvent), never
+// to reach the value.
+func ifaceWords[I any](v *I) *[2]uintptr { return (*[2]uintptr)(unsafe.Pointer(v)) }
 
 // Prefetch tells the engine which lines outside its struct the calling actor's next
 // event will read first, a and b (nil for none): a ring's head slot, the packet in it.
@@ -130,7 +137,7 @@ func prefetchLines(st []actorState) []uint8 {
 	for i := range st {
 		n := uintptr(1)
 		if t := reflect.TypeOf(st[i].actor); t != nil && t.Kind() == reflect.Pointer {
-			addr := (*[2]uintptr)(unsafe.Pointer(&st[i].actor))[1]
+			addr := ifaceWords(&st[i].actor)[1]
 			size := t.Elem().Size()
 			if s, ok := st[i].actor.(PrefetchSizer); ok {
 				size = min(size, s.PrefetchBytes())
