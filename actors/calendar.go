@@ -314,13 +314,21 @@ func (q *calQueue) popBefore(limit Time, e *event) bool {
 		return false
 	}
 	b := q.seek()
-	if b.e[b.h].at >= limit {
+	x := &b.e[b.h]
+	if x.at >= limit {
 		return false
 	}
-	// The count is checked against the buckets' as one empties (every few pops in a
-	// hold model) rather than at every pop: a shrink waits for the next bucket that
-	// empties.
-	if q.remove(b, e) {
+	// remove's work, written out here: as a call on every pop's path its inlining
+	// (cost 150, over the compiler's budget of 80) depended on the profile-guided
+	// build and flipped with unrelated changes to the package (PHOLD 120 M
+	// instructions in 1,850 M apart).
+	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs.take(x.slot)
+	q.n--
+	if b.h++; b.h == len(b.e) {
+		q.release(b)
+		// The count is checked against the buckets' as one empties (every few pops
+		// in a hold model) rather than at every pop: a shrink waits for the next
+		// bucket that empties.
 		q.shrink()
 	}
 	return true
@@ -339,17 +347,20 @@ func (q *calQueue) take(e *event) {
 }
 
 // remove removes the earliest event of b, the cursor's bucket (seek's: its earliest
-// is the earliest of all), into *e, and reports whether b is empty now.
-func (q *calQueue) remove(b *calBucket, e *event) (emptied bool) {
-	x := b.e[b.h]
-	if b.h++; b.h == len(b.e) {
-		b.e, b.h = q.keep(b.e), 0
-		q.occ[q.cur>>6] &^= 1 << (q.cur & 63)
-		emptied = true
-	}
+// is the earliest of all), into *e (popBefore writes the same out).
+func (q *calQueue) remove(b *calBucket, e *event) {
+	x := &b.e[b.h]
 	e.eventKey, e.port, e.msg = x.eventKey, x.port, q.msgs.take(x.slot)
 	q.n--
-	return emptied
+	if b.h++; b.h == len(b.e) {
+		q.release(b)
+	}
+}
+
+// release empties b, the cursor's bucket, whose last event was taken.
+func (q *calQueue) release(b *calBucket) {
+	b.e, b.h = q.keep(b.e), 0
+	q.occ[q.cur>>6] &^= 1 << (q.cur & 63)
 }
 
 // resize re-spreads the events over nb buckets, the width re-estimated from them.
@@ -527,11 +538,7 @@ func (q *calQueue) peek() (ActorID, *Msg, ActorID, *Msg, bool) {
 // remove, peek) went from 5.0 to 4.3 s of about 50 (BENCHMARKS.md, thirty-first
 // session). A hint only, like peek.
 func (q *calQueue) prefetchSuccessor() {
-	i := (q.cur + 1) & q.mask
-	if q.occ[i>>6]>>(i&63)&1 == 0 {
-		return
-	}
-	if n := &q.b[i]; n.h < len(n.e) {
+	if n := &q.b[(q.cur+1)&q.mask]; n.h < len(n.e) {
 		prefetchLine(uintptr(unsafe.Pointer(&n.e[n.h])))
 	}
 }
