@@ -433,16 +433,47 @@ func TestPrefetchLines(t *testing.T) {
 	assert.Contains(t, []uint8{2, 3}, lines[3], "its first 100 bytes span 2 lines, 3 if they do not start a line")
 }
 
+// A partition's prefetch record of an actor holds the address of its first outgoing
+// link in the Model's port table and the lines of its struct; its hints start empty.
+func TestPrefetchRecs(t *testing.T) {
+	g := NewGraph()
+	ra := g.Add("a", ported("x", "y"))
+	g.Add("b", &wideActor{})
+	rc := g.Add("c", ported("z"))
+	g.Connect(ra.Port("y"), rc.Port("z"), Nanosecond)
+	g.Unconnected(ra.Port("x"))
+	m, err := g.Build()
+	require.NoError(t, err)
+	id := func(name string) ActorID {
+		i, ok := m.ID(name)
+		require.True(t, ok, name)
+		return i
+	}
+	a, b, c := id("a"), id("b"), id("c")
+	st := newActorStates(m, 1)
+	recs, lines := newPrefetchRecs(m, st), prefetchLines(st)
+	size := unsafe.Sizeof(outLink{})
+	assert.Equal(t, uintptr(unsafe.Pointer(&m.out[m.portBase[a]])), recs[a].out)
+	assert.Equal(t, uintptr(unsafe.Pointer(&m.out[m.portBase[a]+1])), recs[a].out+size, "a's second port")
+	assert.Equal(t, uintptr(unsafe.Pointer(&m.out[m.portBase[c]])), recs[c].out)
+	assert.Equal(t, uintptr(unsafe.Pointer(unsafe.SliceData(m.out)))+uintptr(m.portBase[b])*size, recs[b].out, "no port: where its ports would start")
+	for _, i := range []ActorID{a, b, c} {
+		assert.Equal(t, uintptr(lines[i]), recs[i].lines)
+		assert.Zero(t, recs[i].hints)
+	}
+	assert.Equal(t, uintptr(32), unsafe.Sizeof(prefetchRec{}), "two records to a line")
+}
+
 // Prefetch records the calling actor's hint lines where its partition prefetches, and
 // is a no-op elsewhere (no table, or a Context that is not the engine's).
 func TestPrefetchRecordsHints(t *testing.T) {
 	var a, b int64
-	r := &runner{hints: make([][2]uintptr, 3), cur: 1}
+	r := &runner{pf: make([]prefetchRec, 3), cur: 1}
 	Prefetch(r, &a, &b)
-	assert.Equal(t, [2]uintptr{uintptr(unsafe.Pointer(&a)), uintptr(unsafe.Pointer(&b))}, r.hints[1])
-	assert.Zero(t, r.hints[0])
+	assert.Equal(t, [2]uintptr{uintptr(unsafe.Pointer(&a)), uintptr(unsafe.Pointer(&b))}, r.pf[1].hints)
+	assert.Zero(t, r.pf[0])
 	Prefetch(r, &a, (*int64)(nil))
-	assert.Equal(t, [2]uintptr{uintptr(unsafe.Pointer(&a)), 0}, r.hints[1], "nil: no second line")
+	assert.Equal(t, [2]uintptr{uintptr(unsafe.Pointer(&a)), 0}, r.pf[1].hints, "nil: no second line")
 	assert.NotPanics(t, func() { Prefetch(&runner{cur: 1}, &a, &b) }, "a partition that does not prefetch")
 }
 

@@ -127,7 +127,7 @@ func (p *partition) executeHorizon(limit, safe Time) {
 	var e event
 	n := 0
 	for p.queue.popBefore(limit, &e) {
-		if p.lines != nil {
+		if p.pf != nil {
 			p.prefetchNext()
 		}
 		p.events++

@@ -333,17 +333,16 @@ func chooseSync(opts *Options, parts int) (SyncMode, error) {
 
 func newPartitions(r *prun, n int, opts *Options) []*partition {
 	parts := make([]*partition, n)
-	// The partitions prefetch (runner.lines set) when the model's state outgrows a
+	// The partitions prefetch (runner.pf set) when the model's state outgrows a
 	// core's caches and the CPU has a prefetch instruction the engine uses.
-	var lines []uint8
-	var hints [][2]uintptr
+	var pf []prefetchRec
 	if havePrefetch && r.m.NumActors() >= prefetchMinActors {
-		lines, hints = prefetchLines(r.st), make([][2]uintptr, len(r.st))
+		pf = newPrefetchRecs(r.m, r.st)
 	}
 	for i := range parts {
 		p := &partition{r: r, id: int32(i)}
 		p.inMin.Store(int64(MaxTime))
-		p.runner = runner{m: r.m, st: r.st, lines: lines, hints: hints, sink: p}
+		p.runner = runner{m: r.m, st: r.st, pf: pf, sink: p}
 		p.setTracer(newTracer(opts, r.m, i))
 		p.out.init(p, n)
 		parts[i] = p

@@ -1,10 +1,11 @@
 #include "go_asm.h"
 #include "textflag.h"
 
-// func prefetchEvent(actor, lines, msg, out, st, msgSlot, hintsNext uintptr, hints *[2]uintptr)
-TEXT ·prefetchEvent(SB), NOSPLIT, $0-64
+// func prefetchEvent(actor uintptr, rec *prefetchRec, msg, st, msgSlot, recNext uintptr)
+TEXT ·prefetchEvent(SB), NOSPLIT, $0-48
 	MOVQ actor+0(FP), AX
-	MOVQ lines+8(FP), CX
+	MOVQ rec+8(FP), DX
+	MOVQ prefetchRec_lines(DX), CX
 loop:
 	PREFETCHT0 (AX)
 	ADDQ $const_cacheLine, AX
@@ -12,22 +13,21 @@ loop:
 	JNZ loop
 	MOVQ msg+16(FP), AX
 	PREFETCHT0 (AX)
-	MOVQ out+24(FP), AX
+	MOVQ prefetchRec_out(DX), AX
 	PREFETCHT0 (AX)
 	PREFETCHT0 const_cacheLine(AX)
-	MOVQ st+32(FP), AX
+	MOVQ st+24(FP), AX
 	PREFETCHT0 (AX)
-	MOVQ msgSlot+40(FP), AX
+	MOVQ msgSlot+32(FP), AX
 	PREFETCHT0 (AX)
-	MOVQ hintsNext+48(FP), AX
+	MOVQ recNext+40(FP), AX
 	PREFETCHT0 (AX)
-	MOVQ hints+56(FP), DX
-	MOVQ 0(DX), AX
+	MOVQ prefetchRec_hints+0(DX), AX
 	TESTQ AX, AX
 	JZ second
 	PREFETCHT0 (AX)
 second:
-	MOVQ 8(DX), AX
+	MOVQ prefetchRec_hints+8(DX), AX
 	TESTQ AX, AX
 	JZ done
 	PREFETCHT0 (AX)

@@ -7,7 +7,7 @@ package actors
 const havePrefetch = false
 
 // prefetchEvent is a no-op where the engine has no prefetch instruction for it.
-func prefetchEvent(actor, lines, msg, out, st, msgSlot, hintsNext uintptr, hints *[2]uintptr) {}
+func prefetchEvent(actor uintptr, rec *prefetchRec, msg, st, msgSlot, recNext uintptr) {}
 
 // prefetchLine is a no-op where the engine has no prefetch instruction for it.
 func prefetchLine(addr uintptr) {}

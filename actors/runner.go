@@ -54,8 +54,7 @@ type sink interface {
 type runner struct {
 	m      *Model
 	st     []actorState
-	lines  []uint8      // cache lines each actor's own struct spans (prefetchLines); nil: the partition does not prefetch
-	hints  [][2]uintptr // lines each actor's next event reads outside its struct (Prefetch), 0 for none; nil with lines
+	pf     []prefetchRec // by actor, what prefetching its next event reads (newPrefetchRecs); nil: the partition does not prefetch
 	sink   sink
 	tracer Tracer
 	gauges GaugeTracer // tracer's gauge recorder if it records gauges, else nil (setTracer)
@@ -78,22 +77,41 @@ var _ Context = (*runner)(nil)
 // first two lines of d's outgoing links (a Send's route reads one of them) and the
 // lines d named for its next event (Prefetch: a DMA engine's ring head); for the one
 // after it (d2, m2), the engine state the next call reads the actor from (one line: its
-// interface value is in it), the message slot and d2's entry in the table of hints
-// (which the call for d2 reads to find them: 1.4% of Red Storm's CPU profile waited on
-// it, and halo3d 12x12x12 ran 5% faster with it prefetched). In a machine of thousands
-// of nodes every window touches every node's state afresh after the other partitions
-// have evicted it, and these are the first misses of each event. The actor and the
-// message are found from the data word of their interface values (the second of its two
-// words); the links from the port table (its entry itself is not prefetched: doing so
-// with the event after next did not pay, BENCHMARKS.md, twentieth and thirtieth
-// sessions), without a bounds check (an actor with no port has its base at the table's
-// end: a prefetch never faults).
+// interface value is in it), the message slot and d2's prefetch record (which the call
+// for d2 reads to find the rest: 1.4% of Red Storm's CPU profile waited on its hints
+// when they had a table of their own, and halo3d 12x12x12 ran 5% faster with them
+// prefetched). In a machine of thousands of nodes every window touches every node's
+// state afresh after the other partitions have evicted it, and these are the first
+// misses of each event. The actor and the message are found from the data word of
+// their interface values (the second of its two words), the rest from d's record. Of
+// d2 only addresses are computed, never read, and a prefetch never faults: they need no
+// bounds check.
 func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
-	out := uintptr(unsafe.Pointer(unsafe.SliceData(r.m.out))) + uintptr(r.m.portBase[d])*unsafe.Sizeof(outLink{})
-	prefetchEvent(ifaceWords(&r.st[d].actor)[1], uintptr(r.lines[d]),
-		ifaceWords(m)[1], out,
-		uintptr(unsafe.Pointer(&r.st[d2])), uintptr(unsafe.Pointer(m2)), uintptr(unsafe.Pointer(&r.hints[d2])),
-		&r.hints[d])
+	st2 := uintptr(unsafe.Pointer(unsafe.SliceData(r.st))) + uintptr(d2)*unsafe.Sizeof(actorState{})
+	pf2 := uintptr(unsafe.Pointer(unsafe.SliceData(r.pf))) + uintptr(d2)*unsafe.Sizeof(prefetchRec{})
+	prefetchEvent(ifaceWords(&r.st[d].actor)[1], &r.pf[d], ifaceWords(m)[1], st2, uintptr(unsafe.Pointer(m2)), pf2)
+}
+
+// prefetchRec is what a partition that prefetches keeps of an actor to start the misses
+// of its next event: 32 bytes, two to a line, so that one prefetch of the record (with
+// the event before) brings all of it.
+type prefetchRec struct {
+	hints [2]uintptr // the lines its next event reads outside its struct (Prefetch), 0 for none
+	out   uintptr    // the address of its first outgoing link in the Model's port table (the table's end for an actor with no port)
+	lines uintptr    // the cache lines its struct spans (prefetchLines)
+}
+
+// newPrefetchRecs returns the prefetch records of m's actors, whose states are st.
+// The address of an outgoing link is the table's end for an actor with no port, or past
+// its last port's for the hints: a prefetch never faults.
+func newPrefetchRecs(m *Model, st []actorState) []prefetchRec {
+	lines := prefetchLines(st)
+	out := uintptr(unsafe.Pointer(unsafe.SliceData(m.out)))
+	recs := make([]prefetchRec, len(st))
+	for i := range recs {
+		recs[i] = prefetchRec{out: out + uintptr(m.portBase[i])*unsafe.Sizeof(outLink{}), lines: uintptr(lines[i])}
+	}
+	return recs
 }
 
 // ifaceWords returns the two words of the interface value *v (an Actor or a Msg): its
@@ -111,8 +129,8 @@ func ifaceWords[I any](v *I) *[2]uintptr { return (*[2]uintptr)(unsafe.Pointer(v
 // Start). A hint only, for what the actor's state already says: it changes no result,
 // and costs a small model nothing.
 func Prefetch[A, B any](ctx Context, a *A, b *B) {
-	if r, ok := ctx.(*runner); ok && r.hints != nil {
-		r.hints[r.cur] = [2]uintptr{uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b))}
+	if r, ok := ctx.(*runner); ok && r.pf != nil {
+		r.pf[r.cur].hints = [2]uintptr{uintptr(unsafe.Pointer(a)), uintptr(unsafe.Pointer(b))}
 	}
 }
 

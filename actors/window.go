@@ -86,7 +86,7 @@ func (p *partition) executeWindow() {
 	}
 	var e event
 	for p.queue.popBefore(p.winEnd, &e) {
-		if p.lines != nil {
+		if p.pf != nil {
 			p.prefetchNext()
 		}
 		p.events++
@@ -102,7 +102,7 @@ func (p *partition) executeWindow() {
 
 // prefetchNext starts bringing the memory of the next two events into the cache while
 // the event just popped runs: a hint, the events are popped in their order whatever it
-// brings. Called in large models only (runner.lines set), so that a small one pays a
+// brings. Called in large models only (runner.pf set), so that a small one pays a
 // predictable branch an event and no call.
 func (p *partition) prefetchNext() {
 	if d, m, d2, m2, ok := p.queue.peek(); ok {
