@@ -186,8 +186,14 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	if err != nil {
 		return err
 	}
+	restoreGC := func() {}
+	opts.OnLayout = func(actors.Layout) { // built: the run starts
+		restoreGC()
+		restoreGC = runGCTarget(opts.Workers)
+	}
 	start := time.Now()
 	res, err := b.run(cmd.Context(), cfg, opts, state)
+	restoreGC()
 	stopProfile()
 	trace, terr := tr.finish(cmd.ErrOrStderr())
 	if err == nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -88,6 +90,51 @@ func gcPercentFor(need int64) int {
 		return gcPercent
 	}
 	return int(max(gcPercentMin, min(gcPercent, 100*gcSlackBytes/need)))
+}
+
+// runGCTarget sets the collector's target for the run about to start, once its model
+// is built, and returns what restores the target before it. A large model's heap keeps
+// growing while it runs: its queues, pools and FIFOs reach their largest sizes node by
+// node (Red Storm's halo3d, 8 KiB faces: the live heap grew from about 690 to 994 MB,
+// with under 10% garbage), so the size-set target (gcPercentFor) collected twice during
+// the run, marking a gigabyte each time. When the run's workers fill the cores
+// (workers >= GOMAXPROCS) that marking, its assists and the write barrier it turns on
+// are taken from the workers: Red Storm on two workers of this 2-core machine ran
+// 20.6-23.4 s without those collections against 24.4-25.9 s with them (four
+// alternating pairs, BENCHMARKS.md), 41-46 s of CPU against 49-52 s. The target is then
+// raised so that the next collection comes when the heap reaches the memory the model
+// was admitted with (modelNeed, checkMemory), if that is later than the current
+// target's (gcPercentForRun). With a core idle the collector marks there almost for
+// free, and the memory it frees is reused where fresh memory would be touched for the
+// first time: Red Storm on one worker ran 4-16% slower without collections (three
+// pairs), so the target is left as it is. Unless the environment sets GOGC.
+func runGCTarget(workers int) (restore func()) {
+	restore = func() {}
+	if os.Getenv("GOGC") != "" || workers < runtime.GOMAXPROCS(0) {
+		return restore
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 || s[1].Value.Kind() != metrics.KindUint64 {
+		return restore
+	}
+	cur := int(s[1].Value.Uint64())
+	if pct := gcPercentForRun(modelNeed.Load(), int64(s[0].Value.Uint64()), cur); pct != cur {
+		debug.SetGCPercent(pct)
+		restore = func() { debug.SetGCPercent(cur) }
+	}
+	return restore
+}
+
+// gcPercentForRun is the collector's target for a run whose model was estimated to
+// need need bytes, with live bytes of heap marked live by the last collection, under
+// target cur: the target whose next collection comes at need bytes of heap, if above
+// cur, else cur (a model estimated too small keeps the usual target).
+func gcPercentForRun(need, live int64, cur int) int {
+	if need <= 0 || live <= 0 || live >= need {
+		return cur
+	}
+	return max(cur, int(100*(need-live)/live))
 }
 
 // availableMemory reads MemAvailable from /proc/meminfo.

@@ -44,3 +44,15 @@ func TestGCPercentFor(t *testing.T) {
 	assert.Equal(t, 33, gcPercentFor(10368*motifNodeBytes), "Red Storm halo3d: 1.5 GiB estimated")
 	assert.Equal(t, gcPercentMin, gcPercentFor(4<<30), "4 GiB estimated")
 }
+
+// A run's target puts the next collection where the heap reaches the model's estimate,
+// unless the current target comes later or the estimate is already exceeded.
+func TestGCPercentForRun(t *testing.T) {
+	need := int64(10368 * motifNodeBytes) // Red Storm halo3d: 1.5 GiB estimated
+	assert.Equal(t, 247, gcPercentForRun(need, 437<<20, 33), "the live heap of its last collection during the build")
+	assert.Equal(t, 50, gcPercentForRun(600<<20, 420<<20, 50), "the next collection at 630 MiB already: kept")
+	assert.Equal(t, 33, gcPercentForRun(need, need, 33), "an estimate reached")
+	assert.Equal(t, 33, gcPercentForRun(need, 2*need, 33), "an estimate exceeded")
+	assert.Equal(t, 50, gcPercentForRun(0, 100<<20, 50), "no estimate")
+	assert.Equal(t, 50, gcPercentForRun(need, 0, 50), "no collection yet")
+}
