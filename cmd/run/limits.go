@@ -92,18 +92,18 @@ func gcPercentFor(need int64) int {
 	return int(max(gcPercentMin, min(gcPercent, 100*gcSlackBytes/need)))
 }
 
-// runGCTarget sets the collector's target for the run about to start, once its model
-// is built, and returns what restores the target before it. A large model's heap keeps
+// runGCTarget sets the collector's target for the run about to start, once its model is
+// built, and returns what restores the target before it. A large model's heap keeps
 // growing while it runs: its queues, pools and FIFOs reach their largest sizes node by
 // node (Red Storm's halo3d, 8 KiB faces: the live heap grew from about 690 to 994 MB,
 // with under 10% garbage), so the size-set target (gcPercentFor) collected twice during
-// the run, marking a gigabyte each time. When the run's workers fill the cores
-// (workers >= GOMAXPROCS) that marking, its assists and the write barrier it turns on
-// are taken from the workers: Red Storm on two workers of this 2-core machine ran
-// 20.6-23.4 s without those collections against 24.4-25.9 s with them (four
-// alternating pairs, BENCHMARKS.md), 41-46 s of CPU against 49-52 s. The target is then
-// raised so that the next collection comes when the heap reaches the memory the model
-// was admitted with (modelNeed, checkMemory), if that is later than the current
+// the run, marking a gigabyte each time. When the run's workers fill the cores (workers
+// >= GOMAXPROCS) that marking, its assists and the write barrier it turns on are taken
+// from the workers: Red Storm on two workers of a 2-core machine ran 20.6-24.9 s
+// without those collections against 23.3-27.0 s with them (seven alternating pairs,
+// medians 22.4 and 24.9 s; BENCHMARKS.md), 41-49 s of CPU against 47-53 s. The target
+// is then raised so that the next collection comes when the heap reaches the memory the
+// model was admitted with (modelNeed, checkMemory), if that is later than the current
 // target's (gcPercentForRun). With a core idle the collector marks there almost for
 // free, and the memory it frees is reused where fresh memory would be touched for the
 // first time: Red Storm on one worker ran 4-16% slower without collections (three
