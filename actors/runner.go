@@ -101,9 +101,9 @@ type prefetchRec struct {
 	lines uintptr    // the cache lines its struct spans (prefetchLines)
 }
 
-// newPrefetchRecs returns the prefetch records of m's actors, whose states are st.
-// The address of an outgoing link is the table's end for an actor with no port, or past
-// its last port's for the hints: a prefetch never faults.
+// newPrefetchRecs returns the prefetch records of m's actors, whose states are st. An
+// actor with no port gets the address where its ports would start (the next actor's
+// first link, or the table's end): it is only prefetched, which never faults.
 func newPrefetchRecs(m *Model, st []actorState) []prefetchRec {
 	lines := prefetchLines(st)
 	out := uintptr(unsafe.Pointer(unsafe.SliceData(m.out)))
