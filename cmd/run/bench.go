@@ -186,14 +186,11 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 	if err != nil {
 		return err
 	}
-	restoreGC := func() {}
-	opts.OnLayout = func(actors.Layout) { // built: the run starts
-		restoreGC()
-		restoreGC = runGCTarget(opts.Workers)
-	}
+	var gc runGC
+	opts.OnLayout = gc.hook(opts.Workers)
 	start := time.Now()
 	res, err := b.run(cmd.Context(), cfg, opts, state)
-	restoreGC()
+	gc.end()
 	stopProfile()
 	trace, terr := tr.finish(cmd.ErrOrStderr())
 	if err == nil {

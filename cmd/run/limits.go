@@ -103,12 +103,12 @@ func gcPercentFor(need int64) int {
 // without those collections against 23.3-27.0 s with them (seven alternating pairs,
 // medians 22.4 and 24.9 s; BENCHMARKS.md), 41-49 s of CPU against 47-53 s. The target
 // is then raised so that the next collection comes when the heap reaches the memory the
-// model was admitted with (modelNeed, checkMemory), if that is later than the current
+// model was admitted with (need: modelNeed, checkMemory), if that is later than the current
 // target's (gcPercentForRun). With a core idle the collector marks there almost for
 // free, and the memory it frees is reused where fresh memory would be touched for the
 // first time: Red Storm on one worker ran 4-16% slower without collections (three
 // pairs), so the target is left as it is. Unless the environment sets GOGC.
-func runGCTarget(workers int) (restore func()) {
+func runGCTarget(workers int, need int64) (restore func()) {
 	restore = func() {}
 	if os.Getenv("GOGC") != "" || workers < runtime.GOMAXPROCS(0) {
 		return restore
@@ -119,11 +119,32 @@ func runGCTarget(workers int) (restore func()) {
 		return restore
 	}
 	cur := int(s[1].Value.Uint64())
-	if pct := gcPercentForRun(modelNeed.Load(), int64(s[0].Value.Uint64()), cur); pct != cur {
+	if pct := gcPercentForRun(need, int64(s[0].Value.Uint64()), cur); pct != cur {
 		debug.SetGCPercent(pct)
 		restore = func() { debug.SetGCPercent(cur) }
 	}
 	return restore
+}
+
+// runGC sets the collector's target of the runs of one model at a time (a benchmark, a
+// sweep's points one by one) with runGCTarget: its hook goes in Options.OnLayout, called
+// once a run's model is built, and end restores the target before it.
+type runGC struct{ restore func() }
+
+// hook returns the Options.OnLayout of runs with workers workers.
+func (g *runGC) hook(workers int) func(actors.Layout) {
+	return func(actors.Layout) {
+		g.end()
+		g.restore = runGCTarget(workers, modelNeed.Load())
+	}
+}
+
+// end restores the target the last run found.
+func (g *runGC) end() {
+	if g.restore != nil {
+		g.restore()
+		g.restore = nil
+	}
 }
 
 // gcPercentForRun is the collector's target for a run whose model was estimated to

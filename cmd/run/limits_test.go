@@ -3,9 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/metrics"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/seastar-sim/seastar/actors"
 )
 
 // Runs that cannot fit or finish, and inputs that set nothing, are refused up front
@@ -43,6 +47,36 @@ func TestGCPercentFor(t *testing.T) {
 	assert.Equal(t, 40, gcPercentFor(1280<<20), "a model of 1.25 GiB estimated")
 	assert.Equal(t, 33, gcPercentFor(10368*motifNodeBytes), "Red Storm halo3d: 1.5 GiB estimated")
 	assert.Equal(t, gcPercentMin, gcPercentFor(4<<30), "4 GiB estimated")
+}
+
+// A run whose workers fill the cores gets the target of gcPercentForRun for its model's
+// estimate, and the one before it back at its end; a run that leaves a core idle keeps
+// the target.
+func TestRunGCTargetRestores(t *testing.T) {
+	if os.Getenv("GOGC") != "" {
+		t.Skip("GOGC is set: runs keep it")
+	}
+	gogc := func() int {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		return int(s[0].Value.Uint64())
+	}
+	runtime.GC() // a live heap to scale from
+	before := gogc()
+	restore := runGCTarget(runtime.GOMAXPROCS(0), 64<<30)
+	assert.Greater(t, gogc(), before, "a 64 GiB estimate: the next collection much later")
+	restore()
+	assert.Equal(t, before, gogc())
+	if runtime.GOMAXPROCS(0) > 1 {
+		runGCTarget(runtime.GOMAXPROCS(0)-1, 64<<30)()
+		assert.Equal(t, before, gogc(), "a core left idle: the target stays")
+	}
+	var g runGC // whatever its runs found, the target before them at the end
+	hook := g.hook(runtime.GOMAXPROCS(0))
+	hook(actors.Layout{})
+	hook(actors.Layout{})
+	g.end()
+	assert.Equal(t, before, gogc())
 }
 
 // A run's target puts the next collection where the heap reaches the model's estimate,

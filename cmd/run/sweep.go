@@ -120,6 +120,7 @@ type sweepRun struct {
 	base      *params.Tree
 	opts      actors.Options
 	out       *output
+	jobs      int // points simulated at once
 }
 
 func (c *common) runSweep(cmd *cobra.Command, s *sweepFlags, args []string) error {
@@ -404,6 +405,7 @@ func (sw *sweepRun) pending() []*sweepPoint {
 // running; a simulation error fails its point only.
 func (sw *sweepRun) run(ctx context.Context, stderr io.Writer, jobs int) error {
 	pending := sw.pending()
+	sw.jobs = jobs
 	sw.c.reserveHugePages(min(jobs, len(pending))) // the largest point's model, jobs at once
 	prog := sweep.NewProgress(stderr, sw.c.quiet, len(sw.points), len(sw.points)-len(pending), jobs)
 	defer prog.Finish()
@@ -437,8 +439,13 @@ func (sw *sweepRun) runPoint(ctx context.Context, p *sweepPoint) error {
 	}
 	opts := sw.opts
 	opts.Seed = p.seed
+	var gc runGC
+	if sw.jobs == 1 { // one model at a time: the collector's target is the point's (runGCTarget)
+		opts.OnLayout = gc.hook(opts.Workers)
+	}
 	start := time.Now()
 	res, err := sw.b.run(ctx, p.cfg, opts, state)
+	gc.end()
 	p.rec.WallS = time.Since(start).Seconds()
 	if res != nil {
 		p.rec.Reports = reportsJSON(res.reports, false)
