@@ -120,7 +120,6 @@ type sweepRun struct {
 	base      *params.Tree
 	opts      actors.Options
 	out       *output
-	jobs      int // points simulated at once
 }
 
 func (c *common) runSweep(cmd *cobra.Command, s *sweepFlags, args []string) error {
@@ -405,13 +404,12 @@ func (sw *sweepRun) pending() []*sweepPoint {
 // running; a simulation error fails its point only.
 func (sw *sweepRun) run(ctx context.Context, stderr io.Writer, jobs int) error {
 	pending := sw.pending()
-	sw.jobs = jobs
 	sw.c.reserveHugePages(min(jobs, len(pending))) // the largest point's model, jobs at once
 	prog := sweep.NewProgress(stderr, sw.c.quiet, len(sw.points), len(sw.points)-len(pending), jobs)
 	defer prog.Finish()
 	return sweep.Run(ctx, len(pending), jobs, func(ctx context.Context, i int) error {
 		p := pending[i]
-		err := sw.runPoint(ctx, p)
+		err := sw.runPoint(ctx, p, jobs == 1)
 		if p.rec.Status != statusInterrupted && p.rec.Status != statusPending {
 			prog.PointDone(p.finished())
 		}
@@ -419,9 +417,10 @@ func (sw *sweepRun) run(ctx context.Context, stderr io.Writer, jobs int) error {
 	})
 }
 
-// runPoint simulates p and writes its directory. It returns an error only for what
-// ends the whole sweep; a simulation error is recorded in p.rec.
-func (sw *sweepRun) runPoint(ctx context.Context, p *sweepPoint) error {
+// runPoint simulates p and writes its directory; alone tells that no other point runs
+// meanwhile (the collector's target is then the point's, runGCTarget). It returns an
+// error only for what ends the whole sweep; a simulation error is recorded in p.rec.
+func (sw *sweepRun) runPoint(ctx context.Context, p *sweepPoint, alone bool) error {
 	if ctx.Err() != nil {
 		return nil // not started: stays pending
 	}
@@ -440,7 +439,7 @@ func (sw *sweepRun) runPoint(ctx context.Context, p *sweepPoint) error {
 	opts := sw.opts
 	opts.Seed = p.seed
 	var gc runGC
-	if sw.jobs == 1 { // one model at a time: the collector's target is the point's (runGCTarget)
+	if alone {
 		opts.OnLayout = gc.hook(opts.Workers)
 	}
 	start := time.Now()
