@@ -97,7 +97,7 @@ func (r *runner) prefetch(d ActorID, m *Msg, d2 ActorID, m2 *Msg) {
 // the event before) brings all of it.
 type prefetchRec struct {
 	hints [2]uintptr // the lines its next event reads outside its struct (Prefetch), 0 for none
-	out   uintptr    // the address of its first outgoing link in the Model's port table (the table's end for an actor with no port)
+	out   uintptr    // the address of its first outgoing link in the Model's port table (newPrefetchRecs: also for an actor with no port)
 	lines uintptr    // the cache lines its struct spans (prefetchLines)
 }
 

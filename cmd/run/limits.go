@@ -103,10 +103,10 @@ func gcPercentFor(need int64) int {
 // without those collections against 23.3-27.0 s with them (seven alternating pairs,
 // medians 22.4 and 24.9 s; BENCHMARKS.md), 41-49 s of CPU against 47-53 s. The target
 // is then raised so that the next collection comes when the heap reaches the memory the
-// model was admitted with (need: modelNeed, checkMemory), if that is later than the current
-// target's (gcPercentForRun). With a core idle the collector marks there almost for
-// free, and the memory it frees is reused where fresh memory would be touched for the
-// first time: Red Storm on one worker ran 4-16% slower without collections (three
+// model was admitted with (need: modelNeed, checkMemory), if that is later than the
+// current target's (gcPercentForRun). With a core idle the collector marks there almost
+// for free, and the memory it frees is reused where fresh memory would be touched for
+// the first time: Red Storm on one worker ran 4-16% slower without collections (three
 // pairs), so the target is left as it is. Unless the environment sets GOGC.
 func runGCTarget(workers int, need int64) (restore func()) {
 	restore = func() {}
