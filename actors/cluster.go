@@ -584,6 +584,51 @@ func (c *Cluster) Peer(i int) string { return c.addrs[i] }
 // Hello is what the coordinator asked for.
 func (c *Cluster) Hello() Hello { return c.hello }
 
+// OnThisMachine is the number of the session's processes that run on this machine, this
+// one included: those at a loopback address or localhost, or at an address of one of
+// this machine's interfaces. A host name other than localhost is not looked up: its
+// process counts as another machine's.
+func (c *Cluster) OnThisMachine() int {
+	local := interfaceIPs()
+	n := 0
+	for i, addr := range c.addrs {
+		if i == c.self || sameMachine(addr, local) {
+			n++
+		}
+	}
+	return n
+}
+
+// sameMachine reports whether the process at addr (host:port) runs on the machine whose
+// interfaces have the addresses local.
+func sameMachine(addr string, local []net.IP) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if isLoopback(host) {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && slices.ContainsFunc(local, ip.Equal)
+}
+
+// interfaceIPs returns the addresses of this machine's interfaces (none if it cannot
+// list them: only loopback addresses are then this machine's).
+func interfaceIPs() []net.IP {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		return nil
+	}
+	var ips []net.IP
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok {
+			ips = append(ips, n.IP)
+		}
+	}
+	return ips
+}
+
 // Err is why the session ended, nil while it is up.
 func (c *Cluster) Err() error {
 	c.mu.Lock()

@@ -261,6 +261,27 @@ func TestListenRefusesNonLoopback(t *testing.T) {
 // A worker that stops answering mid-run ends the coordinator's run, within the peer
 // timeout, with an error naming it; the worker's own run ends too. (The test of a
 // killed worker process is in cmd/run.)
+// The processes of a session on this machine are those at a loopback address, at
+// localhost or at an address of one of its interfaces; a host name is not looked up.
+func TestOnThisMachine(t *testing.T) {
+	local := []net.IP{net.ParseIP("192.0.2.7"), net.ParseIP("2001:db8::7")}
+	for addr, want := range map[string]bool{
+		"127.0.0.1:7000":    true,
+		"127.0.0.2:7000":    true,
+		"[::1]:7000":        true,
+		"localhost:7000":    true,
+		"192.0.2.7:7000":    true,
+		"[2001:db8::7]:80":  true,
+		"192.0.2.8:7000":    false,
+		"node12.local:7000": false,
+		"192.0.2.7":         false, // no port: not an address a process listens on
+	} {
+		assert.Equal(t, want, sameMachine(addr, local), addr)
+	}
+	c := &Cluster{addrs: []string{"192.0.2.8:7000", "127.0.0.1:7001", "[::1]:7002", "198.51.100.3:7003", "node12.local:7004"}}
+	assert.Equal(t, 3, c.OnThisMachine(), "itself (whatever its address) and the two at loopback addresses")
+}
+
 func TestDistributedSilentPeerEndsTheRun(t *testing.T) {
 	c := newTestCluster(t, 1)
 	ctx := context.Background()

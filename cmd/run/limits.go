@@ -2,12 +2,10 @@ package main
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
-	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -214,58 +212,16 @@ func gib(b int64) string { return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30)) }
 
 // machineWorkers is the number of engine workers a run with workers workers a process
 // has on this machine: this process's, and as many for each other process of a run
-// across processes (cl, nil for a run in one process) whose address is this machine's
-// (a loopback address or one of its interfaces'; a host name other than localhost is
-// not looked up and counts as another machine). Every process of a run takes the
-// coordinator's --workers; without it each takes its own GOMAXPROCS, which fills its
-// machine alone. Two processes of one worker on a 2-core machine each left their
-// collector a core that the other's worker was using: halo3d 16x16x16 collected twice
-// in each process while it ran, and ran about 4% faster without those collections
-// (median ratio 0.954 over 20 alternating pairs, 16 of them faster; BENCHMARKS.md,
-// thirty-fourth session).
+// across processes (cl, nil for a run in one process) on the same machine
+// (Cluster.OnThisMachine). Every process of a run takes the coordinator's --workers;
+// without it each takes its own GOMAXPROCS, which fills its machine alone. Two processes
+// of one worker on a 2-core machine each left their collector a core that the other's
+// worker was using: halo3d 16x16x16 collected twice in each process while it ran, and
+// ran about 4% faster without those collections (median ratio 0.954 over 20 alternating
+// pairs, 16 of them faster; BENCHMARKS.md, thirty-fourth session).
 func machineWorkers(workers int, cl *actors.Cluster) int {
 	if cl == nil {
 		return workers
 	}
-	local := localIPs()
-	n := 0
-	for i := range cl.Processes() {
-		if i == cl.Index() || onThisMachine(cl.Peer(i), local) {
-			n++
-		}
-	}
-	return workers * n
-}
-
-// onThisMachine reports whether the process at addr (host:port) runs on this machine,
-// whose interfaces have the addresses local.
-func onThisMachine(addr string, local []net.IP) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	if ip == nil {
-		return false
-	}
-	return ip.IsLoopback() || slices.ContainsFunc(local, ip.Equal)
-}
-
-// localIPs returns the addresses of this machine's interfaces (none if it cannot list
-// them: every peer not on a loopback address then counts as another machine).
-func localIPs() []net.IP {
-	addrs, err := net.InterfaceAddrs()
-	if err != nil {
-		return nil
-	}
-	var ips []net.IP
-	for _, a := range addrs {
-		if n, ok := a.(*net.IPNet); ok {
-			ips = append(ips, n.IP)
-		}
-	}
-	return ips
+	return workers * cl.OnThisMachine()
 }
