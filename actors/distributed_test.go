@@ -258,9 +258,6 @@ func TestListenRefusesNonLoopback(t *testing.T) {
 	assert.ErrorIs(t, err, ErrConfig)
 }
 
-// A worker that stops answering mid-run ends the coordinator's run, within the peer
-// timeout, with an error naming it; the worker's own run ends too. (The test of a
-// killed worker process is in cmd/run.)
 // The processes of a session on this machine are those at a loopback address, at
 // localhost or at an address of one of its interfaces; a host name is not looked up.
 func TestOnThisMachine(t *testing.T) {
@@ -282,6 +279,9 @@ func TestOnThisMachine(t *testing.T) {
 	assert.Equal(t, 3, c.OnThisMachine(), "itself (whatever its address) and the two at loopback addresses")
 }
 
+// A worker that stops answering mid-run ends the coordinator's run, within the peer
+// timeout, with an error naming it; the worker's own run ends too. (The test of a
+// killed worker process is in cmd/run.)
 func TestDistributedSilentPeerEndsTheRun(t *testing.T) {
 	c := newTestCluster(t, 1)
 	ctx := context.Background()
