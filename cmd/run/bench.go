@@ -187,7 +187,7 @@ func (c *common) runBench(cmd *cobra.Command, b *benchmark, state any) error {
 		return err
 	}
 	var gc runGC
-	opts.OnLayout = gc.hook(machineWorkers(opts.Workers, opts.Cluster))
+	opts.OnLayout = gc.hook(opts.Workers, opts.Cluster)
 	start := time.Now()
 	res, err := b.run(cmd.Context(), cfg, opts, state)
 	gc.end()

@@ -133,8 +133,11 @@ func runGCTarget(workers int, need int64) (restore func()) {
 // once a run's model is built, and end restores the target before it.
 type runGC struct{ restore func() }
 
-// hook returns the Options.OnLayout of runs with workers workers on this machine.
-func (g *runGC) hook(workers int) func(actors.Layout) {
+// hook returns the Options.OnLayout of runs with workers workers a process, across the
+// processes of cl (nil for a run in one process): the workers on this machine
+// (machineWorkers) decide.
+func (g *runGC) hook(workers int, cl *actors.Cluster) func(actors.Layout) {
+	workers = machineWorkers(workers, cl)
 	return func(actors.Layout) {
 		g.end()
 		g.restore = runGCTarget(workers, modelNeed.Load())

@@ -72,7 +72,7 @@ func TestRunGCTargetRestores(t *testing.T) {
 		assert.Equal(t, before, gogc(), "a core left idle: the target stays")
 	}
 	var g runGC // whatever its runs found, the target before them at the end
-	hook := g.hook(runtime.GOMAXPROCS(0))
+	hook := g.hook(runtime.GOMAXPROCS(0), nil)
 	hook(actors.Layout{})
 	hook(actors.Layout{})
 	g.end()

@@ -440,7 +440,7 @@ func (sw *sweepRun) runPoint(ctx context.Context, p *sweepPoint, alone bool) err
 	opts.Seed = p.seed
 	var gc runGC
 	if alone {
-		opts.OnLayout = gc.hook(opts.Workers)
+		opts.OnLayout = gc.hook(opts.Workers, opts.Cluster)
 	}
 	start := time.Now()
 	res, err := sw.b.run(ctx, p.cfg, opts, state)
