@@ -319,6 +319,23 @@ func checkBind(addr string, allow bool) (host string, port int, err error) {
 	return h, port, nil
 }
 
+// checkPeer checks a worker's address given to Connect and returns its host: a host
+// and a port in 1..65535 (a typo there would otherwise be reported as a worker nobody
+// can reach, with advice to start one at an address no worker can listen on).
+func checkPeer(addr string) (host string, err error) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", configErrorf("cluster: peer %q: %v (want host:port, e.g. 127.0.0.1:7001)", addr, err)
+	}
+	if h == "" {
+		return "", configErrorf("cluster: peer %q has no host (want host:port, e.g. 127.0.0.1:7001)", addr)
+	}
+	if port, err := strconv.Atoi(p); err != nil || port < 1 || port > 65535 {
+		return "", configErrorf("cluster: peer %q: port %q is not a number in 1..65535", addr, p)
+	}
+	return h, nil
+}
+
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true
@@ -955,9 +972,9 @@ func Connect(ctx context.Context, cfg ClusterConfig, peers []string, hello Hello
 		return nil, err
 	}
 	for _, p := range peers {
-		h, _, err := net.SplitHostPort(p)
+		h, err := checkPeer(p)
 		if err != nil {
-			return nil, configErrorf("cluster: peer %q: %v (want host:port)", p, err)
+			return nil, err
 		}
 		if !isLoopback(h) {
 			cfg.TLS = true // a worker on another interface speaks TLS (tlsKey)

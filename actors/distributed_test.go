@@ -249,6 +249,22 @@ func TestDistributedUnreachablePeer(t *testing.T) {
 	assert.Less(t, time.Since(start), 20*time.Second) // bounded: never a hang
 }
 
+func TestConnectRefusesMalformedPeers(t *testing.T) {
+	for addr, want := range map[string]string{
+		"127.0.0.1":       "want host:port",
+		"127.0.0.1:":      `port "" is not a number in 1..65535`,
+		"127.0.0.1:99999": `port "99999" is not a number in 1..65535`,
+		"127.0.0.1:0":     `port "0" is not a number in 1..65535`,
+		"127.0.0.1:http":  `port "http" is not a number in 1..65535`,
+		":7001":           "has no host",
+	} {
+		_, err := Connect(context.Background(), ClusterConfig{Timeout: 500 * time.Millisecond}, []string{addr}, Hello{})
+		require.Error(t, err, addr)
+		assert.ErrorIs(t, err, ErrConfig, addr)
+		assert.Contains(t, err.Error(), want, addr)
+	}
+}
+
 func TestListenRefusesNonLoopback(t *testing.T) {
 	_, err := Listen(ClusterConfig{Listen: "0.0.0.0:0"})
 	require.Error(t, err)
