@@ -190,14 +190,14 @@ func New(cfg Config) (*Collector, error) {
 		msgs: map[msgKey]*message{}, phases: map[string]string{}, models: map[*actors.Model]int{},
 		kept: newBounded(cfg.MaxFileSpans, fileOrder), tl: newBounded(cfg.MaxFileSpans, timeOrder),
 		gauges: newBounded(cfg.MaxCounters, gaugeOrder)}
-	for _, path := range []string{cfg.File, cfg.Timeline} {
-		if path == "" {
+	for _, out := range []struct{ what, path string }{{"trace file", cfg.File}, {"timeline", cfg.Timeline}} {
+		if out.path == "" {
 			continue
 		}
 		// Fail now, not after an hour of simulation, if the file cannot be written.
-		f, err := os.Create(path)
+		f, err := os.Create(out.path)
 		if err != nil {
-			return nil, fmt.Errorf("trace file: %w", err)
+			return nil, fmt.Errorf("%s: %w", out.what, err)
 		}
 		_ = f.Close()
 	}

@@ -292,6 +292,8 @@ func TestConfigValidate(t *testing.T) {
 	}
 	_, err := New(Config{File: filepath.Join(t.TempDir(), "no", "such", "dir", "f")})
 	assert.ErrorContains(t, err, "trace file")
+	_, err = New(Config{Timeline: filepath.Join(t.TempDir(), "no", "such", "dir", "f")})
+	assert.ErrorContains(t, err, "timeline")
 }
 
 // The file holds at most MaxFileSpans stages; the rest are counted as dropped.

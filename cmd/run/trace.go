@@ -69,9 +69,20 @@ func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
 	col, err := traces.New(traces.Config{Sample: sample, File: t.file, OTLP: t.otlp, Epoch: epoch, TimeScale: t.scale, Timeline: t.timeline, Seed: c.seed,
 		Attrs: map[string]string{"seastar.command": command, "seastar.args": strings.Join(c.args, " ")}})
 	if err != nil {
-		return nil, usage(fmt.Errorf("--trace-file, --trace-otlp: %w", err))
+		return nil, usage(fmt.Errorf("%s: %w", t.given(), err))
 	}
 	return &tracing{flags: t, col: col, epoch: epoch}, nil
+}
+
+// given names the tracing flags set that write or export spans, for an error about them.
+func (t *traceFlags) given() string {
+	var names []string
+	for _, f := range []struct{ name, v string }{{"--trace-file", t.file}, {"--trace-otlp", t.otlp}, {"--trace-timeline", t.timeline}} {
+		if f.v != "" {
+			names = append(names, f.name)
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // hook is the engine's tracing hook (nil when tracing is off).
