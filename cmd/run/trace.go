@@ -147,6 +147,13 @@ func (t *tracing) finish(stderr io.Writer) (*traceReport, error) {
 				t.flags.timeline, r.TimelineCut)
 		}
 	}
+	if (t.flags.file != "" || t.flags.otlp != "" || t.flags.timeline != "") && st.Traces == 0 {
+		// An empty trace is not an error, but it must not pass for a trace: raw DMA
+		// messages and traffic packets carry no trace id (docs/design.md s.7 names the
+		// traced messages).
+		fmt.Fprintf(stderr, "run: warning: tracing: no message was traced (sample %s): this benchmark's messages carry no trace id "+
+			"(Portals, CCI, Portals 4 and StarT-JR messages do; raw DMA messages and the traffic generator's packets do not), or --trace-sample picked none of them\n", r.Sample)
+	}
 	if st.Err != nil {
 		r.Error = st.Err.Error()
 		fmt.Fprintf(stderr, "run: warning: tracing: %v (%d spans dropped)\n", st.Err, st.Dropped)

@@ -41,6 +41,19 @@ func TestTraceFileSameForAnyWorkers(t *testing.T) {
 	assert.Equal(t, string(files[0]), string(files[2]), "serial vs 2 workers")
 }
 
+// A traced run that traced no message says so: raw DMA messages carry no trace id, and
+// a sample can pick none of a short run's messages.
+func TestTraceNothingTracedWarns(t *testing.T) {
+	dir := t.TempDir()
+	code, _, errs := invoke(t, "bench", "rawdma", "--sizes", "0", "--iters", "3", "--quiet", "--out", "none",
+		"--trace-file", filepath.Join(dir, "raw.jsonl"))
+	require.Equal(t, 0, code, errs)
+	assert.Contains(t, errs, "no message was traced")
+	code, _, errs = invoke(t, append(append([]string{}, smallPerf...), "--trace-file", filepath.Join(dir, "perf.jsonl"))...)
+	require.Equal(t, 0, code, errs)
+	assert.NotContains(t, errs, "no message was traced")
+}
+
 // run tracedump prints the rings a run wrote with --trace-ring in the format of
 // Pedretti & Hudson 2005 figure 2.
 func TestTraceRingAndTracedump(t *testing.T) {
