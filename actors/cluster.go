@@ -304,13 +304,9 @@ type sessKey struct {
 
 // checkBind refuses non-loopback addresses unless allowed.
 func checkBind(addr string, allow bool) (host string, port int, err error) {
-	h, p, err := net.SplitHostPort(addr)
+	h, port, err := splitAddr("listen address", addr, 0)
 	if err != nil {
-		return "", 0, configErrorf("cluster: listen address %q: %v (want host:port, e.g. 127.0.0.1:7001)", addr, err)
-	}
-	port, err = strconv.Atoi(p)
-	if err != nil || port < 0 || port > 65535 {
-		return "", 0, configErrorf("cluster: listen address %q: port %q is not a number in 0..65535", addr, p)
+		return "", 0, err
 	}
 	if !allow && !isLoopback(h) {
 		return "", 0, configErrorf("cluster: listen address %q is not a loopback address; peers are not authenticated, "+
@@ -323,17 +319,25 @@ func checkBind(addr string, allow bool) (host string, port int, err error) {
 // and a port in 1..65535 (a typo there would otherwise be reported as a worker nobody
 // can reach, with advice to start one at an address no worker can listen on).
 func checkPeer(addr string) (host string, err error) {
+	h, _, err := splitAddr("peer", addr, 1)
+	if err == nil && h == "" {
+		err = configErrorf("cluster: peer %q has no host (want host:port, e.g. 127.0.0.1:7001)", addr)
+	}
+	return h, err
+}
+
+// splitAddr splits addr, the what of a session, into a host and a port in
+// minPort..65535, or returns a configuration error naming it.
+func splitAddr(what, addr string, minPort int) (host string, port int, err error) {
 	h, p, err := net.SplitHostPort(addr)
 	if err != nil {
-		return "", configErrorf("cluster: peer %q: %v (want host:port, e.g. 127.0.0.1:7001)", addr, err)
+		return "", 0, configErrorf("cluster: %s %q: %v (want host:port, e.g. 127.0.0.1:7001)", what, addr, err)
 	}
-	if h == "" {
-		return "", configErrorf("cluster: peer %q has no host (want host:port, e.g. 127.0.0.1:7001)", addr)
+	port, err = strconv.Atoi(p)
+	if err != nil || port < minPort || port > 65535 {
+		return "", 0, configErrorf("cluster: %s %q: port %q is not a number in %d..65535", what, addr, p, minPort)
 	}
-	if port, err := strconv.Atoi(p); err != nil || port < 1 || port > 65535 {
-		return "", configErrorf("cluster: peer %q: port %q is not a number in 1..65535", addr, p)
-	}
-	return h, nil
+	return h, port, nil
 }
 
 func isLoopback(host string) bool {
