@@ -302,15 +302,17 @@ type sessKey struct {
 	index int
 }
 
-// checkBind refuses non-loopback addresses unless allowed.
+// checkBind refuses non-loopback addresses unless allowed (the traffic on them is then
+// TLS: tlsKey).
 func checkBind(addr string, allow bool) (host string, port int, err error) {
 	h, port, err := splitAddr("listen address", addr, 0)
 	if err != nil {
 		return "", 0, err
 	}
 	if !allow && !isLoopback(h) {
-		return "", 0, configErrorf("cluster: listen address %q is not a loopback address; peers are not authenticated, "+
-			"so binding another interface needs an explicit opt-in (--allow-non-loopback)", addr)
+		return "", 0, configErrorf("cluster: listen address %q is not a loopback address: binding another interface "+
+			"exposes the process to the network and needs an explicit opt-in (--allow-non-loopback, which also encrypts "+
+			"the traffic with TLS keyed by the token)", addr)
 	}
 	return h, port, nil
 }
