@@ -30,6 +30,10 @@ func Parse(data []byte) (*Node, error) {
 		if errors.Is(err, io.EOF) {
 			break
 		}
+		var syntax *xml.SyntaxError
+		if errors.As(err, &syntax) {
+			return nil, err // it names its line
+		}
 		if err != nil {
 			return nil, fmt.Errorf("line %d: %v", line, err)
 		}

@@ -27,4 +27,6 @@ func TestParseKeepsAttributeOrder(t *testing.T) {
 	require.ErrorContains(t, err, "want <test>")
 	_, err = Parse([]byte(`<test><a></test>`))
 	require.Error(t, err)
+	_, err = Parse([]byte("<test>\n<ptl>"))
+	require.EqualError(t, err, "XML syntax error on line 2: unexpected EOF", "the syntax error's own line, named once")
 }
