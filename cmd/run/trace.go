@@ -148,11 +148,11 @@ func (t *tracing) finish(stderr io.Writer) (*traceReport, error) {
 		}
 	}
 	if (t.flags.file != "" || t.flags.otlp != "" || t.flags.timeline != "") && st.Traces == 0 {
-		// An empty trace is not an error, but it must not pass for a trace: raw DMA
-		// messages and traffic packets carry no trace id (docs/design.md s.7 names the
-		// traced messages).
+		// An empty trace is not an error, but it must not pass for a trace: the traffic
+		// generator's packets carry no trace id (docs/design.md s.7 names the traced
+		// messages).
 		fmt.Fprintf(stderr, "run: warning: tracing: no message was traced (sample %s): this benchmark's messages carry no trace id "+
-			"(Portals, CCI, Portals 4 and StarT-JR messages do; raw DMA messages and the traffic generator's packets do not), or --trace-sample picked none of them\n", r.Sample)
+			"(Portals, CCI, Portals 4, StarT-JR and raw DMA messages do; the traffic generator's packets do not), or --trace-sample picked none of them\n", r.Sample)
 	}
 	if st.Err != nil {
 		r.Error = st.Err.Error()

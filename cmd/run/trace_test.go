@@ -41,17 +41,53 @@ func TestTraceFileSameForAnyWorkers(t *testing.T) {
 	assert.Equal(t, string(files[0]), string(files[2]), "serial vs 2 workers")
 }
 
-// A traced run that traced no message says so: raw DMA messages carry no trace id, and
-// a sample can pick none of a short run's messages.
+// A traced run that traced no message says so: the traffic generator's packets carry no
+// trace id, and a sample can pick none of a short run's messages.
 func TestTraceNothingTracedWarns(t *testing.T) {
 	dir := t.TempDir()
-	code, _, errs := invoke(t, "bench", "rawdma", "--sizes", "0", "--iters", "3", "--quiet", "--out", "none",
-		"--trace-file", filepath.Join(dir, "raw.jsonl"))
+	code, _, errs := invoke(t, "bench", "traffic", "--torus", "2x2x2", "--measure", "200ns", "--quiet", "--out", "none",
+		"--trace-file", filepath.Join(dir, "traffic.jsonl"))
 	require.Equal(t, 0, code, errs)
 	assert.Contains(t, errs, "no message was traced")
 	code, _, errs = invoke(t, append(append([]string{}, smallPerf...), "--trace-file", filepath.Join(dir, "perf.jsonl"))...)
 	require.Equal(t, 0, code, errs)
 	assert.NotContains(t, errs, "no message was traced")
+}
+
+// A raw DMA message is one trace: its root, the host's stores, the TX DMA engine, every
+// router hop, the RX DMA engine and the firmware's handlers on both nodes; the file is
+// byte-identical for any engine, worker count and partitioning.
+func TestTraceRawDMA(t *testing.T) {
+	dir := t.TempDir()
+	var files []string
+	for i, extra := range [][]string{{"--engine", "serial"}, {"--workers", "1"}, {"--workers", "2", "--partition", "node"}} {
+		file := filepath.Join(dir, "raw"+string(rune('0'+i))+".jsonl")
+		args := append([]string{"bench", "rawdma", "--sizes", "0,4K", "--iters", "3", "--quiet", "--out", "none", "--trace-file", file}, extra...)
+		code, _, errs := invoke(t, args...)
+		require.Equal(t, 0, code, errs)
+		assert.NotContains(t, errs, "no message was traced")
+		b, err := os.ReadFile(file)
+		require.NoError(t, err)
+		files = append(files, string(b))
+	}
+	assert.Equal(t, files[0], files[1], "serial vs 1 worker")
+	assert.Equal(t, files[0], files[2], "serial vs 2 workers")
+	names := map[string]int{}
+	traces := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(files[0]), "\n") {
+		var s struct {
+			Trace string `json:"trace_id"`
+			Name  string `json:"name"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(line), &s), line)
+		names[s.Name]++
+		traces[s.Trace] = true
+	}
+	require.Positive(t, names["rawdma/message"])
+	assert.Equal(t, len(traces), names["rawdma/message"], "one root a message")
+	for _, stage := range []string{"host/send", "txdma/message", "router/hop", "rxdma/message", "ppc/rx_som", "ppc/rx_done", "ppc/tx_done"} {
+		assert.Positive(t, names[stage], stage)
+	}
 }
 
 // run tracedump prints the rings a run wrote with --trace-ring in the format of

@@ -162,13 +162,21 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	switch ev := ev.(type) {
 	case rxdma.SOM:
+		var id uint64 // read before the handler may discard the packet
+		if m, ok := ev.Packet.Data.(*Msg); x.Tracer() != nil && ok {
+			id = m.TraceID()
+		}
 		f.onSOM(x, ev)
+		if id != 0 {
+			traceHandler(x, id, "rx_som", false)
+		}
 	case *rxdma.Done:
 		f.onRxDone(x, *ev)
 	case *txdma.Done:
 		x.Instr(f.costs.DoneInstr)
 		x.HostWrite(actors.Bytes(f.costs.RecordBytes), sentRecords.New(SentRecord{Slot: txSlot(f.txNext), ID: ev.Tag}))
 		f.txNext++
+		traceHandler(x, traceID(f.node, ev.Tag), "tx_done", true)
 	case *cam.Stalled:
 		x.Instr(f.costs.StallInstr)
 		f.Stats.Stalls++
@@ -261,6 +269,7 @@ func (f *Firmware) onRxDone(x *ppc.Exec, ev rxdma.Done) {
 		delete(f.inflight, k)
 		f.record(x, rm.m)
 		f.rxFree.Put(rm)
+		traceHandler(x, traceID(ev.Src, ev.Tag), "rx_done", false)
 	}
 	i := f.bySrc[ev.Src]
 	f.entries[i].queued--
