@@ -208,10 +208,16 @@ func (r *traceReport) String() string {
 	return strings.Join(parts, "; ")
 }
 
-// refuseTracing is the error of commands that have no messages to trace.
+// refuseTracing is the error of commands that have no messages to trace, naming the
+// tracing flags given.
 func (c *common) refuseTracing(what string) error {
-	if t := &c.trace; t.otlp != "" || t.file != "" || t.ring != "" || t.timeline != "" {
-		return usage(fmt.Errorf("--trace-otlp, --trace-file and --trace-ring apply to run bench: %s", what))
+	t := &c.trace
+	flags := t.given()
+	if t.ring != "" {
+		flags = strings.TrimPrefix(flags+", --trace-ring", ", ")
+	}
+	if flags != "" {
+		return usage(fmt.Errorf("%s: %s", flags, what))
 	}
 	return nil
 }
