@@ -51,7 +51,7 @@ func (e *Endpoint) Send(dst router.NodeID, n int64) uint64 {
 }
 
 // commands is the number of TX commands Send stores for a message of n bytes.
-func (e *Endpoint) commands(n int64) int {
+func commands(n int64) int {
 	if n > 0 {
 		return CommandsPerMessage
 	}

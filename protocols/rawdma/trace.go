@@ -25,7 +25,7 @@ func (e *Endpoint) traceSend(m *Msg, start actors.Time) {
 		Attrs: []actors.Attr{actors.IntAttr("src.node", int64(m.Src)), actors.IntAttr("dst.node", int64(m.Dst)),
 			actors.IntAttr("size_bytes", m.Len), actors.IntAttr("seq", int64(m.ID))}})
 	t.Span(actors.Span{Trace: id, Name: "host/send", Actor: e.p.Self(), Start: start, End: end,
-		Attrs: []actors.Attr{actors.IntAttr("commands", int64(e.commands(m.Len)))}})
+		Attrs: []actors.Attr{actors.IntAttr("commands", int64(commands(m.Len)))}})
 }
 
 // traceHandler reports the firmware handler that is working on message id, if sampled,
