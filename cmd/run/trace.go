@@ -45,7 +45,7 @@ type tracing struct {
 // collector if any is set. Its errors are usage errors.
 func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
 	t := &c.trace
-	if t.otlp == "" && t.file == "" && t.ring == "" && t.timeline == "" {
+	if t.given(true) == "" {
 		return nil, nil
 	}
 	epoch := time.Now().UTC().Truncate(time.Second) // Jaeger's default search window finds it
@@ -63,24 +63,28 @@ func (c *common) startTracing(cfg *Config, command string) (*tracing, error) {
 		return nil, usage(fmt.Errorf("--trace-ring: the firmware trace points are compiled out: add --set ppc.trace_enabled=true"))
 	}
 	sample := t.sample
-	if t.otlp == "" && t.file == "" && t.timeline == "" {
+	if t.given(false) == "" {
 		sample = actors.Prob{} // rings only
 	}
 	col, err := traces.New(traces.Config{Sample: sample, File: t.file, OTLP: t.otlp, Epoch: epoch, TimeScale: t.scale, Timeline: t.timeline, Seed: c.seed,
 		Attrs: map[string]string{"seastar.command": command, "seastar.args": strings.Join(c.args, " ")}})
 	if err != nil {
-		return nil, usage(fmt.Errorf("%s: %w", t.given(), err))
+		return nil, usage(fmt.Errorf("%s: %w", t.given(false), err))
 	}
 	return &tracing{flags: t, col: col, epoch: epoch}, nil
 }
 
-// given names the tracing flags set that write or export spans, for an error about them.
-func (t *traceFlags) given() string {
+// given names the tracing flags set that write or export spans, and --trace-ring too if
+// ring; "" if none is set.
+func (t *traceFlags) given(ring bool) string {
 	var names []string
 	for _, f := range []struct{ name, v string }{{"--trace-file", t.file}, {"--trace-otlp", t.otlp}, {"--trace-timeline", t.timeline}} {
 		if f.v != "" {
 			names = append(names, f.name)
 		}
+	}
+	if ring && t.ring != "" {
+		names = append(names, "--trace-ring")
 	}
 	return strings.Join(names, ", ")
 }
@@ -147,7 +151,7 @@ func (t *tracing) finish(stderr io.Writer) (*traceReport, error) {
 				t.flags.timeline, r.TimelineCut)
 		}
 	}
-	if (t.flags.file != "" || t.flags.otlp != "" || t.flags.timeline != "") && st.Traces == 0 {
+	if t.flags.given(false) != "" && st.Traces == 0 {
 		// An empty trace is not an error, but it must not pass for a trace: the traffic
 		// generator's packets carry no trace id (docs/design.md s.7 names the traced
 		// messages).
@@ -211,12 +215,7 @@ func (r *traceReport) String() string {
 // refuseTracing is the error of commands that have no messages to trace, naming the
 // tracing flags given.
 func (c *common) refuseTracing(what string) error {
-	t := &c.trace
-	flags := t.given()
-	if t.ring != "" {
-		flags = strings.TrimPrefix(flags+", --trace-ring", ", ")
-	}
-	if flags != "" {
+	if flags := c.trace.given(true); flags != "" {
 		return usage(fmt.Errorf("%s: %s", flags, what))
 	}
 	return nil
