@@ -162,14 +162,8 @@ func (f *Firmware) Boot(b *ppc.Boot) error {
 func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	switch ev := ev.(type) {
 	case rxdma.SOM:
-		var id uint64 // read before the handler may discard the packet
-		if m, ok := ev.Packet.Data.(*Msg); x.Tracer() != nil && ok {
-			id = m.TraceID()
-		}
-		f.onSOM(x, ev)
-		if id != 0 {
-			traceHandler(x, id, "rx_som", false)
-		}
+		m := f.onSOM(x, ev)
+		traceHandler(x, m.TraceID(), "rx_som", false)
 	case *rxdma.Done:
 		f.onRxDone(x, *ev)
 	case *txdma.Done:
@@ -188,7 +182,9 @@ func (f *Firmware) Handle(x *ppc.Exec, ev actors.Msg) {
 	}
 }
 
-func (f *Firmware) onSOM(x *ppc.Exec, ev rxdma.SOM) {
+// onSOM handles the start of message m, which it returns: it stays the receiver's until
+// Recv, whatever becomes of the packet.
+func (f *Firmware) onSOM(x *ppc.Exec, ev rxdma.SOM) *Msg {
 	x.Instr(f.costs.SOMInstr)
 	x.LoadUncached(f.costs.SOMPeek)
 	m, ok := ev.Packet.Data.(*Msg)
@@ -199,7 +195,7 @@ func (f *Firmware) onSOM(x *ppc.Exec, ev rxdma.SOM) {
 	if m.Len == 0 {
 		x.Discard(ev.Packet) // header only: no CAM entry needed
 		f.record(x, m)
-		return
+		return m
 	}
 	// One RX command covers at most CommandMax bytes (Dillow & Atchley 2011 s.II): a long
 	// message takes several, fed into the CAM queue as earlier ones retire. Every one
@@ -224,6 +220,7 @@ func (f *Firmware) onSOM(x *ppc.Exec, ev rxdma.SOM) {
 		f.Stats.CAMWaits++
 		f.Stats.PeakWaiting = max(f.Stats.PeakWaiting, len(f.waiting))
 	}
+	return m
 }
 
 func msgKey(src router.NodeID, id uint64) uint64 { return uint64(src)<<40 ^ id }
@@ -268,8 +265,8 @@ func (f *Firmware) onRxDone(x *ppc.Exec, ev rxdma.Done) {
 	if rm.chunks--; rm.chunks == 0 {
 		delete(f.inflight, k)
 		f.record(x, rm.m)
+		traceHandler(x, rm.m.TraceID(), "rx_done", false)
 		f.rxFree.Put(rm)
-		traceHandler(x, traceID(ev.Src, ev.Tag), "rx_done", false)
 	}
 	i := f.bySrc[ev.Src]
 	f.entries[i].queued--
