@@ -625,7 +625,7 @@ func (c *Cluster) OnThisMachine() int {
 // sameMachine reports whether the process at addr (host:port) runs on the machine whose
 // interfaces have the addresses local.
 func sameMachine(addr string, local []net.IP) bool {
-	host, _, err := net.SplitHostPort(addr)
+	host, err := checkPeer(addr)
 	if err != nil {
 		return false
 	}
