@@ -138,7 +138,7 @@ func TestDistributedMatchesSerialOnRandomGraphs(t *testing.T) {
 						got := outcome{}
 						switch {
 						case r.err == nil:
-							got = outcome{events: r.rep.Events, digest: r.rep.Digest}
+							got = outcome{events: r.rep.Events, digest: r.rep.Digest, blocks: r.rep.Blocks}
 							assert.Equal(t, procs, r.rep.Processes)
 						default:
 							var se *SimError

@@ -384,6 +384,51 @@ func TestReportAccounting(t *testing.T) {
 	assert.True(t, strings.HasPrefix(rep.String(), "parallel engine, 2 partitions on 2 workers (window)"), rep.String())
 }
 
+// tally is a second kind of actor for the events-by-block count: it only counts.
+type tally struct{ n int }
+
+func (c *tally) Receive(Context, Msg) { c.n++ }
+
+// The report sums the events by kind of actor, the most first, with the actors of each
+// kind, the same under every engine and partitioning and adding up to the events.
+func TestReportEventsByBlock(t *testing.T) {
+	build := func() *Graph { // actors in name order: a[0..3] are 0 to 3, z[0] and z[1] 4 and 5
+		g := NewGraph()
+		for i := range 4 {
+			g.Add(Indexed("a", i), &recorder{start: func(ctx Context) { ctx.SendTo(ActorID((i+1)%4), note("hop"), 0) },
+				recv: func(ctx Context, m Msg) {
+					if ctx.Now() < Time(50*Nanosecond) {
+						ctx.SendTo((ctx.Self()+1)%4, m, Picosecond)
+						if ctx.Self()%2 == 0 {
+							ctx.SendTo(4+ctx.Self()/2, m, 0)
+						}
+					}
+				}})
+		}
+		for i := range 2 {
+			g.Add(Indexed("z", i), &tally{})
+		}
+		g.SetDirectLatency(2 * Nanosecond)
+		return g
+	}
+	var want []BlockEvents
+	forEachEngine(t, func(t *testing.T, opts Options) {
+		rep := mustRun(t, build(), opts)
+		require.Len(t, rep.Blocks, 2)
+		assert.Equal(t, "actors.recorder", rep.Blocks[0].Block)
+		assert.Equal(t, 4, rep.Blocks[0].Actors)
+		assert.Equal(t, "actors.tally", rep.Blocks[1].Block)
+		assert.Equal(t, 2, rep.Blocks[1].Actors)
+		assert.Greater(t, rep.Blocks[0].Events, rep.Blocks[1].Events)
+		assert.Positive(t, rep.Blocks[1].Events)
+		assert.Equal(t, rep.Events, rep.Blocks[0].Events+rep.Blocks[1].Events)
+		if want == nil {
+			want = rep.Blocks
+		}
+		assert.Equal(t, want, rep.Blocks)
+	})
+}
+
 // TestActorStateIsALine checks that an actor's engine state, its actor included, fills
 // one cache line: delivering an event then reads one line of it, and a large table of
 // them (page-aligned by the runtime) has no state across two lines.
@@ -493,4 +538,19 @@ func TestReservedPlaceBeforeTheCurrentEventIsRefused(t *testing.T) {
 		require.ErrorAs(t, runErr(t, g, opts), &se)
 		assert.Contains(t, se.Error(), "SendSelfAt y at 1ns: its place comes before the event being handled")
 	})
+}
+
+// Several runs' events by block add up by kind; a kind's actors are the most any run had.
+func TestMergeBlocks(t *testing.T) {
+	got := MergeBlocks(
+		[]BlockEvents{{Block: "router.Port", Actors: 14, Events: 100}, {Block: "ht.Link", Actors: 2, Events: 40}},
+		nil,
+		[]BlockEvents{{Block: "ht.Link", Actors: 4, Events: 90}, {Block: "host.CPU", Actors: 4, Events: 10}},
+	)
+	assert.Equal(t, []BlockEvents{
+		{Block: "ht.Link", Actors: 4, Events: 130},
+		{Block: "router.Port", Actors: 14, Events: 100},
+		{Block: "host.CPU", Actors: 4, Events: 10},
+	}, got)
+	assert.Nil(t, MergeBlocks())
 }

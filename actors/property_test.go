@@ -127,6 +127,7 @@ func (rm randomModel) build(t testing.TB) *Model {
 type outcome struct {
 	events uint64
 	digest string
+	blocks []BlockEvents // the events by kind of actor
 	err    string
 }
 
@@ -139,7 +140,7 @@ func (rm randomModel) run(t testing.TB, opts Options) (outcome, error) {
 		}
 		return outcome{}, err
 	}
-	return outcome{events: rep.Events, digest: rep.Digest}, nil
+	return outcome{events: rep.Events, digest: rep.Digest, blocks: rep.Blocks}, nil
 }
 
 // Property: on random graphs, the parallel engine with every worker count and every

@@ -1,7 +1,11 @@
 package actors
 
 import (
+	"cmp"
 	"fmt"
+	"reflect"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -57,6 +61,10 @@ type Report struct {
 	// are PacketCounters; summed over the processes of a run across processes): with
 	// Events and Allocs, the engine events and heap allocations per packet.
 	Packets uint64
+	// Blocks is the run's events by kind of actor (every process's in a run across
+	// processes), the most events first: where a model's events go, a hardware block's
+	// model against another's (with Packets, events a packet by block).
+	Blocks []BlockEvents
 
 	Parts []PartitionStats
 
@@ -69,6 +77,62 @@ type Report struct {
 // the report sums what they injected.
 type PacketCounter interface {
 	PacketsInjected() uint64
+}
+
+// BlockEvents is the share of one kind of actor in a run's events: the actors of one
+// Go type, a hardware block's model (router.Port, txdma.Engine) or a protocol's.
+type BlockEvents struct {
+	Block  string // the actors' type, package-qualified, without a pointer's star
+	Actors int    // actors of that type in the model
+	Events uint64 // events delivered to them
+}
+
+// blockEvents sums the events of st's actors by their type, most events first (then
+// by name), the types with no event included.
+func blockEvents(st []actorState) []BlockEvents {
+	idx := map[reflect.Type]int{}
+	var out []BlockEvents
+	for i := range st {
+		t := reflect.TypeOf(st[i].actor)
+		k, ok := idx[t]
+		if !ok {
+			k = len(out)
+			idx[t] = k
+			out = append(out, BlockEvents{Block: strings.TrimPrefix(fmt.Sprint(t), "*")})
+		}
+		out[k].Actors++
+		out[k].Events += st[i].events
+	}
+	sortBlocks(out)
+	return out
+}
+
+// sortBlocks orders blocks by their events, the most first, then by name.
+func sortBlocks(b []BlockEvents) {
+	slices.SortFunc(b, func(x, y BlockEvents) int {
+		return cmp.Or(cmp.Compare(y.Events, x.Events), strings.Compare(x.Block, y.Block), cmp.Compare(x.Actors, y.Actors))
+	})
+}
+
+// MergeBlocks combines the events by block of several runs (Report.Blocks): the events
+// of a kind summed, its actors those of the run that had the most of them.
+func MergeBlocks(runs ...[]BlockEvents) []BlockEvents {
+	idx := map[string]int{}
+	var out []BlockEvents
+	for _, r := range runs {
+		for _, b := range r {
+			k, ok := idx[b.Block]
+			if !ok {
+				k = len(out)
+				idx[b.Block] = k
+				out = append(out, BlockEvents{Block: b.Block})
+			}
+			out[k].Actors = max(out[k].Actors, b.Actors)
+			out[k].Events += b.Events
+		}
+	}
+	sortBlocks(out)
+	return out
 }
 
 // PartitionStats is the share of one partition in a run.
@@ -89,6 +153,7 @@ func (r *Report) finish(st []actorState) {
 		h = mix64(h ^ st[i].events)
 	}
 	r.Digest = fmt.Sprintf("%016x", h)
+	r.Blocks = blockEvents(st)
 	r.PeakRSS = peakRSS()
 	if s := r.Wall.Seconds(); s > 0 {
 		r.EventsPerSec = float64(r.Events) / s

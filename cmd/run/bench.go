@@ -292,7 +292,7 @@ func (o *benchOutput) summaryReport() *actors.Report {
 
 // combineReports sums the reports of several runs into one: events and times add up,
 // the digest covers every run's digest in order (a single run keeps its own), and the
-// per-partition statistics are dropped.
+// per-partition statistics are dropped; the events by block add up by kind.
 func combineReports(reps []*actors.Report) *actors.Report {
 	if len(reps) == 0 {
 		return &actors.Report{Lookahead: actors.Duration(actors.MaxTime)}
@@ -303,6 +303,7 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		return &all
 	}
 	digests := make([]string, len(reps))
+	blocks := make([][]actors.BlockEvents, len(reps))
 	all.Events, all.Wall, all.SimTime, all.Windows, all.Allocs, all.StartAllocs, all.Packets = 0, 0, 0, 0, 0, 0, 0
 	if n := len(all.ProcessBusy); n > 0 { // runs across processes, every one with the same processes
 		all.ProcessBusy = make([]time.Duration, n)
@@ -320,8 +321,10 @@ func combineReports(reps []*actors.Report) *actors.Report {
 		all.Allocs += rep.Allocs
 		all.StartAllocs += rep.StartAllocs
 		all.Packets += rep.Packets
+		blocks[i] = rep.Blocks
 	}
 	all.Digest = combineDigests(digests)
+	all.Blocks = actors.MergeBlocks(blocks...)
 	all.EventsPerSec, all.SimPerWall = 0, 0
 	if s := all.Wall.Seconds(); s > 0 {
 		all.EventsPerSec = float64(all.Events) / s

@@ -179,3 +179,54 @@ func TestBadSettingsExitWithUsageError(t *testing.T) {
 		})
 	}
 }
+
+// The report names the kinds of actor the events went to, with their events a packet
+// (table) and every kind in run.json, adding up to the run's events.
+func TestReportEventsByBlock(t *testing.T) {
+	args := []string{"motif", "halo3d", "--torus", "2x2x2", "--iters", "1", "--warmup", "0", "--face", "1K", "--out", "none", "--quiet"}
+	code, out, errs := invoke(t, args...)
+	require.Equal(t, 0, code, errs)
+	line := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "events by block") {
+			line = l
+		}
+	}
+	require.NotEmpty(t, line, out)
+	assert.Regexp(t, `router\.Port \d+\.\d% \([0-9.]+ a packet\)`, line)
+
+	code, out, errs = invoke(t, append(args, "--format", "json")...)
+	require.Equal(t, 0, code, errs)
+	var v struct {
+		Events uint64 `json:"events"`
+		Run    struct {
+			Blocks []struct {
+				Block  string `json:"block"`
+				Actors int    `json:"actors"`
+				Events uint64 `json:"events"`
+			} `json:"events_by_block"`
+		} `json:"run"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	var sum uint64
+	kinds := map[string]int{}
+	for _, b := range v.Run.Blocks {
+		sum += b.Events
+		kinds[b.Block] = b.Actors
+	}
+	assert.Equal(t, v.Events, sum)
+	assert.Equal(t, 8*7, kinds["router.Port"], "seven router ports a node")
+	for _, k := range []string{"txdma.Engine", "rxdma.Engine", "ht.Link", "ppc.Core", "host.CPU"} {
+		assert.Equal(t, 8, kinds[k], k)
+	}
+
+	// A benchmark of several simulations (one per --match-list length) sums them by kind.
+	code, out, errs = invoke(t, "bench", "portalperf", "--sizes", "0", "--iters", "10", "--match-list", "0,16", "--out", "none", "--quiet", "--format", "json")
+	require.Equal(t, 0, code, errs)
+	require.NoError(t, json.Unmarshal([]byte(out), &v), out)
+	sum = 0
+	for _, b := range v.Run.Blocks {
+		sum += b.Events
+	}
+	assert.Equal(t, v.Events, sum)
+}

@@ -58,6 +58,16 @@ type runInfo struct {
 	Allocs       uint64    `json:"allocs"`                     // heap allocations during the run (whole processes, summed over a run's processes)
 	StartAllocs  uint64    `json:"start_allocs"`               // of those, the allocations before the first event (setup and the actors' Start)
 	Packets      uint64    `json:"packets,omitempty"`          // network packets the NICs injected (every process's)
+	// Blocks is the run's events by kind of actor (its Go type: a hardware block's
+	// model, a protocol's), the most first.
+	Blocks []blockInfo `json:"events_by_block,omitempty"`
+}
+
+// blockInfo is one entry of runInfo.Blocks (actors.BlockEvents).
+type blockInfo struct {
+	Block  string `json:"block"`
+	Actors int    `json:"actors"`
+	Events uint64 `json:"events"`
 }
 
 func newResult(command string, c *common, rep *actors.Report) *result {
@@ -72,6 +82,9 @@ func newResult(command string, c *common, rep *actors.Report) *result {
 			StartAllocs: rep.StartAllocs, Packets: rep.Packets}}
 	for _, b := range rep.ProcessBusy {
 		r.Run.ProcessBusyS = append(r.Run.ProcessBusyS, b.Seconds())
+	}
+	for _, b := range rep.Blocks {
+		r.Run.Blocks = append(r.Run.Blocks, blockInfo(b))
 	}
 	if rep.Lookahead != actors.Duration(actors.MaxTime) {
 		r.Run.LookaheadS = rep.Lookahead.Seconds()
@@ -155,6 +168,9 @@ func writeTable(w io.Writer, r *result) error {
 		fmt.Fprintf(tw, "network packets\t%d (%.3g events, %.3g heap allocations per packet while running)\n", r.Run.Packets,
 			float64(r.Events)/p, float64(r.running())/p)
 	}
+	if line := r.blocksLine(); line != "" {
+		fmt.Fprintf(tw, "events by block\t%s\n", line)
+	}
 	fmt.Fprintf(tw, "digest\t%s\n", r.Digest)
 	if r.Out != "" {
 		fmt.Fprintf(tw, "results\t%s\n", r.Out)
@@ -166,6 +182,34 @@ func writeTable(w io.Writer, r *result) error {
 		return err
 	}
 	return writeRows(w, r.Rows)
+}
+
+// blocksShown is how many kinds of actor the report's "events by block" line names;
+// run.json has them all.
+const blocksShown = 8
+
+// blocksLine is the report's "events by block" line: the kinds of actor with the most
+// events, each with its share and, when the run counted network packets, its events a
+// packet; "" for a run without events.
+func (r *result) blocksLine() string {
+	if r.Events == 0 {
+		return ""
+	}
+	var each []string
+	for i, b := range r.Run.Blocks {
+		if i == blocksShown || b.Events == 0 {
+			if n := len(r.Run.Blocks) - i; n > 0 {
+				each = append(each, fmt.Sprintf("%d more kinds (run.json)", n))
+			}
+			break
+		}
+		e := fmt.Sprintf("%s %.1f%%", b.Block, 100*float64(b.Events)/float64(r.Events))
+		if r.Run.Packets > 0 {
+			e += fmt.Sprintf(" (%.3g a packet)", float64(b.Events)/float64(r.Run.Packets))
+		}
+		each = append(each, e)
+	}
+	return strings.Join(each, ", ")
 }
 
 // writeRows prints rows as an aligned table; long lists are cut with a note.
