@@ -230,3 +230,21 @@ func TestReportEventsByBlock(t *testing.T) {
 	}
 	assert.Equal(t, v.Events, sum)
 }
+
+// The "events by block" line names the busiest kinds, then says how many more there
+// are, or how many had no event.
+func TestBlocksLine(t *testing.T) {
+	r := &result{Events: 100}
+	r.Run.Packets = 10
+	r.Run.Blocks = []blockInfo{{"a.A", 1, 60}, {"b.B", 2, 40}, {"c.C", 1, 0}, {"d.D", 1, 0}}
+	assert.Equal(t, "a.A 60.0% (6 a packet), b.B 40.0% (4 a packet), 2 kinds without events", r.blocksLine())
+	r.Run.Packets = 0
+	r.Run.Blocks = nil
+	for i := range blocksShown + 2 {
+		r.Run.Blocks = append(r.Run.Blocks, blockInfo{Block: string(rune('a' + i)), Actors: 1, Events: 10})
+	}
+	line := r.blocksLine()
+	assert.True(t, strings.HasPrefix(line, "a 10.0%, b 10.0%"), line)
+	assert.True(t, strings.HasSuffix(line, ", 2 more kinds (events_by_block in run.json and --format json)"), line)
+	assert.Empty(t, (&result{}).blocksLine())
+}

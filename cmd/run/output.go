@@ -197,10 +197,12 @@ func (r *result) blocksLine() string {
 	}
 	var each []string
 	for i, b := range r.Run.Blocks {
-		if i == blocksShown || b.Events == 0 {
-			if n := len(r.Run.Blocks) - i; n > 0 {
-				each = append(each, fmt.Sprintf("%d more kinds (run.json)", n))
-			}
+		if b.Events == 0 { // the rest have none either
+			each = append(each, fmt.Sprintf("%d kinds without events", len(r.Run.Blocks)-i))
+			break
+		}
+		if i == blocksShown {
+			each = append(each, fmt.Sprintf("%d more kinds (events_by_block in run.json and --format json)", len(r.Run.Blocks)-i))
 			break
 		}
 		e := fmt.Sprintf("%s %.1f%%", b.Block, 100*float64(b.Events)/float64(r.Events))
