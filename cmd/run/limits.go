@@ -194,7 +194,7 @@ const hugePagesMin = 64 << 20
 
 // reserveHugePages asks the kernel to back the models about to be built, models of them
 // at once, with transparent huge pages, if --huge-pages is on and a model is large
-// enough (package hugepages: Red Storm about 8% faster on one worker; nothing happens
+// enough (package hugepages: Red Storm 8-26% faster on one worker; nothing happens
 // where the kernel uses huge pages always or never, or outside Linux), and has what
 // one model will take faulted in ahead on a goroutine (measuredPart of its estimate).
 // One model only: a sweep's points other than its largest take less, and resident
