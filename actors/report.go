@@ -98,7 +98,7 @@ func blockEvents(st []actorState) []BlockEvents {
 		if !ok {
 			k = len(out)
 			idx[t] = k
-			out = append(out, BlockEvents{Block: strings.TrimPrefix(fmt.Sprint(t), "*")})
+			out = append(out, BlockEvents{Block: strings.TrimPrefix(t.String(), "*")})
 		}
 		out[k].Actors++
 		out[k].Events += st[i].events

@@ -40,22 +40,18 @@ func (e *Endpoint) Send(dst router.NodeID, n int64) uint64 {
 	m := msgs.New(Msg{Src: e.node, Dst: dst, Len: n, ID: e.nextID})
 	e.nextID++
 	e.inflight++
-	start := e.p.Now()
-	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.LoadDest, Dst: dst, Data: m}))
-	if n > 0 {
-		e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.Transmit, Bytes: n, Addr: 0x4000_0000 + m.ID<<20}))
+	start, stored := e.p.Now(), 0
+	store := func(c txdma.Command) {
+		e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(c))
+		stored++
 	}
-	e.p.MMIOWrite(ht.TXDMA, e.cmdBytes, txdma.NewCommand(txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: m.ID}))
-	e.traceSend(m, start)
+	store(txdma.Command{Kind: txdma.LoadDest, Dst: dst, Data: m})
+	if n > 0 {
+		store(txdma.Command{Kind: txdma.Transmit, Bytes: n, Addr: 0x4000_0000 + m.ID<<20})
+	}
+	store(txdma.Command{Kind: txdma.EndMessage, CRC: true, Notify: true, Tag: m.ID})
+	e.traceSend(m, start, stored)
 	return m.ID
-}
-
-// commands is the number of TX commands Send stores for a message of n bytes.
-func commands(n int64) int {
-	if n > 0 {
-		return CommandsPerMessage
-	}
-	return CommandsPerMessage - 1
 }
 
 // WaitSent waits for the oldest message in flight to leave the TX engine.

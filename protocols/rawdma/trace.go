@@ -14,8 +14,8 @@ func (m *Msg) TraceID() uint64 { return traceID(m.Src, m.ID) }
 func traceID(src router.NodeID, id uint64) uint64 { return uint64(src+1)<<40 | id }
 
 // traceSend reports a sampled message's root span and its host stage: the process's
-// stores of the message's TX commands, from start.
-func (e *Endpoint) traceSend(m *Msg, start actors.Time) {
+// stores of the message's TX commands (commands of them), from start.
+func (e *Endpoint) traceSend(m *Msg, start actors.Time, commands int) {
 	t := e.p.Tracer()
 	if t == nil || !t.Sampled(m.TraceID()) {
 		return
@@ -25,7 +25,7 @@ func (e *Endpoint) traceSend(m *Msg, start actors.Time) {
 		Attrs: []actors.Attr{actors.IntAttr("src.node", int64(m.Src)), actors.IntAttr("dst.node", int64(m.Dst)),
 			actors.IntAttr("size_bytes", m.Len), actors.IntAttr("seq", int64(m.ID))}})
 	t.Span(actors.Span{Trace: id, Name: "host/send", Actor: e.p.Self(), Start: start, End: end,
-		Attrs: []actors.Attr{actors.IntAttr("commands", int64(commands(m.Len)))}})
+		Attrs: []actors.Attr{actors.IntAttr("commands", int64(commands))}})
 }
 
 // traceHandler reports the firmware handler that is working on message id, if sampled,
