@@ -145,7 +145,14 @@ func (e *env) program(c *mpi.Comm) error {
 		return nil
 	}
 	var bytes0, msgs0 int64
-	e.work.Expect(int64(cfg.Warmup + cfg.Iters))
+	e.work.Expect(int64(cfg.Warmup+cfg.Iters) * iterWork)
+	started := func() int64 { return c.Stats.Sends + c.Stats.Recvs }
+	pg := iterProgress{work: e.work}
+	pg.begin(started())
+	if e.work != nil {
+		c.OnComplete(func() { pg.complete(started()) })
+		defer c.OnComplete(nil)
+	}
 	for it := range cfg.Warmup + cfg.Iters {
 		timed := it >= cfg.Warmup
 		if it == cfg.Warmup {
@@ -159,10 +166,49 @@ func (e *env) program(c *mpi.Comm) error {
 			lg.starts = append(lg.starts, start)
 			lg.ends = append(lg.ends, c.Wtime())
 		}
-		e.work.Done(1)
+		pg.end(started())
 	}
 	lg.bytes, lg.msgs = c.Stats.BytesSent-bytes0, c.Stats.Sends-msgs0
 	return nil
+}
+
+// iterWork is the progress units (actors.Work) of one rank's iteration.
+const iterWork = 1000
+
+// iterProgress counts one rank's iterations as progress (actors.Work), each iterWork
+// units: within an iteration, the share of the requests the rank has started that
+// have completed (for halo3d, whose requests all start at once, the faces received
+// and sent), never falling and never the whole before the iteration ends. A run of one
+// or two long iterations, Red Storm's, then shows its progress while it runs.
+type iterProgress struct {
+	work            *actors.Work
+	done            int64 // the rank's requests completed
+	started0, done0 int64 // requests started and completed at the iteration's start
+	counted         int64 // units of this iteration reported
+}
+
+// begin starts an iteration, with started requests started so far.
+func (p *iterProgress) begin(started int64) {
+	p.started0, p.done0, p.counted = started, p.done, 0
+}
+
+// complete counts a completed request, with started requests started so far.
+func (p *iterProgress) complete(started int64) {
+	p.done++
+	n := started - p.started0
+	if n <= 0 {
+		return
+	}
+	if u := min(iterWork-1, iterWork*(p.done-p.done0)/n); u > p.counted {
+		p.work.Done(u - p.counted)
+		p.counted = u
+	}
+}
+
+// end ends an iteration and begins the next, with started requests started so far.
+func (p *iterProgress) end(started int64) {
+	p.work.Done(iterWork - p.counted)
+	p.begin(started)
 }
 
 // body returns the per-iteration code of the motif, with its buffers allocated; nil

@@ -2,7 +2,10 @@ package motifs
 
 import (
 	"context"
+	"math"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/seastar-sim/seastar/actors"
 	"github.com/stretchr/testify/assert"
@@ -193,4 +196,54 @@ func TestGenericEventQueueFlowControl(t *testing.T) {
 	r := run(t, cfg, serial)
 	assert.Equal(t, r.MPI.Sends, r.MPI.Received)
 	assert.Positive(t, r.GBN.EventsHeld, "events waited for room")
+}
+
+// A run's progress (Options.Work) moves within an iteration, as a rank's requests
+// complete, not only when ranks finish iterations: a one-iteration run of a large
+// machine would otherwise show 0% until its end. It never falls and ends at 1.
+func TestProgressWithinAnIteration(t *testing.T) {
+	cfg := small(Halo3D, "2x2x2")
+	cfg.Size, cfg.Iters, cfg.Warmup = 8*actors.KiB, 1, 0
+	var fracs []float64
+	opts := serial
+	opts.Work = &actors.Work{}
+	opts.ProgressEvery = time.Nanosecond // a report every check: every 4,096 events
+	opts.Progress = func(p actors.Progress) { fracs = append(fracs, p.Fraction) }
+	run(t, cfg, opts)
+	assert.Equal(t, 1.0, opts.Work.Fraction())
+	require.NotEmpty(t, fracs)
+	assert.True(t, slices.IsSorted(fracs), "progress never falls: %v", fracs)
+	within := 0 // reports with a rank inside its iteration: not a whole number of the 8 ranks
+	for _, f := range fracs {
+		if r := f * 8; math.Abs(r-math.Round(r)) > 1e-9 {
+			within++
+		}
+	}
+	assert.Positive(t, within, "progress moves only when a rank ends its iteration: %v", fracs)
+}
+
+func TestIterProgress(t *testing.T) {
+	w := &actors.Work{}
+	w.Expect(2 * iterWork)
+	p := iterProgress{work: w}
+	p.begin(0)
+	p.complete(4) // 1 of 4 started
+	assert.Equal(t, 0.125, w.Fraction())
+	p.complete(8) // 2 of 8: a quarter again, no fall
+	assert.Equal(t, 0.125, w.Fraction())
+	p.complete(8)
+	p.complete(8)
+	assert.Equal(t, 0.25, w.Fraction())
+	for range 4 {
+		p.complete(8)
+	}
+	assert.Equal(t, float64(iterWork-1)/(2*iterWork), w.Fraction(), "never the whole iteration before it ends")
+	p.end(8)
+	assert.Equal(t, 0.5, w.Fraction())
+	p.complete(8) // a completion of a request started in the iteration before
+	assert.Equal(t, 0.5, w.Fraction())
+	p.complete(10) // 2 completed since the iteration began, of 2 started: not the whole yet
+	assert.Equal(t, float64(2*iterWork-1)/(2*iterWork), w.Fraction())
+	p.end(10)
+	assert.Equal(t, 1.0, w.Fraction())
 }

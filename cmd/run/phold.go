@@ -120,9 +120,17 @@ func pholdResult(c *common, p phold.Params, rep *actors.Report) *result {
 // progressPrinter reports progress on w: a self-overwriting line on a terminal, plain
 // lines otherwise. Call done when the run ends, to clear a terminal line.
 func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), done func()) {
+	return progressPrinterAt(w, what, time.Now)
+}
+
+// progressPrinterAt is progressPrinter with the wall clock now.
+func progressPrinterAt(w io.Writer, what string, now func() time.Time) (progress func(actors.Progress), done func()) {
 	tty := sweep.IsTerminal(w)
 	printed := false
-	start := time.Now() // the command's, across its simulations
+	// since: the command's start, across its simulations, or the last report with
+	// nothing done yet: the ETA extrapolates from the work done since (a motif's
+	// MPI_Init and first barrier count no work: a third of Red Storm's run).
+	since := now()
 	done = func() {
 		if tty && printed {
 			fmt.Fprint(w, "\r\033[K")
@@ -136,9 +144,13 @@ func progressPrinter(w io.Writer, what string) (progress func(actors.Progress), 
 			line += " of " + p.End.String()
 			frac = float64(p.Now) / float64(p.End)
 		}
+		t := now()
+		if frac <= 0 {
+			since = t
+		}
 		if frac >= 0 {
 			line += fmt.Sprintf(" (%.0f%%", 100*frac)
-			if elapsed := time.Since(start); frac > 0.001 {
+			if elapsed := t.Sub(since); frac > 0.001 {
 				line += ", ETA " + sweep.RoundDuration(time.Duration(float64(elapsed)*(1-frac)/frac)).String()
 			}
 			line += ")"

@@ -131,9 +131,16 @@ type Comm struct {
 	next         uint64 // bump allocator of Alloc
 	waiting      *Request
 	finalized    bool
+	onComplete   func() // OnComplete's, or nil
 
 	Stats Stats
 }
+
+// OnComplete sets fn (nil: none) to run after each of the rank's requests completes,
+// sends and receives, collectives' messages included (Stats.Sends and Recvs count the
+// ones started). It runs in the rank's program, in the middle of an MPI call: it must
+// not call the Comm, block or change what the simulation does; progress reports use it.
+func (c *Comm) OnComplete(fn func()) { c.onComplete = fn }
 
 // uxBuffer is one memory descriptor catching unexpected short messages.
 type uxBuffer struct {

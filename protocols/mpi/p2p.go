@@ -83,6 +83,9 @@ func (c *Comm) complete(r *Request) {
 		c.Stats.Received++
 		c.Stats.BytesReceived += r.status.Count
 	}
+	if c.onComplete != nil {
+		c.onComplete()
+	}
 }
 
 // Isend is MPI_Isend to rank dst with tag. A message of at most eager_max bytes goes
