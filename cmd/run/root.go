@@ -50,7 +50,7 @@ func (c *common) register(cmd *cobra.Command) {
 	f.BoolVar(&c.hugePages, "huge-pages", true, "back a large model's memory with transparent huge pages where the kernel does so on request "+
 		"(Linux, transparent_hugepage=madvise; Red Storm's halo3d on one worker 8% faster over nine alternating pairs, 14% and 26% in two later pairs), faulted in ahead by a thread of its own while the model is built; results do not depend on it")
 	f.BoolVar(&c.lowPriority, "low-priority", false, "run the engine's worker threads at the lowest CPU priority (Linux SCHED_IDLE), so that any other thread, "+
-		"those carrying the reports of a run across processes first, takes a CPU from them at once (halo3d 16x16x16 on two processes of a 2-core machine: 4% faster at the median of 18 alternating pairs in one measurement, no faster at the median of 6 in a later one); "+
+		"those carrying the reports of a run across processes first, takes a CPU from them at once (halo3d 16x16x16 on two processes of a 2-core machine: 4% faster at the median of 18 alternating pairs in one measurement, no faster at the median of 6 in a later one, 6% in 4 pairs in a third); "+
 		"for a machine given to the run: other load then comes first; workers do not steal partitions; results do not depend on it")
 	f.StringArrayVar(&c.sets, "set", nil, "set a parameter, KEY=VALUE with units (repeatable; see run params)")
 	f.StringVar(&c.config, "config", "", "YAML file of parameters (nested by group); --set and flags override it")
