@@ -148,9 +148,9 @@ func (e *env) program(c *mpi.Comm) error {
 	e.work.Expect(int64(cfg.Warmup+cfg.Iters) * iterWork)
 	started := func() int64 { return c.Stats.Sends + c.Stats.Recvs }
 	pg := iterProgress{work: e.work}
-	pg.begin(started())
+	pg.begin(started(), e.requests(c, 0))
 	if e.work != nil {
-		c.OnComplete(func() { pg.complete(started()) })
+		c.OnComplete(pg.complete)
 		defer c.OnComplete(nil)
 	}
 	for it := range cfg.Warmup + cfg.Iters {
@@ -166,7 +166,10 @@ func (e *env) program(c *mpi.Comm) error {
 			lg.starts = append(lg.starts, start)
 			lg.ends = append(lg.ends, c.Wtime())
 		}
-		pg.end(started())
+		if checkIterRequests != nil {
+			checkIterRequests(cfg.Motif, c.Rank(), it, pg.want, started()-pg.started0)
+		}
+		pg.end(started(), e.requests(c, it+1))
 	}
 	lg.bytes, lg.msgs = c.Stats.BytesSent-bytes0, c.Stats.Sends-msgs0
 	return nil
@@ -176,39 +179,69 @@ func (e *env) program(c *mpi.Comm) error {
 const iterWork = 1000
 
 // iterProgress counts one rank's iterations as progress (actors.Work), each iterWork
-// units: within an iteration, the share of the requests the rank has started that
-// have completed (for halo3d, whose requests all start at once, the faces received
-// and sent), never falling and never the whole before the iteration ends. A run of one
-// or two long iterations, Red Storm's, then shows its progress while it runs.
+// units: within an iteration, the share of the requests it starts (env.requests) that
+// have completed, never the whole before the iteration ends. A run of one or two long
+// iterations, Red Storm's, then shows its progress while it runs.
 type iterProgress struct {
-	work            *actors.Work
-	done            int64 // the rank's requests completed
-	started0, done0 int64 // requests started and completed at the iteration's start
-	counted         int64 // units of this iteration reported
+	work     *actors.Work
+	want     int64 // the requests the iteration starts
+	done     int64 // of those, completed
+	started0 int64 // requests the rank had started when the iteration began
+	counted  int64 // units of this iteration reported
 }
 
-// begin starts an iteration, with started requests started so far.
-func (p *iterProgress) begin(started int64) {
-	p.started0, p.done0, p.counted = started, p.done, 0
+// begin starts an iteration that starts want requests, started requests having been
+// started before it.
+func (p *iterProgress) begin(started, want int64) {
+	p.started0, p.want, p.done, p.counted = started, want, 0, 0
 }
 
-// complete counts a completed request, with started requests started so far.
-func (p *iterProgress) complete(started int64) {
+// complete counts a completed request (mpi.Comm.OnComplete).
+func (p *iterProgress) complete() {
 	p.done++
-	n := started - p.started0
-	if n <= 0 {
+	if p.want <= 0 {
 		return
 	}
-	if u := min(iterWork-1, iterWork*(p.done-p.done0)/n); u > p.counted {
+	if u := min(iterWork-1, iterWork*p.done/p.want); u > p.counted {
 		p.work.Done(u - p.counted)
 		p.counted = u
 	}
 }
 
-// end ends an iteration and begins the next, with started requests started so far.
-func (p *iterProgress) end(started int64) {
+// end ends an iteration and begins the next (begin).
+func (p *iterProgress) end(started, want int64) {
 	p.work.Done(iterWork - p.counted)
-	p.begin(started)
+	p.begin(started, want)
+}
+
+// checkIterRequests, if set (tests), is given each iteration's requests as
+// env.requests counts them (want) and as the rank started them (got).
+var checkIterRequests func(m Name, rank, it int, want, got int64)
+
+// requests is how many requests (mpi.Stats Sends and Recvs) rank c starts in iteration
+// it of the motif, for progress reports.
+func (e *env) requests(c *mpi.Comm, it int) int64 {
+	switch e.cfg.Motif {
+	case PingPong:
+		return 2 // a send and a receive
+	case Halo3D:
+		n := int64(0)
+		for _, g := range e.grid {
+			if g >= 2 {
+				n += 4 // two directions, a send and a receive each
+			}
+		}
+		return n
+	case Alltoall:
+		return c.AlltoallRequests()
+	case Allreduce:
+		return c.AllreduceRequests()
+	}
+	r, p := c.Rank(), c.Size()
+	if it >= e.cfg.Warmup+e.cfg.Iters {
+		return 0
+	}
+	return int64(e.recvs[it*p+r]) + int64(e.cfg.Messages)
 }
 
 // body returns the per-iteration code of the motif, with its buffers allocated; nil

@@ -226,24 +226,44 @@ func TestIterProgress(t *testing.T) {
 	w := &actors.Work{}
 	w.Expect(2 * iterWork)
 	p := iterProgress{work: w}
-	p.begin(0)
-	p.complete(4) // 1 of 4 started
+	p.begin(0, 4)
+	p.complete() // 1 of 4
 	assert.Equal(t, 0.125, w.Fraction())
-	p.complete(8) // 2 of 8: a quarter again, no fall
-	assert.Equal(t, 0.125, w.Fraction())
-	p.complete(8)
-	p.complete(8)
-	assert.Equal(t, 0.25, w.Fraction())
-	for range 4 {
-		p.complete(8)
-	}
+	p.complete()
+	p.complete()
+	assert.Equal(t, 0.375, w.Fraction())
+	p.complete()
 	assert.Equal(t, float64(iterWork-1)/(2*iterWork), w.Fraction(), "never the whole iteration before it ends")
-	p.end(8)
+	p.end(4, 0) // an iteration that starts no request: whole at its end only
 	assert.Equal(t, 0.5, w.Fraction())
-	p.complete(8) // a completion of a request started in the iteration before
+	p.complete()
 	assert.Equal(t, 0.5, w.Fraction())
-	p.complete(10) // 2 completed since the iteration began, of 2 started: not the whole yet
-	assert.Equal(t, float64(2*iterWork-1)/(2*iterWork), w.Fraction())
-	p.end(10)
+	p.end(4, 0)
 	assert.Equal(t, 1.0, w.Fraction())
+}
+
+// The requests a motif's iteration starts are the ones env.requests counts for its
+// progress, on every rank, for every motif, on grids with a dimension of 1 and collectives
+// on sizes that are not powers of two.
+func TestIterRequests(t *testing.T) {
+	checked := 0
+	checkIterRequests = func(m Name, rank, it int, want, got int64) {
+		checked++
+		assert.Equal(t, want, got, "%s rank %d iteration %d", m, rank, it)
+	}
+	defer func() { checkIterRequests = nil }()
+	for _, c := range []struct {
+		motif Name
+		torus string
+		ranks int
+	}{{Halo3D, "4x2x1", 0}, {Halo3D, "3x3x2", 0}, {PingPong, "2x2x2", 7}, {Alltoall, "3x2x1", 0},
+		{Allreduce, "3x2x1", 0}, {Allreduce, "2x2x2", 0}, {Random, "2x2x2", 0}, {Hotspot, "3x2x1", 0}} {
+		cfg := small(c.motif, c.torus)
+		if c.ranks > 0 {
+			cfg.Ranks = c.ranks
+		}
+		checked = 0
+		run(t, cfg, serial)
+		assert.Positive(t, checked, "%s on %s", c.motif, c.torus)
+	}
 }

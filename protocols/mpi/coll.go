@@ -192,6 +192,34 @@ func (c *Comm) Allreduce(send, recv Buf, o Op) error {
 	return nil
 }
 
+// AllreduceRequests is how many requests (Stats.Sends and Recvs) Allreduce starts on
+// this rank: two a round of recursive doubling over the largest power of two of ranks,
+// and for the first 2*(P - that power) ranks one hand-over each way, the even ones
+// sitting the rounds out. Progress reports use it.
+func (c *Comm) AllreduceRequests() int64 {
+	p := c.Size()
+	if p == 1 {
+		return 0
+	}
+	pof2, rounds := 1, int64(0)
+	for pof2*2 <= p {
+		pof2 *= 2
+		rounds++
+	}
+	rem := p - pof2
+	switch {
+	case c.rank < 2*rem && c.rank%2 == 0:
+		return 2 // hands its vector over, gets the result back
+	case c.rank < 2*rem:
+		return 2 + 2*rounds
+	}
+	return 2 * rounds
+}
+
+// AlltoallRequests is how many requests (Stats.Sends and Recvs) Alltoall starts on this
+// rank: a send and a receive in each of its P-1 steps. Progress reports use it.
+func (c *Comm) AlltoallRequests() int64 { return 2 * int64(c.Size()-1) }
+
 // Alltoall is MPI_Alltoall by pairwise exchange (MPICH's algorithm for long messages):
 // send and recv hold P blocks of n bytes, block i for (from) rank i. A rank copies its
 // own block, then in step i = 1 .. P-1 exchanges with one partner: rank XOR i when P is

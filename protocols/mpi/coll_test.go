@@ -156,3 +156,28 @@ func TestDeterministicAcrossEngines(t *testing.T) {
 		assert.Equal(t, times[0], times[i+1], "options %d", i+1)
 	}
 }
+
+// AllreduceRequests and AlltoallRequests count the requests the collectives start on
+// each rank (progress reports divide by them), for power-of-two and other sizes.
+func TestCollectiveRequestCounts(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 5, 6, 8} {
+		t.Run(fmt.Sprintf("P=%d", n), func(t *testing.T) {
+			_, _, err := job(t, n, testParams(), serial, func(c *Comm) error {
+				send, recv := c.Alloc(int64(8*n)), c.Alloc(int64(8*n))
+				started := func() int64 { return c.Stats.Sends + c.Stats.Recvs }
+				s0 := started()
+				if err := c.Allreduce(send.Slice(0, 8), recv.Slice(0, 8), OpSum); err != nil {
+					return err
+				}
+				assert.Equal(t, c.AllreduceRequests(), started()-s0, "Allreduce, rank %d", c.Rank())
+				s0 = started()
+				if err := c.Alltoall(send, recv, 8); err != nil {
+					return err
+				}
+				assert.Equal(t, c.AlltoallRequests(), started()-s0, "Alltoall, rank %d", c.Rank())
+				return nil
+			})
+			require.NoError(t, err)
+		})
+	}
+}
