@@ -414,7 +414,15 @@ func newEndpoint(host string, port int, allow bool, tc *tls.Config) (ep *endpoin
 	sys := actor.NewActorSystem(actor.WithLoggerFactory(func(*actor.ActorSystem) *slog.Logger {
 		return slog.New(slog.NewTextHandler(io.Discard, nil))
 	}))
-	rc := remote.Configure(host, port)
+	// A host name stays the endpoint's address (protoactor would advertise the address
+	// it bound): peers name a worker as it was told to listen, "localhost:7001" or
+	// "node12:7001", and a frame for an address that is not the endpoint's own would not
+	// be delivered.
+	var advertise []remote.ConfigOption
+	if net.ParseIP(host) == nil {
+		advertise = append(advertise, remote.WithAdvertisedHost(net.JoinHostPort(host, strconv.Itoa(port))))
+	}
+	rc := remote.Configure(host, port, advertise...)
 	rc.MaxRetryCount = 1                     // a peer that cannot be reached fails the session at once
 	rc.EndpointWriterQueueSize = writerQueue // starts small, grows when full
 	rc.ServerOptions = append(rc.ServerOptions, grpc.MaxRecvMsgSize(maxFrame), grpc.MaxSendMsgSize(maxFrame))
@@ -733,7 +741,8 @@ func (c *Cluster) heartbeat() {
 						c.peerName(i), silent.Round(time.Millisecond), c.timeout))
 				default:
 					c.fail(fmt.Errorf("cluster: cannot reach %s: no answer to the handshake within %s "+
-						"(is a worker listening there? start one with: run worker --listen %s)", c.peerName(i), c.timeout, c.addrs[i]))
+						"(is a worker listening there? start one with: run worker --listen %s; name a worker as it printed itself after "+
+						"\"listening on\", and give --tls to both or neither)", c.peerName(i), c.timeout, c.addrs[i]))
 				}
 			}
 		}
@@ -764,8 +773,8 @@ func (c *Cluster) lost(addr string) {
 		if accepted {
 			c.fail(fmt.Errorf("cluster: lost the connection to %s (the process died or closed its endpoint)", c.peerName(i)))
 		} else {
-			c.fail(fmt.Errorf("cluster: cannot reach %s (is a worker listening there? start one with: run worker --listen %s)",
-				c.peerName(i), addr))
+			c.fail(fmt.Errorf("cluster: cannot reach %s (is a worker listening there? start one with: run worker --listen %s; "+
+				"name a worker as it printed itself after \"listening on\", and give --tls to both or neither)", c.peerName(i), addr))
 		}
 	}
 }

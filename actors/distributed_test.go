@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -216,6 +217,30 @@ func TestDistributedRefusesConfigurationMismatch(t *testing.T) {
 	err = <-werr
 	assert.ErrorIs(t, err, ErrConfig)
 	assert.Contains(t, err.Error(), "coordinator-hash")
+}
+
+// A worker told to listen on a host name keeps it as its address: peers reach it by the
+// name it was given (its Addr), "localhost:PORT" here, where protoactor would otherwise
+// advertise the address it bound ("127.0.0.1:PORT") and drop frames for the name.
+func TestDistributedPeerByHostName(t *testing.T) {
+	l, err := Listen(ClusterConfig{Listen: "localhost:0", Timeout: 5 * time.Second})
+	require.NoError(t, err)
+	defer l.Close()
+	require.True(t, strings.HasPrefix(l.Addr(), "localhost:"), l.Addr())
+	ctx := context.Background()
+	werr := make(chan error, 1)
+	go func() {
+		s, err := l.Accept(ctx)
+		if err == nil {
+			err = s.Confirm("hash")
+			s.Close(err)
+		}
+		werr <- err
+	}()
+	c, err := Connect(ctx, ClusterConfig{Timeout: 5 * time.Second}, []string{l.Addr()}, Hello{ConfigHash: "hash"})
+	require.NoError(t, err)
+	c.Close(nil)
+	require.NoError(t, <-werr)
 }
 
 func TestDistributedRefusesVersionMismatch(t *testing.T) {
