@@ -616,23 +616,42 @@ func (c *Cluster) Peer(i int) string { return c.addrs[i] }
 func (c *Cluster) Hello() Hello { return c.hello }
 
 // OnThisMachine is the number of the session's processes that run on this machine, this
-// one included: those at a loopback address or localhost, or at an address of one of
-// this machine's interfaces. A host name other than localhost is not looked up: its
-// process counts as another machine's.
+// one included: those at a loopback address or localhost, at an address of one of this
+// machine's interfaces, or at a host name that resolves to one of those (looked up within
+// lookupTimeout; a name that does not resolve in time counts as another machine's).
 func (c *Cluster) OnThisMachine() int {
 	local := interfaceIPs()
 	n := 0
 	for i, addr := range c.addrs {
-		if i == c.self || sameMachine(addr, local) {
+		if i == c.self || sameMachine(addr, local, lookupIPs) {
 			n++
 		}
 	}
 	return n
 }
 
+// lookupTimeout bounds the look-up of a peer's host name by OnThisMachine.
+const lookupTimeout = time.Second
+
+// lookupIPs resolves a host name with the system's resolver, within lookupTimeout.
+func lookupIPs(host string) []net.IP {
+	ctx, cancel := context.WithTimeout(context.Background(), lookupTimeout)
+	defer cancel()
+	addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
+	if err != nil {
+		return nil
+	}
+	ips := make([]net.IP, len(addrs))
+	for i, a := range addrs {
+		ips[i] = a.IP
+	}
+	return ips
+}
+
 // sameMachine reports whether the process at addr (host:port) runs on the machine whose
-// interfaces have the addresses local.
-func sameMachine(addr string, local []net.IP) bool {
+// interfaces have the addresses local; a host name is resolved with lookup (nil: not
+// resolved).
+func sameMachine(addr string, local []net.IP, lookup func(host string) []net.IP) bool {
 	host, err := checkPeer(addr)
 	if err != nil {
 		return false
@@ -640,8 +659,11 @@ func sameMachine(addr string, local []net.IP) bool {
 	if isLoopback(host) {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && slices.ContainsFunc(local, ip.Equal)
+	mine := func(ip net.IP) bool { return ip.IsLoopback() || slices.ContainsFunc(local, ip.Equal) }
+	if ip := net.ParseIP(host); ip != nil {
+		return mine(ip)
+	}
+	return lookup != nil && slices.ContainsFunc(lookup(host), mine)
 }
 
 // interfaceIPs returns the addresses of this machine's interfaces (none if it cannot

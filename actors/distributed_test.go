@@ -300,23 +300,34 @@ func TestListenRefusesNonLoopback(t *testing.T) {
 }
 
 // The processes of a session on this machine are those at a loopback address, at
-// localhost or at an address of one of its interfaces; a host name is not looked up.
+// localhost, at an address of one of its interfaces, or at a host name that resolves to
+// one of those (a worker told to listen on a name is named so: TestDistributedPeerByHostName).
 func TestOnThisMachine(t *testing.T) {
 	local := []net.IP{net.ParseIP("192.0.2.7"), net.ParseIP("2001:db8::7")}
-	for addr, want := range map[string]bool{
-		"127.0.0.1:7000":    true,
-		"127.0.0.2:7000":    true,
-		"[::1]:7000":        true,
-		"localhost:7000":    true,
-		"192.0.2.7:7000":    true,
-		"[2001:db8::7]:80":  true,
-		"192.0.2.8:7000":    false,
-		"node12.local:7000": false,
-		"192.0.2.7":         false, // no port: not an address a process listens on
-	} {
-		assert.Equal(t, want, sameMachine(addr, local), addr)
+	names := map[string][]net.IP{ // a resolver's answers
+		"node12.example": {net.ParseIP("192.0.2.99")},
+		"self.example":   {net.ParseIP("198.51.100.1"), net.ParseIP("2001:db8::7")},
+		"lo.example":     {net.ParseIP("127.0.1.1")},
 	}
-	c := &Cluster{addrs: []string{"192.0.2.8:7000", "127.0.0.1:7001", "[::1]:7002", "198.51.100.3:7003", "node12.local:7004"}}
+	lookup := func(host string) []net.IP { return names[host] }
+	for addr, want := range map[string]bool{
+		"127.0.0.1:7000":      true,
+		"127.0.0.2:7000":      true,
+		"[::1]:7000":          true,
+		"localhost:7000":      true,
+		"192.0.2.7:7000":      true,
+		"[2001:db8::7]:80":    true,
+		"192.0.2.8:7000":      false,
+		"node12.example:7000": false, // another machine's address
+		"self.example:7000":   true,  // one of its addresses is this machine's
+		"lo.example:7000":     true,  // a loopback address (a Debian host's own name)
+		"gone.example:7000":   false, // does not resolve
+		"192.0.2.7":           false, // no port: not an address a process listens on
+	} {
+		assert.Equal(t, want, sameMachine(addr, local, lookup), addr)
+	}
+	assert.False(t, sameMachine("self.example:7000", local, nil), "a name not looked up")
+	c := &Cluster{addrs: []string{"192.0.2.8:7000", "127.0.0.1:7001", "[::1]:7002", "198.51.100.3:7003", "node12.invalid:7004"}}
 	assert.Equal(t, 3, c.OnThisMachine(), "itself (whatever its address) and the two at loopback addresses")
 }
 
