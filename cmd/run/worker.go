@@ -203,7 +203,8 @@ func newWorkerCmd(c *common) *cobra.Command {
 		Use:   "worker",
 		Short: "Serve the partitions of runs split across processes (coordinated by run ... --peers)",
 		Long: `run worker listens at --listen (default a free port on 127.0.0.1; the first line
-printed on stdout is "listening on HOST:PORT") and serves runs that a coordinating
+printed on stdout is "listening on HOST:PORT", the name the coordinator gives it: a host
+name given to --listen stays a name) and serves runs that a coordinating
 process splits across processes with --peers HOST:PORT,...: the coordinator sends a
 description of the run (phold, motif NAME or bench NAME, its model flags by name and
 the contents of its --config file, never a command line or a path), every
