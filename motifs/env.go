@@ -146,15 +146,15 @@ func (e *env) program(c *mpi.Comm) error {
 	}
 	var bytes0, msgs0 int64
 	e.work.Expect(int64(cfg.Warmup+cfg.Iters) * iterWork)
-	started := func() int64 { return c.Stats.Sends + c.Stats.Recvs }
 	pg := iterProgress{work: e.work}
-	pg.begin(started(), e.requests(c, 0))
+	pg.begin(e.requests(c, 0))
 	if e.work != nil {
 		c.OnComplete(pg.complete)
 		defer c.OnComplete(nil)
 	}
 	for it := range cfg.Warmup + cfg.Iters {
 		timed := it >= cfg.Warmup
+		started := c.Stats.Sends + c.Stats.Recvs
 		if it == cfg.Warmup {
 			bytes0, msgs0 = c.Stats.BytesSent, c.Stats.Sends
 		}
@@ -167,9 +167,9 @@ func (e *env) program(c *mpi.Comm) error {
 			lg.ends = append(lg.ends, c.Wtime())
 		}
 		if checkIterRequests != nil {
-			checkIterRequests(cfg.Motif, c.Rank(), it, pg.want, started()-pg.started0)
+			checkIterRequests(cfg.Motif, c.Rank(), it, pg.want, c.Stats.Sends+c.Stats.Recvs-started)
 		}
-		pg.end(started(), e.requests(c, it+1))
+		pg.end(e.requests(c, it+1))
 	}
 	lg.bytes, lg.msgs = c.Stats.BytesSent-bytes0, c.Stats.Sends-msgs0
 	return nil
@@ -183,17 +183,15 @@ const iterWork = 1000
 // have completed, never the whole before the iteration ends. A run of one or two long
 // iterations, Red Storm's, then shows its progress while it runs.
 type iterProgress struct {
-	work     *actors.Work
-	want     int64 // the requests the iteration starts
-	done     int64 // of those, completed
-	started0 int64 // requests the rank had started when the iteration began
-	counted  int64 // units of this iteration reported
+	work    *actors.Work
+	want    int64 // the requests the iteration starts
+	done    int64 // of those, completed
+	counted int64 // units of this iteration reported
 }
 
-// begin starts an iteration that starts want requests, started requests having been
-// started before it.
-func (p *iterProgress) begin(started, want int64) {
-	p.started0, p.want, p.done, p.counted = started, want, 0, 0
+// begin starts an iteration that starts want requests.
+func (p *iterProgress) begin(want int64) {
+	p.want, p.done, p.counted = want, 0, 0
 }
 
 // complete counts a completed request (mpi.Comm.OnComplete).
@@ -209,9 +207,9 @@ func (p *iterProgress) complete() {
 }
 
 // end ends an iteration and begins the next (begin).
-func (p *iterProgress) end(started, want int64) {
+func (p *iterProgress) end(want int64) {
 	p.work.Done(iterWork - p.counted)
-	p.begin(started, want)
+	p.begin(want)
 }
 
 // checkIterRequests, if set (tests), is given each iteration's requests as

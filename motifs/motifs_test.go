@@ -228,7 +228,7 @@ func TestIterProgress(t *testing.T) {
 	w := &actors.Work{}
 	w.Expect(2 * iterWork)
 	p := iterProgress{work: w}
-	p.begin(0, 4)
+	p.begin(4)
 	p.complete() // 1 of 4
 	assert.Equal(t, 0.125, w.Fraction())
 	p.complete()
@@ -236,11 +236,11 @@ func TestIterProgress(t *testing.T) {
 	assert.Equal(t, 0.375, w.Fraction())
 	p.complete()
 	assert.Equal(t, float64(iterWork-1)/(2*iterWork), w.Fraction(), "never the whole iteration before it ends")
-	p.end(4, 0) // an iteration that starts no request: whole at its end only
+	p.end(0) // an iteration that starts no request: whole at its end only
 	assert.Equal(t, 0.5, w.Fraction())
 	p.complete()
 	assert.Equal(t, 0.5, w.Fraction())
-	p.end(4, 0)
+	p.end(0)
 	assert.Equal(t, 1.0, w.Fraction())
 }
 
