@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/seastar-sim/seastar/actors"
 )
@@ -149,11 +150,7 @@ func (c *Comm) Allreduce(send, recv Buf, o Op) error {
 		return nil
 	}
 	tmp := c.Alloc(recv.Len)
-	pof2 := 1
-	for pof2*2 <= p {
-		pof2 *= 2
-	}
-	rem := p - pof2
+	pof2, rem := allreduceSplit(p)
 	newrank := c.rank - rem
 	if c.rank < 2*rem {
 		if c.rank%2 == 0 { // hand the vector to the odd partner and sit out
@@ -201,12 +198,8 @@ func (c *Comm) AllreduceRequests() int64 {
 	if p == 1 {
 		return 0
 	}
-	pof2, rounds := 1, int64(0)
-	for pof2*2 <= p {
-		pof2 *= 2
-		rounds++
-	}
-	rem := p - pof2
+	pof2, rem := allreduceSplit(p)
+	rounds := int64(bits.TrailingZeros(uint(pof2))) // log2(pof2)
 	switch {
 	case c.rank < 2*rem && c.rank%2 == 0:
 		return 2 // hands its vector over, gets the result back
@@ -214,6 +207,13 @@ func (c *Comm) AllreduceRequests() int64 {
 		return 2 + 2*rounds
 	}
 	return 2 * rounds
+}
+
+// allreduceSplit is how Allreduce divides p ranks: pof2, the largest power of two <= p,
+// exchange by recursive doubling; the first 2*rem ranks (rem = p - pof2) pair up first.
+func allreduceSplit(p int) (pof2, rem int) {
+	pof2 = 1 << (bits.Len(uint(p)) - 1)
+	return pof2, p - pof2
 }
 
 // AlltoallRequests is how many requests (Stats.Sends and Recvs) Alltoall starts on this
