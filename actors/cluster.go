@@ -762,9 +762,8 @@ func (c *Cluster) heartbeat() {
 					c.fail(fmt.Errorf("cluster: %s has not answered for %s (peer timeout %s)",
 						c.peerName(i), silent.Round(time.Millisecond), c.timeout))
 				default:
-					c.fail(fmt.Errorf("cluster: cannot reach %s: no answer to the handshake within %s "+
-						"(is a worker listening there? start one with: run worker --listen %s; name a worker as it printed itself after "+
-						"\"listening on\", and give --tls to both or neither)", c.peerName(i), c.timeout, c.addrs[i]))
+					c.fail(fmt.Errorf("cluster: cannot reach %s: no answer to the handshake within %s (%s)",
+						c.peerName(i), c.timeout, unreachableAdvice(c.addrs[i])))
 				}
 			}
 		}
@@ -777,6 +776,13 @@ func (c *Cluster) sendTo(i int, kind byte, run, w uint64, body ...[]byte) {
 		return
 	}
 	c.ep.sendPID(c.bridges[i], encodeFrame(kind, c.id, c.self, i, run, w, body...))
+}
+
+// unreachableAdvice is what an error about a worker at addr that never answered tells
+// the user to check.
+func unreachableAdvice(addr string) string {
+	return "is a worker listening there? start one with: run worker --listen " + addr +
+		`; name a worker as it printed itself after "listening on", and give --tls to both or neither`
 }
 
 // lost is called when the connection to addr breaks or cannot be made.
@@ -795,8 +801,7 @@ func (c *Cluster) lost(addr string) {
 		if accepted {
 			c.fail(fmt.Errorf("cluster: lost the connection to %s (the process died or closed its endpoint)", c.peerName(i)))
 		} else {
-			c.fail(fmt.Errorf("cluster: cannot reach %s (is a worker listening there? start one with: run worker --listen %s; "+
-				"name a worker as it printed itself after \"listening on\", and give --tls to both or neither)", c.peerName(i), addr))
+			c.fail(fmt.Errorf("cluster: cannot reach %s (%s)", c.peerName(i), unreachableAdvice(addr)))
 		}
 	}
 }
