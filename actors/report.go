@@ -90,49 +90,55 @@ type BlockEvents struct {
 // blockEvents sums the events of st's actors by their type, most events first (then
 // by name), the types with no event included.
 func blockEvents(st []actorState) []BlockEvents {
-	idx := map[reflect.Type]int{}
-	var out []BlockEvents
+	var t blockTally
 	for i := range st {
-		t := reflect.TypeOf(st[i].actor)
-		k, ok := idx[t]
-		if !ok {
-			k = len(out)
-			idx[t] = k
-			out = append(out, BlockEvents{Block: strings.TrimPrefix(t.String(), "*")})
-		}
-		out[k].Actors++
-		out[k].Events += st[i].events
+		b := t.at(strings.TrimPrefix(reflect.TypeOf(st[i].actor).String(), "*"))
+		b.Actors++
+		b.Events += st[i].events
 	}
-	sortBlocks(out)
-	return out
-}
-
-// sortBlocks orders blocks by their events, the most first, then by name.
-func sortBlocks(b []BlockEvents) {
-	slices.SortFunc(b, func(x, y BlockEvents) int {
-		return cmp.Or(cmp.Compare(y.Events, x.Events), strings.Compare(x.Block, y.Block), cmp.Compare(x.Actors, y.Actors))
-	})
+	return t.sorted()
 }
 
 // MergeBlocks combines the events by block of several runs (Report.Blocks): the events
 // of a kind summed, its actors those of the run that had the most of them.
 func MergeBlocks(runs ...[]BlockEvents) []BlockEvents {
-	idx := map[string]int{}
-	var out []BlockEvents
+	var t blockTally
 	for _, r := range runs {
-		for _, b := range r {
-			k, ok := idx[b.Block]
-			if !ok {
-				k = len(out)
-				idx[b.Block] = k
-				out = append(out, BlockEvents{Block: b.Block})
-			}
-			out[k].Actors = max(out[k].Actors, b.Actors)
-			out[k].Events += b.Events
+		for _, x := range r {
+			b := t.at(x.Block)
+			b.Actors = max(b.Actors, x.Actors)
+			b.Events += x.Events
 		}
 	}
-	sortBlocks(out)
-	return out
+	return t.sorted()
+}
+
+// blockTally gathers BlockEvents by kind, in the order the kinds first come.
+type blockTally struct {
+	idx map[string]int
+	out []BlockEvents
+}
+
+// at returns the entry of block, added empty if it is new.
+func (t *blockTally) at(block string) *BlockEvents {
+	k, ok := t.idx[block]
+	if !ok {
+		if t.idx == nil {
+			t.idx = map[string]int{}
+		}
+		k = len(t.out)
+		t.idx[block] = k
+		t.out = append(t.out, BlockEvents{Block: block})
+	}
+	return &t.out[k]
+}
+
+// sorted returns the entries, the most events first, then by name.
+func (t *blockTally) sorted() []BlockEvents {
+	slices.SortFunc(t.out, func(x, y BlockEvents) int {
+		return cmp.Or(cmp.Compare(y.Events, x.Events), strings.Compare(x.Block, y.Block), cmp.Compare(x.Actors, y.Actors))
+	})
+	return t.out
 }
 
 // PartitionStats is the share of one partition in a run.
